@@ -1,0 +1,9 @@
+//! alphac: an optimizing compiler for Alpha-style equational programs.
+//!
+//! The pipeline runs one way (see `DESIGN.md`):
+//! `syntax` → `ir` → `deps` → `schedule` → `sdr` → `codegen` → `jit`,
+//! with `poly` (exact integer sets and relations) underneath all of them
+//! and `interp` (the reference interpreter) beside them as the oracle.
+
+pub mod cli;
+pub mod poly;

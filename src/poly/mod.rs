@@ -1,0 +1,1 @@
+//! The exact polyhedral core: integer sets and relations in pure Rust.

@@ -6,4 +6,5 @@
 //! and `interp` (the reference interpreter) beside them as the oracle.
 
 pub mod cli;
+pub mod diag;
 pub mod poly;

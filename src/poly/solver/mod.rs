@@ -1,0 +1,2 @@
+//! The exact solver: rational simplex, lexicographic optimization,
+//! integer sampling and integer lexicographic optimization.

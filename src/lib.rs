@@ -7,4 +7,5 @@
 
 pub mod cli;
 pub mod diag;
+pub mod ir;
 pub mod poly;

@@ -34,6 +34,7 @@
 //!
 //! Must not know about: parsing details (pest), schedules, code generation.
 
+pub mod print;
 pub mod types;
 
 pub use types::*;

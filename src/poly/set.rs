@@ -252,6 +252,9 @@ impl Set {
     pub fn is_subset(&self, other: &Set) -> PolyResult<bool> {
         self.space.check(&other.space, "is_subset")?;
         for a in &self.pieces {
+            if a.is_empty()? {
+                continue;
+            }
             let mut rest = vec![a.clone()];
             for b in &other.pieces {
                 let mut next = Vec::new();

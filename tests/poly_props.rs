@@ -164,6 +164,14 @@ fn brute_empty(s: &Set, np: usize, nd: usize) -> bool {
     grid(np, nd, 0).iter().all(|(p, x)| !s.contains(p, x))
 }
 
+/// With `POLY_STATS=1`, prints one `STAT` line per interesting outcome
+/// (to check that the generators exercise every branch).
+fn stat(what: &str) {
+    if std::env::var_os("POLY_STATS").is_some() {
+        eprintln!("STAT {what}");
+    }
+}
+
 fn cfg(cases: u32) -> ProptestConfig {
     ProptestConfig {
         cases,
@@ -179,6 +187,7 @@ proptest! {
     fn print_parse_print_is_stable(r in raw_set(3)) {
         let s = build(&r);
         let t1 = s.to_string();
+        stat(&format!("print:pieces={}", Set::parse(&t1).map(|p| p.pieces().len()).unwrap_or(99)));
         let p = Set::parse(&t1).map_err(|e| TestCaseError::fail(format!("{t1}: {e}")))?;
         let t2 = p.to_string();
         prop_assert_eq!(&t1, &t2);
@@ -209,12 +218,14 @@ proptest! {
         let (a, b) = (build(&ra), build(&rb));
         let (np, nd) = (ra.np, ra.nd);
         prop_assert_eq!(a.is_empty().unwrap(), brute_empty(&a, np, nd));
+        stat(if brute_empty(&a, np, nd) { "empty:yes" } else { "empty:no" });
         for p in params_grid(np) {
             let brute = grid(0, nd, 0).iter().all(|(_, x)| !a.contains(&p, x));
             prop_assert_eq!(a.is_empty_for(&p).unwrap(), brute);
         }
         let sub = grid(np, nd, 0).iter().all(|(p, x)| !a.contains(p, x) || b.contains(p, x));
         prop_assert_eq!(a.is_subset(&b).unwrap(), sub);
+        stat(if sub { "subset:yes" } else { "subset:no" });
         let ab = a.intersect(&b).unwrap();
         prop_assert!(ab.is_subset(&a).unwrap());
         let eq = grid(np, nd, 0).iter().all(|(p, x)| a.contains(p, x) == b.contains(p, x));
@@ -239,6 +250,7 @@ proptest! {
         let s = build(&r);
         for p in params_grid(r.np) {
             let brute = brute_points(&s, r.np, r.nd, &p);
+            stat(if brute.is_empty() { "points:none" } else if brute.len() < 10 { "points:few" } else { "points:many" });
             prop_assert_eq!(s.points(&p).unwrap(), brute.clone());
             prop_assert_eq!(s.lexmin_point(&p).unwrap(), brute.first().cloned());
             prop_assert_eq!(s.lexmax_point(&p).unwrap(), brute.last().cloned());
@@ -267,6 +279,7 @@ proptest! {
         let first = first % r.nd;
         let n = n.min(r.nd - first);
         let (p, exact) = s.project_out(first, n).unwrap();
+        stat(if exact { "project:exact" } else { "project:inexact" });
         let nd2 = r.nd - n;
         for (pp, y) in grid(r.np, nd2, 1) {
             // brute: ∃ z in the box
@@ -318,9 +331,10 @@ proptest! {
         for max in [false, true] {
             let l = if max { s.lexmax() } else { s.lexmin() };
             match l {
-                Err(PolyError::Unsupported(_)) => {}
+                Err(PolyError::Unsupported(_)) => stat("lexopt:unsupported"),
                 Err(e) => prop_assert!(false, "{}", e),
                 Ok(l) => {
+                    stat("lexopt:ok");
                     for p in params_grid(r.np) {
                         let brute = brute_points(&s, r.np, r.nd, &p);
                         let want: Vec<Vec<i64>> = if max { brute.last() } else { brute.first() }.cloned().into_iter().collect();
@@ -360,9 +374,10 @@ proptest! {
         }).collect();
         let g = MultiAff::new(space_of(np, nd_out), Tuple::anonymous("o", nd_in), grows).unwrap();
         match s.image(&g) {
-            Err(PolyError::Unsupported(_)) => {}
+            Err(PolyError::Unsupported(_)) => stat("image:unsupported"),
             Err(e) => prop_assert!(false, "{}", e),
             Ok(img) => {
+                stat("image:ok");
                 for p in params_grid(np) {
                     let mut want: Vec<Vec<i64>> = brute_points(&s, np, nd_out, &p)
                         .iter().map(|x| g.eval(&p, x).unwrap()).collect();
@@ -386,6 +401,7 @@ proptest! {
             let (x, y) = xy.split_at(split);
             prop_assert_eq!(rev.contains(&p, y, x), a.contains(&p, x, y));
         }
+        stat(if a.domain().is_ok() { "domain:ok" } else { "domain:unsupported" });
         if let Ok(dom) = a.domain() {
             for p in params_grid(np) {
                 let mut want: Vec<Vec<i64>> = a.pairs(&p).unwrap().into_iter().map(|(x, _)| x).collect();
@@ -403,9 +419,10 @@ proptest! {
         }
         // composition: a: X -> Y (split, 3 - split), b: Y -> Z (3 - split, split)
         match a.apply_range(&b) {
-            Err(PolyError::Unsupported(_)) => {}
+            Err(PolyError::Unsupported(_)) => stat("compose:unsupported"),
             Err(e) => prop_assert!(false, "{}", e),
             Ok(c) => {
+                stat("compose:ok");
                 for p in params_grid(np) {
                     let pa = a.pairs(&p).unwrap();
                     let pb = b.pairs(&p).unwrap();
@@ -475,15 +492,16 @@ fn rank(mut v: Vec<Vec<i64>>) -> usize {
             continue;
         };
         m.swap(rank, p);
-        for r in 0..m.len() {
-            if r != rank && m[r][c] != 0 {
-                let (a, b) = (m[rank][c], m[r][c]);
-                for k in 0..cols {
-                    m[r][k] = a * m[r][k] - b * m[rank][k];
+        let pivot = m[rank].clone();
+        for (r, row) in m.iter_mut().enumerate() {
+            if r != rank && row[c] != 0 {
+                let (a, b) = (pivot[c], row[c]);
+                for (x, y) in row.iter_mut().zip(&pivot) {
+                    *x = a * *x - b * y;
                 }
-                let g = m[r].iter().fold(0i128, |g, &x| gcd(g, x));
+                let g = row.iter().fold(0i128, |g, &x| gcd(g, x));
                 if g > 1 {
-                    m[r].iter_mut().for_each(|x| *x /= g);
+                    row.iter_mut().for_each(|x| *x /= g);
                 }
             }
         }
@@ -550,5 +568,50 @@ fn samples_parse() {
     for s in SAMPLES {
         let ok = Set::parse(s).is_ok() || Map::parse(s).is_ok() || MultiAff::parse(s).is_ok();
         assert!(ok, "{s}");
+    }
+}
+
+// ---- huge coefficients: typed errors (Overflow), never a panic ----
+
+fn huge() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        -3i64..=3,
+        Just(i64::MAX),
+        Just(i64::MIN),
+        Just(i64::MAX / 2),
+        Just(i64::MIN / 3),
+        (1i64 << 40)..(1i64 << 41),
+    ]
+}
+
+proptest! {
+    #![proptest_config(cfg(200))]
+
+    #[test]
+    fn huge_coefficients_never_panic(rows in prop::collection::vec((prop::bool::ANY, prop::collection::vec(huge(), 3)), 1..4),
+                                     rows2 in prop::collection::vec((prop::bool::ANY, prop::collection::vec(huge(), 3)), 1..4)) {
+        let space = space_of(0, 2);
+        let mk = |rows: &Vec<(bool, Vec<i64>)>| -> Option<Set> {
+            let mut b = BasicSet::universe(space.clone());
+            for (e, r) in rows {
+                let res = if *e { b.add_eq(r.clone()) } else { b.add_ineq(r.clone()) };
+                if res.is_err() { return None; }
+            }
+            Some(Set::from_basic(b))
+        };
+        if let (Some(a), Some(b)) = (mk(&rows), mk(&rows2)) {
+            let _ = a.is_empty();
+            let _ = a.simplify();
+            let _ = a.subtract(&b);
+            let _ = a.complement();
+            let _ = a.project_out(0, 1);
+            let _ = a.lexmin();
+            let _ = a.affine_hull();
+            let _ = a.dimension();
+            let _ = a.to_string();
+            let _ = a.contains(&[], &[i64::MAX, i64::MIN]);
+            let _ = a.lexmin_point(&[]);
+            let _ = a.bounding_box(&[]);
+        }
     }
 }

@@ -108,3 +108,71 @@ fn maps_and_functions() {
     assert!(img.contains(&[3], &[-1, 0]));
     println!("{m}\n{f}\n{pre}\n{img}");
 }
+
+#[test]
+fn parametric_lexmin_of_triangle() {
+    let t = set("[N] -> { [i, j] : 0 <= i < N and 0 <= j <= i }");
+    let lmin = t.lexmin().unwrap();
+    let lmax = t.lexmax().unwrap();
+    for n in 0..5 {
+        let want: Vec<Vec<i64>> = if n == 0 { vec![] } else { vec![vec![0, 0]] };
+        assert_eq!(lmin.points(&[n]).unwrap(), want);
+        let want: Vec<Vec<i64>> = if n == 0 {
+            vec![]
+        } else {
+            vec![vec![n - 1, n - 1]]
+        };
+        assert_eq!(lmax.points(&[n]).unwrap(), want);
+    }
+    // the strided set {i : i = 2j} needs an existential variable
+    let s = set("{ [i, j] : i = 2j and 0 <= i <= 10 and 0 <= j <= 10 }");
+    let r = s.project_out(1, 1);
+    assert!(matches!(r, Ok((_, false))));
+}
+
+#[test]
+fn unbounded_enumeration_is_an_error() {
+    let s = set("[N] -> { [i, j] : 0 <= i < N and j >= i }");
+    assert!(matches!(s.points(&[3]), Err(PolyError::Unbounded(_))));
+    assert!(matches!(s.bounding_box(&[3]), Err(PolyError::Unbounded(_))));
+    assert!(matches!(s.lexmax_point(&[3]), Err(PolyError::Unbounded(_))));
+    // lexmin exists though
+    assert_eq!(s.lexmin_point(&[3]).unwrap(), Some(vec![0, 0]));
+    // empty for N = 0 even though unbounded in general
+    assert_eq!(s.points(&[0]).unwrap(), Vec::<Vec<i64>>::new());
+}
+
+#[test]
+fn named_tuples_and_notation() {
+    let s = set("[N] -> { S[i, j] : 0 <= i, j < N && (i < j || i > j) }");
+    let t = s.to_string();
+    assert!(t.starts_with("[N] -> { S[i, j]"), "{t}");
+    assert_eq!(set(&t).to_string(), t);
+    assert_eq!(s.points(&[2]).unwrap(), vec![vec![0, 1], vec![1, 0]]);
+    // mismatched tuple names in one union
+    assert!(matches!(
+        Set::parse("{ S[i] : i = 0; T[i] : i = 1 }"),
+        Err(PolyError::Parse { pos: 16, .. })
+    ));
+    // empty tuples and parameter-only constraints
+    let e = set("{ [] : }");
+    assert_eq!(e.points(&[]).unwrap(), vec![Vec::<i64>::new()]);
+    let c = set("[N] -> { : N > 0 }");
+    assert!(c.is_empty_for(&[0]).unwrap() && !c.is_empty_for(&[1]).unwrap());
+    // constants in output tuples, == and 2*i
+    let m = Map::parse("{ [i] -> [i, 0] : 0 <= 2*i == 2 }").unwrap();
+    assert_eq!(m.pairs(&[]).unwrap(), vec![(vec![1], vec![1, 0])]);
+    // chains with lists
+    let s = set("[N] -> { [i, j] : 0 <= i, j < N <= 3 }");
+    assert_eq!(s.points(&[2]).unwrap().len(), 4);
+    assert!(s.is_empty_for(&[4]).unwrap());
+    // the empty set prints as false and re-parses
+    let z = set("{ [i] : i > 0 and i < 0 }");
+    assert_eq!(z.to_string(), "{ [i] : false }");
+    assert!(set(&z.to_string()).is_empty().unwrap());
+    // tightening and gcd normalization in the printed form
+    assert_eq!(
+        set("{ [i] : 2i >= 1 and 4i <= 14 }").to_string(),
+        "{ [i] : i >= 1 and i <= 3 }"
+    );
+}

@@ -19,7 +19,7 @@
 //! unions (see `set`).
 
 use super::constraint::{
-    ceil_div, combine, eval, floor_div, negate, negate_ineq, normalize_eq, normalize_ineq,
+    ceil_div, combine_sub, eval, floor_div, negate, negate_ineq, normalize_eq, normalize_ineq,
     remove_cols, substitute_prefix, to_i64, Constraint, ConstraintKind, EqsIneqs, Norm,
 };
 use super::error::{PolyError, PolyResult};
@@ -579,9 +579,14 @@ pub(crate) fn last_nonzero(r: &[i64]) -> Option<usize> {
     (0..n).rev().find(|&k| r[k] != 0)
 }
 
-/// Canonical row order: by the last non-zero variable, then the row.
+/// Canonical row order: by the last non-zero variable, lower bounds
+/// (positive coefficient there) before upper bounds, then the row.
 pub(crate) fn sort_rows(rows: &mut [Vec<i64>]) {
-    rows.sort_by(|a, b| (last_nonzero(a), a).cmp(&(last_nonzero(b), b)));
+    let key = |r: &Vec<i64>| {
+        let m = last_nonzero(r);
+        (m, m.is_some_and(|m| r[m] < 0))
+    };
+    rows.sort_by(|a, b| (key(a), a).cmp(&(key(b), b)));
 }
 
 /// Gaussian elimination of the equalities into reduced echelon form (pivot:
@@ -613,7 +618,7 @@ fn reduce_eqs(n: usize, eqs: Vec<Vec<i64>>, ineqs: Vec<Vec<i64>>) -> PolyResult<
                 next.push(r);
                 continue;
             }
-            let mut nr = combine(a, &r, -r[col], &p)?;
+            let mut nr = combine_sub(a, &r, r[col], &p)?;
             match normalize_eq(&mut nr)? {
                 Norm::Keep => next.push(nr),
                 Norm::Trivial => {}
@@ -623,7 +628,7 @@ fn reduce_eqs(n: usize, eqs: Vec<Vec<i64>>, ineqs: Vec<Vec<i64>>) -> PolyResult<
         pending = next;
         for (_, d) in done.iter_mut() {
             if d[col] != 0 {
-                let mut nr = combine(a, d, -d[col], &p)?;
+                let mut nr = combine_sub(a, d, d[col], &p)?;
                 if normalize_eq(&mut nr)? != Norm::Keep {
                     // a reduced pivot row keeps its own pivot: cannot vanish
                     return Ok(None);
@@ -637,7 +642,7 @@ fn reduce_eqs(n: usize, eqs: Vec<Vec<i64>>, ineqs: Vec<Vec<i64>>) -> PolyResult<
                 next.push(r);
                 continue;
             }
-            let mut nr = combine(a, &r, -r[col], &p)?;
+            let mut nr = combine_sub(a, &r, r[col], &p)?;
             match normalize_ineq(&mut nr) {
                 Norm::Keep => next.push(nr),
                 Norm::Trivial => {}

@@ -162,6 +162,20 @@ pub fn combine(a: i64, r1: &[i64], b: i64, r2: &[i64]) -> PolyResult<Vec<i64>> {
         .collect()
 }
 
+/// `a * r1 - b * r2`, exactly, or `Overflow`.
+pub fn combine_sub(a: i64, r1: &[i64], b: i64, r2: &[i64]) -> PolyResult<Vec<i64>> {
+    r1.iter()
+        .zip(r2)
+        .map(|(&x, &y)| {
+            let v = (a as i128)
+                .checked_mul(x as i128)
+                .and_then(|p| p.checked_sub((b as i128).checked_mul(y as i128)?))
+                .ok_or(PolyError::Overflow)?;
+            to_i64(v)
+        })
+        .collect()
+}
+
 /// `-row` (checked).
 pub fn negate(row: &[i64]) -> PolyResult<Vec<i64>> {
     row.iter()

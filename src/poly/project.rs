@@ -26,7 +26,7 @@
 //!
 //! Must not know about: spaces, names, printing.
 
-use super::constraint::{combine, negate_ineq, normalize_eq, normalize_ineq, Norm};
+use super::constraint::{combine, combine_sub, negate_ineq, normalize_eq, normalize_ineq, Norm};
 use super::error::PolyResult;
 use super::sys;
 
@@ -105,8 +105,10 @@ impl Rows {
             if !keep[i] {
                 continue;
             }
-            let neg: Vec<i64> = out[i][..n].iter().map(|c| -c).collect();
-            if let Ok(j) = out.binary_search_by(|r| r[..n].cmp(&neg[..])) {
+            let neg: Vec<i128> = out[i][..n].iter().map(|&c| -(c as i128)).collect();
+            if let Ok(j) =
+                out.binary_search_by(|r| r[..n].iter().map(|&c| c as i128).cmp(neg.iter().copied()))
+            {
                 if j != i && keep[j] {
                     let s = out[i][n] as i128 + out[j][n] as i128;
                     if s < 0 {
@@ -168,7 +170,7 @@ fn choose(rows: &Rows, todo: &[usize]) -> usize {
     let mut best = 0;
     let mut best_key = (3u8, usize::MAX);
     for (k, &x) in todo.iter().enumerate() {
-        let key = if rows.eqs.iter().any(|e| e[x].abs() == 1) {
+        let key = if rows.eqs.iter().any(|e| e[x].unsigned_abs() == 1) {
             (0, 0)
         } else if rows.eqs.iter().any(|e| e[x] != 0) {
             (1, 0)
@@ -223,12 +225,20 @@ fn eliminate_one(rows: &mut Rows, x: usize, check_exact: bool) -> PolyResult<boo
         let old_ineqs = std::mem::take(&mut rows.ineqs);
         for r in old_eqs {
             let c = r[x];
-            let nr = if c == 0 { r } else { combine(a, &r, -c, &e)? };
+            let nr = if c == 0 {
+                r
+            } else {
+                combine_sub(a, &r, c, &e)?
+            };
             rows.push_eq(nr)?;
         }
         for r in old_ineqs {
             let c = r[x];
-            let nr = if c == 0 { r } else { combine(a, &r, -c, &e)? };
+            let nr = if c == 0 {
+                r
+            } else {
+                combine_sub(a, &r, c, &e)?
+            };
             rows.push_ineq(nr);
         }
         if a == 1 {
@@ -277,7 +287,9 @@ fn eliminate_one(rows: &mut Rows, x: usize, check_exact: bool) -> PolyResult<boo
     for l in &lower {
         for u in &upper {
             let a = l[x];
-            let b = -u[x];
+            let b = u[x]
+                .checked_neg()
+                .ok_or(super::error::PolyError::Overflow)?;
             let real = combine(b, l, a, u)?;
             if a > 1 && b > 1 {
                 let mut dark = real.clone();

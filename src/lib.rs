@@ -8,3 +8,4 @@
 pub mod cli;
 pub mod diag;
 pub mod poly;
+pub mod syntax;

@@ -7,5 +7,6 @@
 
 pub mod cli;
 pub mod diag;
+pub mod ir;
 pub mod poly;
 pub mod syntax;

@@ -597,12 +597,27 @@ fn piece_unbounded(piece: &[AffConstraint], proj: &[AffExpr], n: usize, np: usiz
     Some(false)
 }
 
+/// Adds `coeffs · x + constant >= 0` (and `<= 0` for an equality), each
+/// divided by the gcd of its coefficients with the constant rounded down
+/// (valid for integer points; makes `2k = 2i + 1` infeasible).
 fn push_constraint(sys: &mut Vec<Ineq>, coeffs: Vec<i128>, constant: i128, kind: ConstraintKind) {
     if kind == ConstraintKind::Eq {
         let neg: Vec<i128> = coeffs.iter().map(|c| -c).collect();
-        sys.push((neg, -constant));
+        sys.push(tighten(neg, -constant));
     }
-    sys.push((coeffs, constant));
+    sys.push(tighten(coeffs, constant));
+}
+
+fn tighten(coeffs: Vec<i128>, constant: i128) -> Ineq {
+    let g = coeffs.iter().fold(0, |g, &x| gcd(g, x));
+    if g > 1 {
+        (
+            coeffs.iter().map(|x| x / g).collect(),
+            constant.div_euclid(g),
+        )
+    } else {
+        (coeffs, constant)
+    }
 }
 
 fn gcd(a: i128, b: i128) -> i128 {
@@ -661,4 +676,74 @@ fn fm_feasible(mut sys: Vec<Ineq>, n: usize) -> Option<bool> {
         sys = rest;
     }
     Some(sys.iter().all(|(_, c)| *c >= 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn ge(i: i64, k: i64, c: i64, eq: bool) -> AffConstraint {
+        AffConstraint {
+            aff: AffExpr {
+                idx: vec![i, k],
+                par: vec![],
+                constant: c,
+            },
+            kind: if eq {
+                ConstraintKind::Eq
+            } else {
+                ConstraintKind::Ge
+            },
+        }
+    }
+
+    fn proj_i() -> Vec<AffExpr> {
+        vec![AffExpr::index(2, 0, 0)]
+    }
+
+    #[test]
+    fn boundedness_examples() {
+        // 0 <= k <= i: bounded for fixed i.
+        let p = vec![ge(0, 1, 0, false), ge(1, -1, 0, false)];
+        assert_eq!(piece_unbounded(&p, &proj_i(), 2, 0), Some(false));
+        // k >= i: unbounded.
+        let p = vec![ge(-1, 1, 0, false)];
+        assert_eq!(piece_unbounded(&p, &proj_i(), 2, 0), Some(true));
+        // k >= i and 2k = 2i + 1: no integer point, so not reported.
+        let p = vec![ge(-1, 1, 0, false), ge(-2, 2, -1, true)];
+        assert_eq!(piece_unbounded(&p, &proj_i(), 2, 0), Some(false));
+        // k = 2i: one point per i.
+        let p = vec![ge(2, -1, 0, true)];
+        assert_eq!(piece_unbounded(&p, &proj_i(), 2, 0), Some(false));
+    }
+
+    proptest! {
+        /// If a fiber {k : (i, k) in P} has a point far away (|k| >= 50 for
+        /// some small i), the piece must be reported unbounded; if reported
+        /// bounded, no fiber has a far point. (With coefficients <= 2 and
+        /// constants <= 4, bounded fibers stay within |k| <= 20 for |i| <= 5.)
+        #[test]
+        fn boundedness_agrees_with_enumeration(
+            cons in proptest::collection::vec((-2i64..=2, -2i64..=2, -4i64..=4, proptest::bool::weighted(0.2)), 1..4)
+        ) {
+            let piece: Vec<AffConstraint> = cons.iter().map(|&(a, b, c, e)| ge(a, b, c, e)).collect();
+            let verdict = piece_unbounded(&piece, &proj_i(), 2, 0);
+            let d = Domain { dims: vec!["i".into(), "k".into()], pieces: vec![piece.clone()] };
+            let mut far = false;
+            for i in -5i64..=5 {
+                for k in -60i64..=60 {
+                    if k.abs() >= 50 && d.contains(&[i, k], &[]) {
+                        far = true;
+                    }
+                }
+            }
+            if far {
+                prop_assert_eq!(verdict, Some(true));
+            }
+            if verdict == Some(false) {
+                prop_assert!(!far);
+            }
+        }
+    }
 }

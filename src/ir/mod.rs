@@ -36,6 +36,7 @@
 
 pub mod check_domains;
 pub mod lower;
+pub mod poly_bridge;
 pub mod print;
 pub mod types;
 

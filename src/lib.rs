@@ -10,3 +10,4 @@ pub mod diag;
 pub mod ir;
 pub mod poly;
 pub mod sdr;
+pub mod syntax;

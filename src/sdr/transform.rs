@@ -401,7 +401,14 @@ impl Cx {
         let dom = |set: &Set, this: &Self| -> Result<Domain, SdrError> {
             Ok(canonical_domain(&from_set(set, &x_names), &this.params)?)
         };
-        let use_add = r1.union(&r2a)?.simplify()?;
+        // R1 ∪ R2a = D_X − R2b, written as the latter so that it stays one
+        // piece when R2b is empty (the usual case).
+        let d_x = to_set(&s.vars[job.target].domain, &self.params)?;
+        let use_add = if r2b.is_empty()? {
+            d_x
+        } else {
+            d_x.subtract(&r2b)?.simplify()?
+        };
         // Added shell: one local per piece, defined where it is used.
         let mut adds: Vec<VarId> = Vec::new();
         if !use_add.is_empty()? {

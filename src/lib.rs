@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod diag;
+pub mod interp;
 pub mod ir;
 pub mod poly;
 pub mod runtime;

@@ -795,3 +795,146 @@ fn externals_and_builtins() {
         );
     }
 }
+
+#[test]
+fn memoization_makes_doubly_recursive_definitions_linear() {
+    // F[i] = case { i <= 1 : i; i >= 2 : F[i-1] + F[i-2] }: exponential
+    // without memoization, instant with it.
+    let rhs = ex(
+        ExprKind::Case(vec![
+            (
+                dom(&["i"], vec![vec![ge(&[-1], &[0], 1)]]),
+                ex(ExprKind::Index(aff(&[1], &[0], 0)), ElemType::Int),
+            ),
+            (
+                dom(&["i"], vec![vec![ge(&[1], &[0], -2)]]),
+                bin(
+                    BinOp::Add,
+                    read(0, vec![aff(&[1], &[0], -1)], ElemType::Int),
+                    read(0, vec![aff(&[1], &[0], -2)], ElemType::Int),
+                    ElemType::Int,
+                ),
+            ),
+        ]),
+        ElemType::Int,
+    );
+    let p = program_n(
+        vec![var("F", VarKind::Output, ElemType::Int, range_n())],
+        vec![equation(0, &["i"], rhs)],
+    );
+    let out = interp::run(&p, "S", &[91], &HashMap::new(), 0).unwrap();
+    let f = ints(&out["F"]);
+    let (mut a, mut b) = (0i64, 1i64);
+    for (i, &x) in f.iter().enumerate() {
+        assert_eq!(x, a, "F[{i}]");
+        (a, b) = (b, a + b);
+    }
+    // F[93] overflows i64: a checked error, not a wrapped value.
+    let e = interp::run(&p, "S", &[94], &HashMap::new(), 0).unwrap_err();
+    assert!(e.to_string().contains("overflow"), "{e}");
+}
+
+#[test]
+fn if_and_logic_evaluate_only_what_they_need() {
+    // G[i] = if i > 0 and 10 / i > 2 then 1 else 0: `10 / 0` is never
+    // evaluated because `and` stops at `i > 0` being false.
+    let i = || ex(ExprKind::Index(aff(&[1], &[0], 0)), ElemType::Int);
+    let c1 = bin(
+        BinOp::Gt,
+        i(),
+        ex(ExprKind::IntConst(0), ElemType::Int),
+        ElemType::Bool,
+    );
+    let c2 = bin(
+        BinOp::Gt,
+        bin(
+            BinOp::Div,
+            ex(ExprKind::IntConst(10), ElemType::Int),
+            i(),
+            ElemType::Int,
+        ),
+        ex(ExprKind::IntConst(2), ElemType::Int),
+        ElemType::Bool,
+    );
+    let rhs = ex(
+        ExprKind::If(
+            Box::new(bin(BinOp::And, c1, c2, ElemType::Bool)),
+            Box::new(ex(ExprKind::IntConst(1), ElemType::Int)),
+            Box::new(ex(ExprKind::IntConst(0), ElemType::Int)),
+        ),
+        ElemType::Int,
+    );
+    let p = program_n(
+        vec![var("G", VarKind::Output, ElemType::Int, range_n())],
+        vec![equation(0, &["i"], rhs)],
+    );
+    let out = interp::run(&p, "S", &[6], &HashMap::new(), 0).unwrap();
+    let want: Vec<i64> = (0..6).map(|i| (i > 0 && 10 / i > 2) as i64).collect();
+    assert_eq!(ints(&out["G"]), want);
+}
+
+fn arb_constraint() -> impl Strategy<Value = AffConstraint> {
+    (
+        -2i64..=2,
+        -2i64..=2,
+        -1i64..=1,
+        -4i64..=4,
+        prop::bool::weighted(0.1),
+    )
+        .prop_map(|(a, b, n, c, is_eq)| {
+            if is_eq {
+                eq(&[a, b], &[n], c)
+            } else {
+                ge(&[a, b], &[n], c)
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(120))]
+    /// `R[i] = reduce(+, (i, j -> i), D : A[j] * (i + 1))` for a random body
+    /// domain `D` (random constraints inside `0 <= i, j < N`, possibly a union
+    /// of two pieces), against a brute-force sum over `Domain::contains`.
+    #[test]
+    fn random_reduction_domains_match_brute_force(
+        pieces in proptest::collection::vec(proptest::collection::vec(arb_constraint(), 0..4), 1..3),
+        n in 1i64..9,
+        seed in any::<u64>(),
+    ) {
+        let pieces: Vec<Vec<AffConstraint>> = pieces
+            .into_iter()
+            .map(|mut p| {
+                p.extend(square_n().pieces[0].iter().cloned());
+                p
+            })
+            .collect();
+        let body_dom = dom(&["i", "j"], pieces);
+        let body = bin(
+            BinOp::Mul,
+            read(0, vec![aff(&[0, 1], &[0], 0)], ElemType::Int),
+            ex(ExprKind::Index(aff(&[1, 0], &[0], 1)), ElemType::Int),
+            ElemType::Int,
+        );
+        let rhs = reduce(ReduceOp::Add, &["i", "j"], vec![aff(&[1, 0], &[0], 0)], body_dom.clone(), body, ElemType::Int);
+        let p = program_n(
+            vec![
+                var("A", VarKind::Input, ElemType::Int, range_n()),
+                var("R", VarKind::Output, ElemType::Int, range_n()),
+            ],
+            vec![equation(1, &["i"], rhs)],
+        );
+        let a = Array::random(&spec("A", ElemType::Int, vec![0], vec![n - 1]), seed).unwrap();
+        let av = ints(&a);
+        let out = interp::run(&p, "S", &[n], &inputs(vec![("A", a)]), 0).unwrap();
+        let r = ints(&out["R"]);
+        for i in 0..n {
+            let mut want = 0;
+            for j in 0..n {
+                if body_dom.contains(&[i, j], &[n]) {
+                    want += av[j as usize] * (i + 1);
+                }
+            }
+            prop_assert_eq!(r[i as usize], want, "R[{}]", i);
+        }
+    }
+}

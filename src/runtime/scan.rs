@@ -18,11 +18,12 @@
 //! so the scan is exact; the order is lexicographic. A union is scanned
 //! piece by piece and merged (sorted, duplicates removed).
 //!
-//! The bounding box is the box of the rational hull of the pieces, each
-//! bound rounded inward: it contains every integer point and is tight for
-//! the domains of practice (it can be larger than the integer hull's box
-//! only when a piece has rational but no integer points near its extreme
-//! — `poly::Set::bounding_box` will replace it once `poly` lands).
+//! The bounding box is exact over the integers (the same as
+//! `poly::Set::bounding_box`): per piece and dimension `k`, the rational
+//! bounds of `y_k` (all other columns eliminated) are tightened by
+//! stepping inward until some integer point of the piece has that value of
+//! `y_k` (an early-exit scan with `y_k` first); the box of a union is the
+//! hull of its pieces' boxes.
 //!
 //! Must not know about: expressions, evaluation, arrays.
 
@@ -241,9 +242,10 @@ fn to_i64(v: i128, name: &str) -> Result<i64, RuntimeError> {
     i64::try_from(v).map_err(|_| RuntimeError::Overflow(name.to_string()))
 }
 
-/// The integer bounding box `[(lo_k, hi_k)]` of `domain` for `params`
-/// (see the module comment for its exactness); `Ok(None)` when the domain
-/// is empty; an error when it is unbounded.
+/// The integer bounding box `[(lo_k, hi_k)]` of `domain` for `params`:
+/// `lo_k = min { y_k : y ∈ domain ∩ Z^n }`, `hi_k` the max (exact, see the
+/// module comment); `Ok(None)` when the domain has no integer point; an
+/// error when it is unbounded.
 pub fn bounding_box(
     domain: &Domain,
     params: &[i64],
@@ -257,6 +259,7 @@ pub fn bounding_box(
         };
         let mut bx = Vec::with_capacity(n);
         for k in 0..n {
+            // Rational bounds of y_k: eliminate every other column.
             let mut r = rows.clone();
             for j in 0..n {
                 if j != k {
@@ -271,11 +274,37 @@ pub fn bounding_box(
                 name: name.to_string(),
                 dim: domain.dims.get(k).cloned().unwrap_or_else(|| k.to_string()),
             };
-            let (lo, hi) = (lo.ok_or_else(unb)?, hi.ok_or_else(unb)?);
+            let (lo, hi) = (
+                to_i64(lo.ok_or_else(unb)?, name)?,
+                to_i64(hi.ok_or_else(unb)?, name)?,
+            );
             if lo > hi {
                 continue 'pieces;
             }
-            bx.push((to_i64(lo, name)?, to_i64(hi, name)?));
+            // Integer tightening: the first values from each end that some
+            // integer point of the piece takes (y_k scanned first).
+            let single = Domain {
+                dims: domain.dims.clone(),
+                pieces: vec![piece.clone()],
+            };
+            let s = Scanner::for_prefix(&permute_first(&single, k), 1, params, name)?;
+            let mut ilo = None;
+            let mut v = lo;
+            while v <= hi {
+                if s.has_point(&[v])? {
+                    ilo = Some(v);
+                    break;
+                }
+                v += 1;
+            }
+            let Some(ilo) = ilo else {
+                continue 'pieces;
+            };
+            let mut ihi = hi;
+            while ihi > ilo && !s.has_point(&[ihi])? {
+                ihi -= 1;
+            }
+            bx.push((ilo, ihi));
         }
         hull = Some(match hull {
             None => bx,
@@ -287,6 +316,56 @@ pub fn bounding_box(
         });
     }
     Ok(hull)
+}
+
+/// The same domain with dimension `k` moved first (others in order).
+fn permute_first(domain: &Domain, k: usize) -> Domain {
+    let perm = |v: &[i64]| -> Vec<i64> {
+        let mut out = Vec::with_capacity(v.len());
+        if let Some(&x) = v.get(k) {
+            out.push(x);
+        }
+        out.extend(
+            v.iter()
+                .enumerate()
+                .filter(|(j, _)| *j != k)
+                .map(|(_, &x)| x),
+        );
+        out
+    };
+    Domain {
+        dims: {
+            let mut d = Vec::with_capacity(domain.dims.len());
+            if let Some(x) = domain.dims.get(k) {
+                d.push(x.clone());
+            }
+            d.extend(
+                domain
+                    .dims
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != k)
+                    .map(|(_, x)| x.clone()),
+            );
+            d
+        },
+        pieces: domain
+            .pieces
+            .iter()
+            .map(|p| {
+                p.iter()
+                    .map(|c| crate::ir::AffConstraint {
+                        aff: AffExpr {
+                            idx: perm(&c.aff.idx),
+                            par: c.aff.par.clone(),
+                            constant: c.aff.constant,
+                        },
+                        kind: c.kind,
+                    })
+                    .collect()
+            })
+            .collect(),
+    }
 }
 
 /// The elimination levels of one conjunction.
@@ -410,23 +489,38 @@ impl Scanner {
         }
         if self.pieces.len() == 1 {
             let mut out = Vec::new();
-            self.scan_piece(&self.pieces[0], fixed, &mut out)?;
+            self.scan_piece(&self.pieces[0], fixed, &mut out, false)?;
             return Ok(out);
         }
         let mut all = BTreeSet::new();
         for p in &self.pieces {
             let mut out = Vec::new();
-            self.scan_piece(p, fixed, &mut out)?;
+            self.scan_piece(p, fixed, &mut out, false)?;
             all.extend(out);
         }
         Ok(all.into_iter().collect())
     }
 
+    /// True when some integer point has the fixed values `fixed`.
+    pub fn has_point(&self, fixed: &[i64]) -> Result<bool, RuntimeError> {
+        let mut out = Vec::new();
+        for p in &self.pieces {
+            self.scan_piece(p, fixed, &mut out, true)?;
+            if !out.is_empty() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Appends the points of one piece to `out` (only the first one when
+    /// `first_only`).
     fn scan_piece(
         &self,
         p: &PiecePlan,
         fixed: &[i64],
         out: &mut Vec<Vec<i64>>,
+        first_only: bool,
     ) -> Result<(), RuntimeError> {
         let ov = || RuntimeError::Overflow(self.name.clone());
         for r in &p.fixed_rows {
@@ -468,6 +562,9 @@ impl Scanner {
                     his[k] = to_i64(hi, &self.name)?;
                     if k + 1 == self.n_free {
                         out.push(cur[m..].to_vec());
+                        if first_only {
+                            return Ok(());
+                        }
                         descending = false;
                     } else {
                         k += 1;
@@ -485,6 +582,9 @@ impl Scanner {
                 cur[m + k] += 1;
                 if k + 1 == self.n_free {
                     out.push(cur[m..].to_vec());
+                    if first_only {
+                        return Ok(());
+                    }
                 } else {
                     k += 1;
                     descending = true;
@@ -693,11 +793,14 @@ mod tests {
             let bx = bounding_box(&d, &[par], "P").unwrap();
             match bx {
                 None => prop_assert!(want.is_empty()),
-                Some(b) => for p in &want {
+                Some(b) => {
+                    prop_assert!(!want.is_empty());
                     for (k, &(lo, hi)) in b.iter().enumerate() {
-                        prop_assert!(lo <= p[k] && p[k] <= hi);
+                        let min = want.iter().map(|p| p[k]).min();
+                        let max = want.iter().map(|p| p[k]).max();
+                        prop_assert_eq!((Some(lo), Some(hi)), (min, max));
                     }
-                },
+                }
             }
         }
 

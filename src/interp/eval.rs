@@ -1,5 +1,10 @@
 //! The evaluator proper: memoized demand-driven evaluation of elements
 //! and of expressions at points (see the parent module for the semantics).
+//!
+//! Owns: the per-element memo and its cycle detection, the stack guard,
+//! the value semantics of every expression form.
+//! Must not know about: argument handling and input validation (done by
+//! the parent module before an `Evaluator` exists), file formats.
 
 use super::{element_name, InterpError, Options};
 use crate::diag::Span;

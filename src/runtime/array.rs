@@ -289,6 +289,39 @@ impl Array {
     pub fn data(&self) -> &ArrayData {
         &self.data
     }
+    /// The int buffer, mutable (its length cannot change); `None` for
+    /// another element type.
+    pub fn ints_mut(&mut self) -> Option<&mut [i64]> {
+        match &mut self.data {
+            ArrayData::Int(v) => Some(v),
+            _ => None,
+        }
+    }
+    /// The float buffer, mutable; `None` for another element type.
+    pub fn floats_mut(&mut self) -> Option<&mut [f64]> {
+        match &mut self.data {
+            ArrayData::Float(v) => Some(v),
+            _ => None,
+        }
+    }
+    /// The bool buffer, mutable; `None` for another element type.
+    pub fn bools_mut(&mut self) -> Option<&mut [bool]> {
+        match &mut self.data {
+            ArrayData::Bool(v) => Some(v),
+            _ => None,
+        }
+    }
+    /// Row-major strides in elements: `stride_{n-1} = 1`,
+    /// `stride_k = stride_{k+1} · extent_{k+1}`.
+    pub fn strides(&self) -> Vec<usize> {
+        let n = self.shape.len();
+        let mut st = vec![1usize; n];
+        for k in (0..n.saturating_sub(1)).rev() {
+            // Products of extents are bounded by len() <= MAX_ELEMENTS.
+            st[k] = st[k + 1] * self.shape[k + 1];
+        }
+        st
+    }
     /// Consumes the array, returning its buffer.
     pub fn into_data(self) -> ArrayData {
         self.data
@@ -401,6 +434,24 @@ mod tests {
         assert!(a.offset(&[4, 0]).is_err());
         assert!(a.offset(&[1, 3]).is_err());
         assert!(a.offset(&[1]).is_err());
+        assert_eq!(a.strides(), vec![5, 1]);
+        for p in [[1i64, -2], [2, 0], [3, 2]] {
+            let o: i64 = p
+                .iter()
+                .zip(a.lo())
+                .zip(a.strides())
+                .map(|((x, l), s)| (x - l) * s as i64)
+                .sum();
+            assert_eq!(a.offset(&p).unwrap() as i64, o);
+        }
+    }
+
+    #[test]
+    fn mutable_buffers_keep_their_type() {
+        let mut a = Array::zeros(&spec(vec![0], vec![2])).unwrap();
+        assert!(a.floats_mut().is_none() && a.bools_mut().is_none());
+        a.ints_mut().unwrap()[1] = 5;
+        assert_eq!(a.get(&[1]).unwrap(), Scalar::Int(5));
     }
 
     #[test]

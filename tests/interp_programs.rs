@@ -938,3 +938,59 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn cycle_through_a_reduction_body() {
+    // S[i] = reduce(+, [i, j], {0 <= j < N} : S[j]): S[0] needs S[0].
+    let rhs = reduce(
+        ReduceOp::Add,
+        &["i", "j"],
+        vec![aff(&[1, 0], &[0], 0)],
+        square_n(),
+        read(0, vec![aff(&[0, 1], &[0], 0)], ElemType::Int),
+        ElemType::Int,
+    );
+    let p = program_n(
+        vec![var("S", VarKind::Output, ElemType::Int, range_n())],
+        vec![equation(0, &["i"], rhs)],
+    );
+    let e = interp::run(&p, "S", &[3], &HashMap::new(), 0).unwrap_err();
+    assert_eq!(e.to_string(), "dependence cycle: S[0] -> S[0]");
+}
+
+#[test]
+fn boxes_with_a_non_zero_origin() {
+    // A over {1 <= i <= N}, B[i] = A[i] * i over {2 <= i <= N + 1} reading A[i - 1].
+    let a_dom = dom(&["i"], vec![vec![ge(&[1], &[0], -1), ge(&[-1], &[1], 0)]]);
+    let b_dom = dom(&["i"], vec![vec![ge(&[1], &[0], -2), ge(&[-1], &[1], 1)]]);
+    let rhs = bin(
+        BinOp::Mul,
+        read(0, vec![aff(&[1], &[0], -1)], ElemType::Int),
+        ex(ExprKind::Index(aff(&[1], &[0], 0)), ElemType::Int),
+        ElemType::Int,
+    );
+    let p = program_n(
+        vec![
+            var("A", VarKind::Input, ElemType::Int, a_dom),
+            var("B", VarKind::Output, ElemType::Int, b_dom),
+        ],
+        vec![equation(1, &["i"], rhs)],
+    );
+    let specs = interp::specs(&p.systems[0], &[4], VarKind::Input).unwrap();
+    assert_eq!(
+        (specs[0].lo.clone(), specs[0].hi.clone()),
+        (vec![1], vec![4])
+    );
+    // The caller's array may have any origin: only its shape is checked.
+    let out = interp::run(
+        &p,
+        "S",
+        &[4],
+        &inputs(vec![("A", int_array("A", vec![10, 20, 30, 40]))]),
+        0,
+    )
+    .unwrap();
+    let b = &out["B"];
+    assert_eq!((b.lo().to_vec(), b.shape().to_vec()), (vec![2], vec![4]));
+    assert_eq!(ints(b), vec![20, 60, 120, 200]);
+}

@@ -542,6 +542,12 @@ impl<'a> Evaluator<'a> {
             .unwrap_or_default();
         let params = self.params;
         let n = p.len();
+        if c.domain.n_dims() != n + 1 {
+            return Err(InterpError::Internal(format!(
+                "categorical domain has {} dimensions in a space of {n}",
+                c.domain.n_dims()
+            )));
+        }
         let s = self.scanner(e, || Ok(Scanner::for_prefix(&c.domain, n, params, &name)?))?;
         let ks = s.points(p)?;
         let mut weights = Vec::with_capacity(ks.len());

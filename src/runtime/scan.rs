@@ -31,6 +31,11 @@ use super::error::RuntimeError;
 use crate::ir::{AffExpr, ConstraintKind, Domain};
 use std::collections::{BTreeSet, HashSet};
 
+/// Largest number of values tried when tightening one bounding-box
+/// dimension to the integer points (a safeguard against integer-empty
+/// slivers of huge rational extent; exceeding it is `TooComplex`).
+pub const MAX_TIGHTEN_STEPS: u32 = 1_000_000;
+
 /// Largest number of rows one elimination step may produce.
 pub const MAX_ROWS: usize = 4096;
 
@@ -288,9 +293,19 @@ pub fn bounding_box(
                 pieces: vec![piece.clone()],
             };
             let s = Scanner::for_prefix(&permute_first(&single, k), 1, params, name)?;
+            let mut steps = 0u32;
+            let mut step = || {
+                steps += 1;
+                if steps > MAX_TIGHTEN_STEPS {
+                    Err(RuntimeError::TooComplex(name.to_string()))
+                } else {
+                    Ok(())
+                }
+            };
             let mut ilo = None;
             let mut v = lo;
             while v <= hi {
+                step()?;
                 if s.has_point(&[v])? {
                     ilo = Some(v);
                     break;
@@ -302,6 +317,7 @@ pub fn bounding_box(
             };
             let mut ihi = hi;
             while ihi > ilo && !s.has_point(&[ihi])? {
+                step()?;
                 ihi -= 1;
             }
             bx.push((ilo, ihi));

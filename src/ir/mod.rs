@@ -34,6 +34,7 @@
 //!
 //! Must not know about: parsing details (pest), schedules, code generation.
 
+pub mod poly_bridge;
 pub mod print;
 pub mod types;
 

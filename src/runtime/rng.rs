@@ -75,6 +75,17 @@ pub fn absorb(h: u64, w: u64) -> u64 {
     mix64(h ^ mix64(w.wrapping_add(GOLDEN)))
 }
 
+/// The key before the point's coordinates are absorbed:
+/// `absorb(absorb(absorb(mix64(seed ^ TAG), site), ordinal), n_coords)`.
+/// The full key of a point `x` is then `absorb(.., x_i as u64)` for
+/// `i = 0..n_coords` in order (see [`Stream::new`]).
+pub fn key_prefix(seed: u64, site: u64, ordinal: u64, n_coords: u64) -> u64 {
+    let mut k = mix64(seed ^ TAG);
+    k = absorb(k, site);
+    k = absorb(k, ordinal);
+    absorb(k, n_coords)
+}
+
 /// FNV-1a 64-bit hash (used to derive a site from a name).
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -109,14 +120,17 @@ impl Stream {
     /// The stream of call `(site, ordinal)` at iteration point `point` for
     /// `seed` (see the module comment for the construction).
     pub fn new(seed: u64, site: u64, ordinal: u64, point: &[i64]) -> Stream {
-        let mut k = mix64(seed ^ TAG);
-        k = absorb(k, site);
-        k = absorb(k, ordinal);
-        k = absorb(k, point.len() as u64);
+        let mut k = key_prefix(seed, site, ordinal, point.len() as u64);
         for &x in point {
             k = absorb(k, x as u64);
         }
         Stream { key: k }
+    }
+
+    /// The stream of a key computed elsewhere (by JIT code: `key_prefix`
+    /// once, then `absorb(key, x_i)` per coordinate of the point).
+    pub fn from_key(key: u64) -> Stream {
+        Stream { key }
     }
 
     /// The key (for tests and the JIT).
@@ -346,6 +360,8 @@ mod tests {
             k = mix64(k ^ mix64(w.wrapping_add(GOLDEN)));
         }
         assert_eq!(s.key(), k);
+        let chained = absorb(absorb(key_prefix(1, 2, 3, 2), 4), (-5i64) as u64);
+        assert_eq!(Stream::from_key(chained), s);
         assert_eq!(s.raw(0), mix64(k.wrapping_add(GOLDEN)));
         assert_eq!(s.raw(1), mix64(k.wrapping_add(GOLDEN.wrapping_mul(2))));
     }

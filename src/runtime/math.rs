@@ -81,6 +81,11 @@ pub fn lgamma(x: f64) -> f64 {
     0.5 * (2.0 * std::f64::consts::PI).ln() + (z + 0.5) * t.ln() - t + a.ln()
 }
 
+/// C-ABI entry point of [`lgamma`] for JIT code (same value).
+pub extern "C" fn alphac_lgamma(x: f64) -> f64 {
+    lgamma(x)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -317,6 +317,61 @@ impl Stream {
     }
 }
 
+/// C-ABI entry points for JIT code, with the same values as [`Stream`]
+/// (they call it). Keys travel as `i64` bit patterns. An invalid argument
+/// (or a rejection loop reaching [`MAX_ATTEMPTS`]) yields NaN for float
+/// results and `-1` for `bernoulli` / `poisson`, for the caller to turn
+/// into an error naming the variable and point.
+pub mod abi {
+    use super::{absorb, key_prefix, Stream};
+
+    /// [`key_prefix`]`(seed, site, ordinal, n)`.
+    pub extern "C" fn alphac_rng_key_prefix(seed: i64, site: i64, ordinal: i64, n: i64) -> i64 {
+        key_prefix(seed as u64, site as u64, ordinal as u64, n as u64) as i64
+    }
+    /// [`absorb`]`(key, x)`: absorbs one coordinate of the point.
+    pub extern "C" fn alphac_rng_absorb(key: i64, x: i64) -> i64 {
+        absorb(key as u64, x as u64) as i64
+    }
+    /// `uniform()`.
+    pub extern "C" fn alphac_rng_uniform(key: i64) -> f64 {
+        Stream::from_key(key as u64).uniform(0)
+    }
+    /// `normal(mean, sd)`; NaN on invalid arguments.
+    pub extern "C" fn alphac_rng_normal(key: i64, mean: f64, sd: f64) -> f64 {
+        Stream::from_key(key as u64)
+            .normal(mean, sd)
+            .unwrap_or(f64::NAN)
+    }
+    /// `gamma(shape, scale)`; NaN on invalid arguments.
+    pub extern "C" fn alphac_rng_gamma(key: i64, shape: f64, scale: f64) -> f64 {
+        Stream::from_key(key as u64)
+            .gamma(shape, scale)
+            .unwrap_or(f64::NAN)
+    }
+    /// `beta(a, b)`; NaN on invalid arguments.
+    pub extern "C" fn alphac_rng_beta(key: i64, a: f64, b: f64) -> f64 {
+        Stream::from_key(key as u64).beta(a, b).unwrap_or(f64::NAN)
+    }
+    /// `bernoulli(p)` as 0/1; -1 on an invalid `p`.
+    pub extern "C" fn alphac_rng_bernoulli(key: i64, p: f64) -> i64 {
+        Stream::from_key(key as u64)
+            .bernoulli(p)
+            .map_or(-1, i64::from)
+    }
+    /// `poisson(lambda)`; -1 on an invalid `lambda`.
+    pub extern "C" fn alphac_rng_poisson(key: i64, lambda: f64) -> i64 {
+        Stream::from_key(key as u64).poisson(lambda).unwrap_or(-1)
+    }
+    /// The categorical draw over `weights[0..n]` (index order) as an index,
+    /// or -1 when the weights are invalid. Safe: the caller passes a slice.
+    pub fn alphac_rng_categorical(key: i64, weights: &[f64]) -> i64 {
+        Stream::from_key(key as u64)
+            .categorical(weights)
+            .map_or(-1, |i| i as i64)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,6 +419,40 @@ mod tests {
         assert_eq!(Stream::from_key(chained), s);
         assert_eq!(s.raw(0), mix64(k.wrapping_add(GOLDEN)));
         assert_eq!(s.raw(1), mix64(k.wrapping_add(GOLDEN.wrapping_mul(2))));
+    }
+
+    #[test]
+    fn abi_agrees_with_streams() {
+        for i in 0..200i64 {
+            let s = Stream::new(9, 4, 2, &[i, 3 - i]);
+            let mut k = abi::alphac_rng_key_prefix(9, 4, 2, 2);
+            k = abi::alphac_rng_absorb(k, i);
+            k = abi::alphac_rng_absorb(k, 3 - i);
+            assert_eq!(k as u64, s.key());
+            assert_eq!(abi::alphac_rng_uniform(k), s.uniform(0));
+            assert_eq!(
+                abi::alphac_rng_normal(k, 1.0, 2.0),
+                s.normal(1.0, 2.0).unwrap()
+            );
+            assert_eq!(
+                abi::alphac_rng_gamma(k, 0.7, 2.0),
+                s.gamma(0.7, 2.0).unwrap()
+            );
+            assert_eq!(abi::alphac_rng_beta(k, 2.0, 3.0), s.beta(2.0, 3.0).unwrap());
+            assert_eq!(
+                abi::alphac_rng_bernoulli(k, 0.4),
+                s.bernoulli(0.4).unwrap() as i64
+            );
+            assert_eq!(abi::alphac_rng_poisson(k, 40.0), s.poisson(40.0).unwrap());
+            assert_eq!(
+                abi::alphac_rng_categorical(k, &[1.0, 2.0, 3.0]),
+                s.categorical(&[1.0, 2.0, 3.0]).unwrap() as i64
+            );
+        }
+        assert!(abi::alphac_rng_normal(0, 0.0, -1.0).is_nan());
+        assert_eq!(abi::alphac_rng_bernoulli(0, 2.0), -1);
+        assert_eq!(abi::alphac_rng_poisson(0, -1.0), -1);
+        assert_eq!(abi::alphac_rng_categorical(0, &[0.0]), -1);
     }
 
     #[test]

@@ -11,3 +11,5 @@ pub mod interp;
 pub mod ir;
 pub mod poly;
 pub mod runtime;
+pub mod sdr;
+pub mod syntax;

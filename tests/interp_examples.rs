@@ -304,3 +304,72 @@ fn stochastic_program() {
         assert_eq!(s[i], acc, "S[{i}]");
     }
 }
+
+fn run_err(p: &Program, params: &[i64], inputs: Vec<(&str, Array)>) -> String {
+    let sys = &p.systems[0];
+    let inputs = inputs
+        .into_iter()
+        .map(|(n, a)| (n.to_string(), a))
+        .collect();
+    match interp::run(p, &sys.name, params, &inputs, 0) {
+        Ok(_) => panic!("expected a run-time error"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn int_input(name: &str, v: Vec<i64>) -> Array {
+    let spec = ArraySpec {
+        name: name.into(),
+        ty: ElemType::Int,
+        lo: vec![0],
+        hi: vec![v.len() as i64 - 1],
+    };
+    Array::from_data(&spec, ArrayData::Int(v)).unwrap()
+}
+
+#[test]
+fn run_time_errors_through_the_front_end() {
+    let gather = lower_text(
+        "affine g [N] -> { : N > 0 }
+            inputs
+                z : int [N]
+                A : [N]
+            outputs C : [N]
+            let C[i] = A[z[i]];
+        .",
+    );
+    let a = random_input(&gather, &[4], "A", 1);
+    let msg = run_err(
+        &gather,
+        &[4],
+        vec![("z", int_input("z", vec![0, 3, 4, 1])), ("A", a)],
+    );
+    assert!(msg.contains("A[4]") && msg.contains("C[2]"), "{msg}");
+
+    let div = lower_text(
+        "affine d [N] -> { : N > 0 }
+            outputs Q : int [N]
+            let Q[i] = 12 / (i - 1);
+        .",
+    );
+    let msg = run_err(&div, &[3], vec![]);
+    assert!(
+        msg.contains("division by zero") && msg.contains("Q[1]"),
+        "{msg}"
+    );
+
+    let cyc = lower_text(
+        "affine c [N] -> { : N > 2 }
+            outputs X : int [N]
+            locals Y : int [N]
+            let
+                X[i] = case { {: i < 2} : Y[i + 1]; {: i >= 2} : 0; };
+                Y[i] = case { {: i >= 1} : X[i - 1] + 1; {: i < 1} : 0; };
+        .",
+    );
+    let msg = run_err(&cyc, &[3], vec![]);
+    assert_eq!(msg, "dependence cycle: X[0] -> Y[1] -> X[0]");
+
+    let msg = run_err(&div, &[0], vec![]);
+    assert!(msg.contains("N=0") && msg.contains("context"), "{msg}");
+}

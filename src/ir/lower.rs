@@ -106,16 +106,91 @@ pub fn lower(file: &ast::File, src: &SourceFile) -> Result<Program, Vec<Diagnost
     if !errors.is_empty() {
         return Err(errors);
     }
-    let program = Program {
+    let mut program = Program {
         constants,
         externals,
         systems,
     };
+    let canon_errors = canonicalize_program(&mut program);
+    if !canon_errors.is_empty() {
+        return Err(canon_errors);
+    }
     let domain_errors = super::check_domains::check_program(&program);
     if domain_errors.is_empty() {
         Ok(program)
     } else {
         Err(domain_errors)
+    }
+}
+
+/// Canonical form 3 of `ir/mod.rs`: every domain of the program through
+/// `poly_bridge::canonical_domain` (exact simplification).
+fn canonicalize_program(p: &mut Program) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    for s in &mut p.systems {
+        let params = s.params.clone();
+        let span = s.span;
+        canon(&mut s.context, &params, span, &mut errors);
+        for v in &mut s.vars {
+            canon(&mut v.domain, &params, v.span, &mut errors);
+        }
+        for eq in &mut s.equations {
+            canon_expr(&mut eq.expr, &params, &mut errors);
+        }
+    }
+    errors
+}
+
+fn canon(d: &mut Domain, params: &[String], span: Span, errors: &mut Vec<Diagnostic>) {
+    match super::poly_bridge::canonical_domain(d, params) {
+        Ok(c) => *d = c,
+        Err(e) => errors.push(
+            Diagnostic::error(format!("this domain could not be simplified: {e}"), span)
+                .with_label("polyhedral library error"),
+        ),
+    }
+}
+
+fn canon_expr(e: &mut Expr, params: &[String], errors: &mut Vec<Diagnostic>) {
+    let span = e.span;
+    match &mut e.kind {
+        ExprKind::IntConst(_)
+        | ExprKind::FloatConst(_)
+        | ExprKind::BoolConst(_)
+        | ExprKind::Index(_)
+        | ExprKind::Read { .. } => {}
+        ExprKind::IndirectRead { indices: xs, .. }
+        | ExprKind::Builtin(_, xs)
+        | ExprKind::External(_, xs)
+        | ExprKind::Random(_, xs, _) => xs.iter_mut().for_each(|x| canon_expr(x, params, errors)),
+        ExprKind::Unary(_, x) => canon_expr(x, params, errors),
+        ExprKind::Restrict(d, x) => {
+            canon(d, params, span, errors);
+            canon_expr(x, params, errors);
+        }
+        ExprKind::Binary(_, a, b) => {
+            canon_expr(a, params, errors);
+            canon_expr(b, params, errors);
+        }
+        ExprKind::If(a, b, c) => {
+            canon_expr(a, params, errors);
+            canon_expr(b, params, errors);
+            canon_expr(c, params, errors);
+        }
+        ExprKind::Case(pieces) => {
+            for (d, x) in pieces {
+                canon(d, params, span, errors);
+                canon_expr(x, params, errors);
+            }
+        }
+        ExprKind::Reduce(r) => {
+            canon(&mut r.body_domain, params, span, errors);
+            canon_expr(&mut r.body, params, errors);
+        }
+        ExprKind::Categorical(c) => {
+            canon(&mut c.domain, params, span, errors);
+            canon_expr(&mut c.weight, params, errors);
+        }
     }
 }
 
@@ -2066,6 +2141,25 @@ mod tests {
         );
         ok("constant K = 3 external g(1) affine s [N] -> { : N > K } inputs A : [N] outputs B : [N] locals W : [K]\n\
             let W[k] = g(val(k -> k)); B[i] = A[i] * W[0] + categorical([k], {: 0 <= k < K} : W[k]); .");
+    }
+
+    #[test]
+    fn unbounded_variable_domains_are_checked_too() {
+        // B is declared over i >= 0 (unbounded): the restriction excludes
+        // B[0]; the read A[i] is outside A beyond N.
+        let es = errs(
+            "affine s [N] -> { : N > 0 } inputs A : [N] outputs B : {[i] : i >= 0}\n\
+             let B[i] = {: i >= 1} : 1.0; .",
+        );
+        assert!(es[0].contains("`B[0]` is excluded"), "{es:?}");
+        let es = errs(
+            "affine s [N] -> { : N > 0 } inputs A : [N] outputs B : {[i] : i >= 0}\n\
+             let B[i] = A[i]; .",
+        );
+        assert!(
+            es[0].contains("read of `A[1]`") && es[0].contains("N = 1"),
+            "{es:?}"
+        );
     }
 
     #[test]

@@ -643,3 +643,30 @@ fn pathological_inputs_do_not_crash() {
     }
     assert!(parse(&src("")).map(|f| f.items.is_empty()).unwrap_or(false));
 }
+
+/// The resource limits leave room for the later stages: the deepest
+/// accepted expressions parse and lower on a default 2 MiB test thread.
+#[test]
+fn deepest_accepted_expressions_parse_and_lower() {
+    let forms = [
+        ("(", ")"),
+        ("-(", ")"),
+        ("case { {: i >= 0} : ", "; }"),
+        ("{: i >= 0} : (", ")"),
+    ];
+    for (open, close) in forms {
+        let brackets = open.matches(['(', '{', '[']).count();
+        let n = 199 / brackets;
+        let text = in_system(&format!("{}A[i]{}", open.repeat(n), close.repeat(n)));
+        let f = src(&text);
+        let ast = parse(&f).unwrap_or_else(|ds| panic!("{}", alphac::diag::render_all(&ds, &f)));
+        assert!(alphac::ir::lower::lower(&ast, &f).is_ok(), "{open}");
+    }
+    // A chain of 399 operands (a tree of depth 400) is accepted; deeper
+    // trees and chains of more than 1000 operands are not.
+    let text = in_system(&format!("A[i]{}", " + A[i]".repeat(398)));
+    let f = src(&text);
+    let ast = parse(&f).unwrap_or_else(|ds| panic!("{}", alphac::diag::render_all(&ds, &f)));
+    assert!(alphac::ir::lower::lower(&ast, &f).is_ok());
+    assert!(parse(&src(&in_system(&format!("A[i]{}", " + A[i]".repeat(1000))))).is_err());
+}

@@ -618,7 +618,7 @@ impl SysCx<'_> {
         } else if self.g.constants.contains_key(&id.name) {
             Some("a constant")
         } else if taken.iter().any(|t| t.as_deref() == Some(id.name.as_str())) {
-            Some("an index already in scope")
+            Some("an index in scope")
         } else {
             None
         };

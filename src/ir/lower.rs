@@ -1372,6 +1372,10 @@ impl SysCx<'_> {
                     );
                     return None;
                 }
+                // Like a reduction body: the drawn index ranges over the
+                // restriction intersected with the domains the weight reads.
+                let reads = self.read_domain(&w, &inner.real)?;
+                let dom = dom_intersect(&dom, &reads);
                 Some(mk(
                     ExprKind::Categorical(Box::new(Categorical {
                         index: k,
@@ -1958,6 +1962,33 @@ mod tests {
                 "{}:\n{printed}",
                 path.display()
             );
+        }
+    }
+
+    #[test]
+    fn more_programs_round_trip_through_the_printer() {
+        let programs = [
+            "constant K = 3 external g(1)\n\
+             affine s [N] -> { : N > K } inputs A : [N] outputs B : [N] locals W : [K]\n\
+             let W[k] = g(val(k -> k)); B[i] = A[i] * W[0] + categorical([k], {: 0 <= k < K} : W[k]); .",
+            "affine s [N] -> { : N > 0 } inputs A : [N] outputs B : [N]\n\
+             let B[i] = reduce(max, (i2, k -> i2), {: 0 <= k <= i2} : A[k]); .",
+            "affine s [N] -> { : N > 0 } inputs A : {[i, j] : 0 <= i, j < N} outputs B : {[i, j] : 0 <= i, j < N}\n\
+             let B = (a, b -> b, a) @ A; .",
+            "affine s [N, M] -> { : N > 0 and M > 0 } inputs A : [N, M]; z : int [N] outputs B : [N]; c : bool {}\n\
+             let B[i] = if z[i] >= 0 and z[i] < M then A[i, z[i]] else -1.5 * normal(0.0, 1.0);\n\
+                 c = reduce(or, [i], {: 0 <= i < N} : A[i, 0] > 0.0); .",
+            "affine s [N] -> { : N > 3 } inputs A : [N] outputs B : [N]\n\
+             let B[i] = case { {: i != 2} : A[i]; {: i == 2} : -A[i] % 2.0; }; .",
+        ];
+        for text in programs {
+            let p1 = ok(text);
+            let printed = program_to_alpha(&p1);
+            let p2 = match lower_text(&printed) {
+                Ok(p) => p,
+                Err(es) => panic!("printed text rejected:\n{printed}\n{}", es.join("\n")),
+            };
+            assert_eq!(without_spans(&p1), without_spans(&p2), "\n{printed}");
         }
     }
 

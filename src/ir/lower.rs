@@ -1298,10 +1298,12 @@ impl SysCx<'_> {
                             self.restriction_domain(domain, scope),
                             self.expr(body, scope),
                         ),
-                        _ => (
-                            Some(Domain::universe(scope.real.clone())),
-                            self.expr(p, scope),
-                        ),
+                        // A piece without a restriction is defined where
+                        // its reads are (Alpha: the expression's domain).
+                        _ => match self.expr(p, scope) {
+                            Some(b) => (self.read_domain(&b, &scope.real), Some(b)),
+                            None => (None, None),
+                        },
                     };
                     match (dom, body) {
                         (Some(d), Some(b)) => out.push((d, b, p.span)),
@@ -1990,6 +1992,30 @@ mod tests {
             };
             assert_eq!(without_spans(&p1), without_spans(&p2), "\n{printed}");
         }
+    }
+
+    #[test]
+    fn a_case_piece_without_restriction_is_defined_where_it_reads() {
+        // The second piece reads B[i - 1]: it covers 1 <= i < N.
+        let p = ok(
+            "affine s [N] -> { : N > 0 } inputs X : [N] outputs B : [N]\n\
+                    let B[i] = case { {: i == 0} : X[0]; B[i - 1] + X[i]; }; .",
+        );
+        let ExprKind::Case(pieces) = &p.systems[0].equations[0].expr.kind else {
+            panic!()
+        };
+        for i in -1..5 {
+            assert_eq!(
+                pieces[1].0.contains(&[i], &[4]),
+                (1..4).contains(&i),
+                "i = {i}"
+            );
+        }
+        let es = errs(
+            "affine s [N] -> { : N > 0 } inputs X : [N] outputs B : [N]\n\
+                       let B[i] = case { {: i <= 1} : X[0]; B[i - 1] + X[i]; }; .",
+        );
+        assert!(es[0].contains("overlap at i = 1 when N = 2"), "{es:?}");
     }
 
     #[test]

@@ -5,10 +5,21 @@
 //! promotion), arity and dimension checks, definition checks (every output
 //! and local defined exactly once, inputs never), conversion of domains and
 //! index expressions to affine form, substitution of `f @ E`, and the
-//! canonical forms listed in `ir/mod.rs` that do not need the polyhedral
-//! library. The domain checks (coverage, overlaps, out-of-domain reads,
-//! bounded reductions) are in [`super::check_domains`], run on the lowered
-//! program when everything else is correct.
+//! canonical forms listed in `ir/mod.rs` (domains simplified through
+//! `poly_bridge::canonical_domain`). The domain checks (coverage, overlaps,
+//! out-of-domain reads, bounded reductions) are in
+//! [`super::check_domains`], run on the lowered program when everything
+//! else is correct.
+//!
+//! Choices where Alpha or LANGUAGE.md leave room (documented for users):
+//! - `if c then a else b` is strict for the domain checks: reads in both
+//!   branches must be inside their variables' domains (use `case` to guard
+//!   a read by a domain).
+//! - A `case` piece written without a restriction is defined where its
+//!   affine reads are (the preimages of the read variables' domains).
+//! - Integer division and modulo in constraints are rejected as
+//!   unsupported (they are never approximated).
+//! - `external` functions return float (`external int f(1)` is rejected).
 //!
 //! Must not know about pest, schedules or code generation.
 

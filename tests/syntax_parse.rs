@@ -670,3 +670,124 @@ fn deepest_accepted_expressions_parse_and_lower() {
     assert!(alphac::ir::lower::lower(&ast, &f).is_ok());
     assert!(parse(&src(&in_system(&format!("A[i]{}", " + A[i]".repeat(1000))))).is_err());
 }
+
+mod no_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    const TOKENS: &[&str] = &[
+        "affine",
+        "inputs",
+        "outputs",
+        "locals",
+        "let",
+        "reduce",
+        "case",
+        "if",
+        "then",
+        "else",
+        "val",
+        "true",
+        "and",
+        "or",
+        "not",
+        "external",
+        "constant",
+        "package",
+        "import",
+        "over",
+        "when",
+        "use",
+        "auto",
+        "argreduce",
+        "conv",
+        "select",
+        "categorical",
+        "int",
+        "float",
+        "A",
+        "B",
+        "i",
+        "j",
+        "k",
+        "N",
+        "max",
+        "sqrt",
+        "0",
+        "1",
+        "2",
+        "2i",
+        "0.5",
+        "1e300",
+        "9999999999999999999",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        "[[",
+        "]]",
+        ":",
+        ";",
+        ",",
+        ".",
+        ".*",
+        "->",
+        "@",
+        "+",
+        "-",
+        "*",
+        "/",
+        "%",
+        "<",
+        "<=",
+        "==",
+        "=",
+        "!=",
+        ">",
+        ">=",
+        "&&",
+        "||",
+        "!",
+        "//",
+        "/*",
+        "*/",
+    ];
+
+    fn run(text: &str) {
+        let f = src(text);
+        if let Ok(ast) = parse(&f) {
+            let _ = alphac::ir::lower::lower(&ast, &f);
+        }
+    }
+
+    proptest! {
+        /// Token soup, alone or inside a valid system skeleton: parsing and
+        /// lowering return values, never panic.
+        #[test]
+        fn token_soup(toks in proptest::collection::vec(0..TOKENS.len(), 0..40), wrap in any::<bool>()) {
+            let body: Vec<&str> = toks.iter().map(|&t| TOKENS[t]).collect();
+            let body = body.join(" ");
+            let text = if wrap {
+                format!("affine s [N] -> {{ : N > 0 }} inputs A : [N] outputs B : [N] let B[i] = {body}; .")
+            } else {
+                body
+            };
+            run(&text);
+        }
+
+        /// Every example with one character deleted or replaced: no panic.
+        #[test]
+        fn mutated_examples(which in 0usize..6, pos in any::<prop::sample::Index>(), c in prop::sample::select(vec!["", "(", ")", "[", "]", "{", "}", ";", ".", "-", "k", "0", " "])) {
+            let names = ["prefix_sum", "prefix_sum_dependent", "matmul", "cholesky", "jacobi_1d", "nussinov"];
+            let text = std::fs::read_to_string(format!("examples/{}.alpha", names[which])).expect("example");
+            let chars: Vec<char> = text.chars().collect();
+            let p = pos.index(chars.len());
+            let mut mutated: String = chars[..p].iter().collect();
+            mutated.push_str(c);
+            mutated.extend(chars[p + 1..].iter());
+            run(&mutated);
+        }
+    }
+}

@@ -209,8 +209,22 @@ fn pest_error(text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
     if has_operator {
         items.push("an operator".to_string());
     }
+    // Where an operand is expected, the tokens that can start one (`(`,
+    // `{`, prefix `-`) are part of "an expression"; where a reduction
+    // operator is expected, `+`/`*`/`max`... are part of that description.
+    if items
+        .iter()
+        .any(|s| s == "an expression" || s == "an affine expression")
+    {
+        items.retain(|s| !matches!(s.as_str(), "`(`" | "`{`" | "an operator"));
+    }
     if items.iter().any(|s| s.starts_with("a reduction operator")) {
-        items.retain(|s| !matches!(s.as_str(), "`max`" | "`min`" | "`sum`" | "`prod`"));
+        items.retain(|s| {
+            !matches!(
+                s.as_str(),
+                "`max`" | "`min`" | "`sum`" | "`prod`" | "an operator"
+            )
+        });
     }
     // Punctuation first, then words; deduplicated.
     let mut seen = std::collections::BTreeSet::new();

@@ -782,17 +782,12 @@ impl SysCx<'_> {
             );
             return None;
         }
-        let mut names = Vec::new();
+        // The function's names may repeat the indices in scope (they are
+        // bound afresh), but not a parameter, variable or constant, nor
+        // each other.
+        let mut names: Vec<Option<String>> = Vec::new();
         for p in &f.params {
-            if names
-                .iter()
-                .any(|n: &Option<String>| n.as_deref() == Some(p.name.as_str()))
-            {
-                self.err(
-                    format!("duplicate name `{}`", p.name),
-                    p.span,
-                    "already bound in this function",
-                );
+            if !self.check_index_name(p, &names) {
                 return None;
             }
             names.push(Some(p.name.clone()));
@@ -2027,6 +2022,23 @@ mod tests {
                        let B[i] = case { {: i <= 1} : X[0]; B[i - 1] + X[i]; }; .",
         );
         assert!(es[0].contains("overlap at i = 1 when N = 2"), "{es:?}");
+    }
+
+    #[test]
+    fn function_names_must_not_hide_parameters() {
+        let es = errs(
+            "affine s [N] -> { : N > 0 } inputs A : [N] outputs B : [N] let B[i] = (N -> N) @ A; .",
+        );
+        assert!(
+            es[0].contains("duplicate name `N`: it is already a parameter"),
+            "{es:?}"
+        );
+        let es = errs("affine s [N] -> { : N > 0 } inputs A : [N] outputs B : int [N] let B[i] = val(j, j -> j); .");
+        assert!(es[0].contains("the function has 2 argument(s)"), "{es:?}");
+        let es = errs("affine s [N] -> { : N > 0 } inputs A : {[i, j] : 0 <= i, j < N} outputs B : {[i, j] : 0 <= i, j < N} let B[i, j] = (a, a -> a, a) @ A; .");
+        assert!(es[0].contains("duplicate name `a`"), "{es:?}");
+        // Repeating the names in scope is the ordinary case.
+        ok("affine s [N] -> { : N > 0 } inputs A : [N] outputs B : int [N] let B[i] = val(i -> i); .");
     }
 
     #[test]

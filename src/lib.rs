@@ -6,6 +6,8 @@
 //! and `interp` (the reference interpreter) beside them as the oracle.
 
 pub mod cli;
+pub mod codegen;
 pub mod diag;
 pub mod ir;
+pub mod jit;
 pub mod poly;

@@ -1,0 +1,328 @@
+//! Property tests of the JIT against brute force:
+//! - loop nests with random `max/ceil` lower and `min/floor` upper bounds
+//!   visit exactly the integer points satisfying the defining inequalities
+//!   (`d·j >= e` for lower terms, `d·j <= e` for upper terms), in
+//!   lexicographic order, in fast and in checked mode;
+//! - int division operators satisfy their defining inequalities, checked
+//!   arithmetic agrees with Rust's `checked_*`.
+
+use alphac::codegen::loop_ast::{
+    Affine, Array, BinOp, Bound, BoundTerm, Dim, Expr, Function, Local, LoopVar, Stmt, Sym,
+};
+use alphac::ir::types::{Domain, ElemType};
+use alphac::jit::{Buffer, JitFunction, JitOptions, RunError};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+
+/// A bound term `(c_outer·i + c_par·N + k) / d` (for the inner loop) or
+/// `(c_par·N + k) / d` (outer loop: `c_outer` ignored).
+#[derive(Debug, Clone)]
+struct Term {
+    c_outer: i64,
+    c_par: i64,
+    k: i64,
+    d: i64,
+}
+
+/// Lower terms lean negative and upper terms positive, so that most nests
+/// are non-empty.
+fn term(upper: bool) -> impl Strategy<Value = Term> {
+    let s = if upper { 1 } else { -1 };
+    (-3i64..=3, -1i64..=2, -3i64..=12, 1i64..=4).prop_map(move |(c_outer, c_par, k, d)| Term {
+        c_outer,
+        c_par: s * c_par,
+        k: s * k,
+        d,
+    })
+}
+
+fn aff(t: &Term, outer: bool) -> Affine {
+    let mut a = Affine::cst(t.k).plus(Sym::Param(0), t.c_par);
+    if outer {
+        a = a.plus(Sym::Loop(LoopVar(0)), t.c_outer);
+    }
+    a
+}
+
+fn bound(ts: &[Term], outer: bool) -> Bound {
+    Bound {
+        terms: ts
+            .iter()
+            .map(|t| BoundTerm {
+                expr: aff(t, outer),
+                div: t.d,
+            })
+            .collect(),
+    }
+}
+
+const LIMIT: usize = 150;
+
+/// Two nested loops writing `(i, j)` into a trace `T` at the position
+/// given by a counter (a data-dependent index: an overfull trace is an
+/// out-of-bounds error, not a crash).
+fn nest(lo_i: &[Term], hi_i: &[Term], lo_j: &[Term], hi_j: &[Term]) -> Function {
+    let (i, j) = (LoopVar(0), LoopVar(1));
+    let write = |slot: i64, val: Expr| Stmt::Assign {
+        array: 0,
+        index: vec![Expr::bin(
+            BinOp::Add,
+            Expr::bin(BinOp::Mul, Expr::Local(0), Expr::Int(2)),
+            Expr::Int(slot),
+        )],
+        value: val,
+    };
+    Function {
+        name: "nest".into(),
+        params: vec!["N".into()],
+        context: Domain::universe(vec![]),
+        arrays: vec![Array {
+            name: "T".into(),
+            ty: ElemType::Int,
+            dims: vec![Dim {
+                lower: Affine::cst(0),
+                extent: Affine::cst(2 * LIMIT as i64),
+            }],
+            domain: None,
+        }],
+        loop_vars: vec!["i".into(), "j".into()],
+        locals: vec![Local {
+            name: "n".into(),
+            ty: ElemType::Int,
+        }],
+        body: vec![Stmt::For {
+            var: i,
+            lower: bound(lo_i, false),
+            upper: bound(hi_i, false),
+            body: vec![Stmt::For {
+                var: j,
+                lower: bound(lo_j, true),
+                upper: bound(hi_j, true),
+                body: vec![
+                    write(0, Expr::var(i)),
+                    write(1, Expr::var(j)),
+                    Stmt::SetLocal {
+                        local: 0,
+                        value: Expr::bin(BinOp::Add, Expr::Local(0), Expr::Int(1)),
+                    },
+                ],
+            }],
+        }],
+    }
+}
+
+/// Brute force: the points `(i, j)` with `d·x >= e` for every lower term
+/// and `d·x <= e` for every upper term, in lexicographic order.
+fn brute(n: i64, lo_i: &[Term], hi_i: &[Term], lo_j: &[Term], hi_j: &[Term]) -> Vec<(i64, i64)> {
+    let val = |t: &Term, i: i64| t.c_outer * i + t.c_par * n + t.k;
+    let val0 = |t: &Term| t.c_par * n + t.k;
+    let mut pts = Vec::new();
+    // Outer bounds are within 2·6 + 12 = 24 of zero, so |i| <= 24; inner
+    // ones within 3·24 + 24 = 96, so |j| <= 96.
+    for i in -200..=200i64 {
+        if !lo_i.iter().all(|t| t.d * i >= val0(t)) || !hi_i.iter().all(|t| t.d * i <= val0(t)) {
+            continue;
+        }
+        for j in -1000..=1000i64 {
+            if lo_j.iter().all(|t| t.d * j >= val(t, i))
+                && hi_j.iter().all(|t| t.d * j <= val(t, i))
+            {
+                pts.push((i, j));
+            }
+        }
+    }
+    pts
+}
+
+#[test]
+fn loop_bounds_scan_exactly_the_defining_inequalities() {
+    let terms = |upper| prop::collection::vec(term(upper), 1..=2);
+    let strat = (
+        terms(false),
+        terms(true),
+        terms(false),
+        terms(true),
+        -6i64..=6,
+    );
+    let mut runner = TestRunner::new(Config::with_cases(300));
+    // (empty, fits, overfull) outcomes seen: the generator must exercise
+    // all three.
+    let seen = std::cell::Cell::new((0, 0, 0));
+    runner
+        .run(&strat, |(lo_i, hi_i, lo_j, hi_j, n)| {
+            let f = nest(&lo_i, &hi_i, &lo_j, &hi_j);
+            let want = brute(n, &lo_i, &hi_i, &lo_j, &hi_j);
+            let (e, m, o) = seen.get();
+            seen.set(match want.len() {
+                0 => (e + 1, m, o),
+                l if l <= LIMIT => (e, m + 1, o),
+                _ => (e, m, o + 1),
+            });
+            for checked in [false, true] {
+                let jit = JitFunction::compile_with(&f, JitOptions { checked }).expect("compiles");
+                let mut bufs = vec![Buffer::Int(vec![0; 2 * LIMIT])];
+                let r = jit.run(&[n], &mut bufs);
+                if want.len() > LIMIT {
+                    prop_assert_eq!(
+                        r,
+                        Err(RunError::OutOfBounds {
+                            array: "T".into(),
+                            point: vec![2 * LIMIT as i64],
+                        })
+                    );
+                } else {
+                    prop_assert_eq!(r, Ok(()));
+                    let t = bufs[0].as_int().expect("int");
+                    let got: Vec<(i64, i64)> =
+                        (0..want.len()).map(|k| (t[2 * k], t[2 * k + 1])).collect();
+                    prop_assert_eq!(&got, &want);
+                    prop_assert!(t[2 * want.len()..].iter().all(|&x| x == 0));
+                }
+            }
+            Ok(())
+        })
+        .expect("property holds");
+    let (e, m, o) = seen.get();
+    assert!(e > 0 && m > 20 && o > 0, "outcomes {:?}", (e, m, o));
+}
+
+/// `Z[k] = X[k] op Y[k]` for ints.
+fn elementwise(op: BinOp) -> Function {
+    let k = LoopVar(0);
+    let arr = |name: &str| Array {
+        name: name.into(),
+        ty: ElemType::Int,
+        dims: vec![Dim {
+            lower: Affine::cst(0),
+            extent: Affine::param(0),
+        }],
+        domain: None,
+    };
+    Function {
+        name: "elementwise".into(),
+        params: vec!["N".into()],
+        context: Domain::universe(vec![]),
+        arrays: vec![arr("X"), arr("Y"), arr("Z")],
+        loop_vars: vec!["k".into()],
+        locals: vec![],
+        body: vec![Stmt::For {
+            var: k,
+            lower: Bound::aff(Affine::cst(0)),
+            upper: Bound::aff(Affine::param(0).offset(-1).expect("no overflow")),
+            body: vec![Stmt::Assign {
+                array: 2,
+                index: vec![Expr::var(k)],
+                value: Expr::bin(
+                    op,
+                    Expr::load(0, vec![Expr::var(k)]),
+                    Expr::load(1, vec![Expr::var(k)]),
+                ),
+            }],
+        }],
+    }
+}
+
+fn int_operand() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        -20i64..=20,
+        any::<i64>(),
+        Just(i64::MIN),
+        Just(i64::MAX),
+        Just(-1i64),
+    ]
+}
+
+#[test]
+fn int_operators_satisfy_their_definitions() {
+    let ops = [
+        BinOp::FloorDiv,
+        BinOp::CeilDiv,
+        BinOp::Mod,
+        BinOp::Div,
+        BinOp::Rem,
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Mul,
+        BinOp::Min,
+        BinOp::Max,
+    ];
+    let jits: Vec<JitFunction> = ops
+        .iter()
+        .map(|&op| JitFunction::compile(&elementwise(op)).expect("compiles"))
+        .collect();
+    let mut runner = TestRunner::new(Config::with_cases(2000));
+    runner
+        .run(&(int_operand(), int_operand()), |(a, b)| {
+            for (op, jit) in ops.iter().zip(&jits) {
+                let mut bufs = vec![
+                    Buffer::Int(vec![a]),
+                    Buffer::Int(vec![b]),
+                    Buffer::Int(vec![0]),
+                ];
+                let r = jit.run(&[1], &mut bufs);
+                let z = bufs[2].as_int().expect("int")[0];
+                let (a2, b2, z2) = (i128::from(a), i128::from(b), i128::from(z));
+                let is_div = matches!(
+                    op,
+                    BinOp::FloorDiv | BinOp::CeilDiv | BinOp::Mod | BinOp::Div | BinOp::Rem
+                );
+                if is_div && b == 0 {
+                    prop_assert_eq!(r, Err(RunError::DivisionByZero));
+                    continue;
+                }
+                if is_div && a == i64::MIN && b == -1 {
+                    prop_assert_eq!(r, Err(RunError::Overflow));
+                    continue;
+                }
+                let exact = match op {
+                    BinOp::Add => Some(a2 + b2),
+                    BinOp::Sub => Some(a2 - b2),
+                    BinOp::Mul => Some(a2 * b2),
+                    _ => None,
+                };
+                if let Some(e) = exact {
+                    if e < i128::from(i64::MIN) || e > i128::from(i64::MAX) {
+                        prop_assert_eq!(r, Err(RunError::Overflow));
+                    } else {
+                        prop_assert_eq!(r, Ok(()));
+                        prop_assert_eq!(z2, e);
+                    }
+                    continue;
+                }
+                prop_assert_eq!(r, Ok(()));
+                match op {
+                    // q = ⌊a/b⌋  ⟺  q ≤ a/b < q + 1  ⟺ (for b > 0)
+                    // b·q ≤ a < b·q + b, (for b < 0) b·q ≥ a > b·q + b.
+                    BinOp::FloorDiv => {
+                        if b > 0 {
+                            prop_assert!(b2 * z2 <= a2 && a2 < b2 * z2 + b2);
+                        } else {
+                            prop_assert!(b2 * z2 >= a2 && a2 > b2 * z2 + b2);
+                        }
+                    }
+                    // q = ⌈a/b⌉  ⟺  q − 1 < a/b ≤ q.
+                    BinOp::CeilDiv => {
+                        if b > 0 {
+                            prop_assert!(b2 * (z2 - 1) < a2 && a2 <= b2 * z2);
+                        } else {
+                            prop_assert!(b2 * (z2 - 1) > a2 && a2 >= b2 * z2);
+                        }
+                    }
+                    // r = a − b·⌊a/b⌋: same sign as b (or 0), |r| < |b|,
+                    // and b divides a − r.
+                    BinOp::Mod => {
+                        prop_assert!(z2.abs() < b2.abs());
+                        prop_assert!(z2 == 0 || (z2 > 0) == (b2 > 0));
+                        prop_assert_eq!((a2 - z2) % b2, 0);
+                    }
+                    BinOp::Div => prop_assert_eq!(Some(z), a.checked_div(b)),
+                    BinOp::Rem => prop_assert_eq!(Some(z), a.checked_rem(b)),
+                    BinOp::Min => prop_assert_eq!(z, a.min(b)),
+                    BinOp::Max => prop_assert_eq!(z, a.max(b)),
+                    _ => {}
+                }
+            }
+            Ok(())
+        })
+        .expect("property holds");
+}

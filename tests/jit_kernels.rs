@@ -732,28 +732,38 @@ fn indirect_reads_are_bounds_checked() {
 
 /// `A[i + 1] = A[i]` for `i` up to `N − 1`: the last write is outside the
 /// box, a violated access contract, reported (never undefined behaviour)
-/// in both modes. With a guard `if (i + 1 <= N − 1)` the interval analysis
-/// cannot prove the access, the checked variant runs, and succeeds.
+/// in both modes. With a guard `if (i + 1 <= N − 1)` the run succeeds (the
+/// guard narrows `i` for the interval analysis, which then proves the
+/// access); with the data-dependent guard `if (A[i] < A[N−1])` the
+/// analysis cannot narrow, the checked variant runs, and succeeds too.
 #[test]
 fn affine_contract_violations_are_errors() {
-    let mk = |guarded: bool| {
+    let mk = |guard: u8| {
         let assign = Stmt::Assign {
             array: 0,
             index: vec![Expr::Aff(v(0).offset(1).unwrap())],
             value: bin(BinOp::Add, load(0, vec![ev(0)]), Expr::Int(1)),
         };
-        let body = if guarded {
-            vec![Stmt::If {
-                cond: bin(
-                    BinOp::Le,
-                    Expr::Aff(v(0).offset(1).unwrap()),
-                    Expr::Aff(p(0).offset(-1).unwrap()),
-                ),
+        let cond = match guard {
+            0 => None,
+            1 => Some(bin(
+                BinOp::Le,
+                Expr::Aff(v(0).offset(1).unwrap()),
+                Expr::Aff(p(0).offset(-1).unwrap()),
+            )),
+            _ => Some(bin(
+                BinOp::Lt,
+                load(0, vec![ev(0)]),
+                load(0, vec![Expr::Aff(p(0).offset(-1).unwrap())]),
+            )),
+        };
+        let body = match cond {
+            Some(cond) => vec![Stmt::If {
+                cond,
                 then: vec![assign],
                 els: vec![],
-            }]
-        } else {
-            vec![assign]
+            }],
+            None => vec![assign],
         };
         Function {
             name: "shift".into(),
@@ -771,7 +781,8 @@ fn affine_contract_violations_are_errors() {
         }
     };
     for checked in [false, true] {
-        let jit = JitFunction::compile_with(&mk(false), JitOptions { checked }).expect("compiles");
+        let jit = JitFunction::compile_with(&mk(0), JitOptions { checked }).expect("compiles");
+        assert_eq!(jit.proves_affine_accesses(&[5]), Ok(false));
         let mut bufs = vec![Buffer::Int(vec![0; 5])];
         assert_eq!(
             jit.run(&[5], &mut bufs),
@@ -780,8 +791,14 @@ fn affine_contract_violations_are_errors() {
                 point: vec![5]
             })
         );
-        let jit = JitFunction::compile_with(&mk(true), JitOptions { checked }).expect("compiles");
+        let jit = JitFunction::compile_with(&mk(1), JitOptions { checked }).expect("compiles");
+        assert_eq!(jit.proves_affine_accesses(&[5]), Ok(true));
         let mut bufs = vec![Buffer::Int(vec![0; 5])];
+        jit.run(&[5], &mut bufs).expect("guarded access runs");
+        assert_eq!(ints(&bufs[0]), &[0, 1, 2, 3, 4]);
+        let jit = JitFunction::compile_with(&mk(2), JitOptions { checked }).expect("compiles");
+        assert_eq!(jit.proves_affine_accesses(&[5]), Ok(false));
+        let mut bufs = vec![Buffer::Int(vec![0, 0, 0, 0, 9])];
         jit.run(&[5], &mut bufs).expect("guarded access runs");
         assert_eq!(ints(&bufs[0]), &[0, 1, 2, 3, 4]);
     }

@@ -245,7 +245,11 @@ impl An<'_> {
             }
             Stmt::If { cond, then, els } => {
                 self.expr(cond);
-                self.stmts(then);
+                let saved = self.env.clone();
+                if self.refine(cond) {
+                    self.stmts(then);
+                }
+                self.env = saved;
                 self.stmts(els);
             }
             Stmt::Assign {
@@ -265,6 +269,103 @@ impl An<'_> {
             Stmt::SetLocal { value, .. } => self.expr(value),
             Stmt::Block(b) => self.stmts(b),
         }
+    }
+
+    /// Narrows the loop-variable intervals by a guard that holds: a
+    /// conjunction of comparisons of affine expressions. For a constraint
+    /// `c·v + r <= 0` with `r` the other terms, `c·v <= −min(r)`, so
+    /// `v <= ⌊−min(r)/c⌋` for `c > 0` and `v >= ⌈−min(r)/c⌉` for `c < 0`.
+    /// Returns false when the guard cannot hold (a variable's interval
+    /// becomes empty). Other conditions are ignored (sound: no narrowing).
+    fn refine(&mut self, cond: &Expr) -> bool {
+        use crate::codegen::loop_ast::BinOp;
+        let Expr::Binary(op, a, b) = cond else {
+            return true;
+        };
+        if *op == BinOp::And {
+            return self.refine(a) && self.refine(b);
+        }
+        let as_aff = |e: &Expr| match e {
+            Expr::Aff(x) => Some(x.clone()),
+            Expr::Int(k) => Some(Affine::cst(*k)),
+            _ => None,
+        };
+        let (Some(x), Some(y)) = (as_aff(a), as_aff(b)) else {
+            return true;
+        };
+        // diff = x − y as merged terms.
+        let mut terms: std::collections::BTreeMap<Sym, i128> = std::collections::BTreeMap::new();
+        for &(s, c) in &x.terms {
+            *terms.entry(s).or_insert(0) += i128::from(c);
+        }
+        for &(s, c) in &y.terms {
+            *terms.entry(s).or_insert(0) -= i128::from(c);
+        }
+        let k = i128::from(x.constant) - i128::from(y.constant);
+        // Constraints `sign·diff + shift <= 0`.
+        let cons: &[(i128, i128)] = match op {
+            BinOp::Le => &[(1, 0)],
+            BinOp::Lt => &[(1, 1)],
+            BinOp::Ge => &[(-1, 0)],
+            BinOp::Gt => &[(-1, 1)],
+            BinOp::Eq => &[(1, 0), (-1, 0)],
+            _ => return true,
+        };
+        for &(sign, shift) in cons {
+            let t: Vec<(Sym, i128)> = terms
+                .iter()
+                .filter(|(_, &c)| c != 0)
+                .map(|(&s, &c)| (s, sign * c))
+                .collect();
+            let kk = sign * k + shift;
+            for (idx, &(s, c)) in t.iter().enumerate() {
+                let Sym::Loop(v) = s else { continue };
+                let Some(cur) = self.env[v.0] else { continue };
+                // min of the other terms plus the constant.
+                let mut rmin = kk;
+                let mut known = true;
+                for (jdx, &(s2, c2)) in t.iter().enumerate() {
+                    if jdx == idx {
+                        continue;
+                    }
+                    let iv = match s2 {
+                        Sym::Param(p) => {
+                            let q = i128::from(self.params[p]);
+                            Iv { lo: q, hi: q }
+                        }
+                        Sym::Loop(w) => match self.env[w.0] {
+                            Some(iv) => iv,
+                            None => {
+                                known = false;
+                                break;
+                            }
+                        },
+                    };
+                    let lo = iv.lo.saturating_mul(c2).min(iv.hi.saturating_mul(c2));
+                    rmin = rmin.saturating_add(lo);
+                }
+                if !known {
+                    continue;
+                }
+                let rhs = rmin.saturating_neg();
+                let new = if c > 0 {
+                    Iv {
+                        lo: cur.lo,
+                        hi: cur.hi.min(floor_div(rhs, c)),
+                    }
+                } else {
+                    Iv {
+                        lo: cur.lo.max(ceil_div(rhs.saturating_neg(), -c)),
+                        hi: cur.hi,
+                    }
+                };
+                if new.lo > new.hi {
+                    return false;
+                }
+                self.env[v.0] = Some(new);
+            }
+        }
+        true
     }
 
     fn expr(&mut self, e: &Expr) {

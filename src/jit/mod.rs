@@ -237,10 +237,23 @@ impl JitFunction {
         &self.func
     }
 
-    /// Runs the function on `params` (one value per parameter) and
-    /// `buffers` (one per array, in order, each exactly the array's box
-    /// for these parameters). Arrays are read and written in place.
-    pub fn run(&self, params: &[i64], buffers: &mut [Buffer]) -> Result<(), RunError> {
+    /// Whether, for `params`, the interval analysis proves every affine
+    /// access in bounds, so that a run uses the fast variant (no checks on
+    /// affine accesses); `false` means a run falls back to the variant
+    /// that checks every access. Errors as in [`JitFunction::run`] for the
+    /// parameters (count, context, boxes, possible overflow).
+    pub fn proves_affine_accesses(&self, params: &[i64]) -> Result<bool, RunError> {
+        let f = &self.func;
+        self.check_params(params)?;
+        let (bx, _) = boxes(f, params)?;
+        match analysis::analyse(f, params, &bx) {
+            Verdict::MayOverflow => Err(RunError::MayOverflow),
+            Verdict::Safe => Ok(true),
+            Verdict::NeedsChecks => Ok(false),
+        }
+    }
+
+    fn check_params(&self, params: &[i64]) -> Result<(), RunError> {
         let f = &self.func;
         if params.len() != f.params.len() {
             return Err(RunError::ParamCount {
@@ -251,6 +264,15 @@ impl JitFunction {
         if !f.context.contains(&[], params) {
             return Err(RunError::ParamsOutsideContext(params.to_vec()));
         }
+        Ok(())
+    }
+
+    /// Runs the function on `params` (one value per parameter) and
+    /// `buffers` (one per array, in order, each exactly the array's box
+    /// for these parameters). Arrays are read and written in place.
+    pub fn run(&self, params: &[i64], buffers: &mut [Buffer]) -> Result<(), RunError> {
+        let f = &self.func;
+        self.check_params(params)?;
         let (bx, sizes) = boxes(f, params)?;
         if buffers.len() != f.arrays.len() {
             return Err(RunError::BufferCount {

@@ -1020,3 +1020,16 @@ fn malformed_programs_are_rejected() {
     }
     assert!(JitFunction::compile(&f).is_err());
 }
+
+#[test]
+fn disassembly_is_available() {
+    let d = JitFunction::disassemble(&jacobi(), JitOptions::default()).expect("compiles");
+    if std::env::var_os("ALPHAC_SHOW_ASM").is_some() {
+        println!("{d}");
+    }
+    // The loop body stores and loads floats.
+    assert!(
+        d.contains("movsd") || d.contains("str") || d.contains("fst"),
+        "{d}"
+    );
+}

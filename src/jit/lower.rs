@@ -174,6 +174,21 @@ mod rt {
 /// Compiles a checked function (the caller ran `Function::check`).
 /// `check_all`: bounds-check every access, affine ones included.
 pub(crate) fn compile(f: &Function, check_all: bool) -> Result<Compiled, JitError> {
+    compile_inner(f, check_all, false).map(|(c, _)| c)
+}
+
+/// The machine code (Cranelift's VCode listing, after register
+/// allocation) that [`compile`] produces for a checked function, for
+/// inspecting code quality.
+pub(crate) fn disassemble(f: &Function, check_all: bool) -> Result<String, JitError> {
+    compile_inner(f, check_all, true).map(|(_, d)| d.unwrap_or_default())
+}
+
+fn compile_inner(
+    f: &Function,
+    check_all: bool,
+    disasm: bool,
+) -> Result<(Compiled, Option<String>), JitError> {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").map_err(cl_err)?;
     flags
@@ -248,14 +263,19 @@ pub(crate) fn compile(f: &Function, check_all: bool) -> Result<Compiled, JitErro
         l.b.seal_all_blocks();
         l.b.finalize();
     }
+    ctx.set_disasm(disasm);
     module.define_function(fid, &mut ctx).map_err(cl_err)?;
+    let listing = ctx.compiled_code().and_then(|c| c.vcode.clone());
     module.clear_context(&mut ctx);
     module.finalize_definitions().map_err(cl_err)?;
     let code = module.get_finalized_function(fid);
-    Ok(Compiled {
-        _module: module,
-        code,
-    })
+    Ok((
+        Compiled {
+            _module: module,
+            code,
+        },
+        listing,
+    ))
 }
 
 struct ArrInfo {

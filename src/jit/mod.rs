@@ -232,6 +232,13 @@ impl JitFunction {
         })
     }
 
+    /// The machine code listing of `f` compiled with `options` (for
+    /// inspecting code quality; the format is Cranelift's and may change).
+    pub fn disassemble(f: &Function, options: JitOptions) -> Result<String, JitError> {
+        f.check()?;
+        lower::disassemble(f, options.checked)
+    }
+
     /// The loop program this was compiled from.
     pub fn function(&self) -> &Function {
         &self.func

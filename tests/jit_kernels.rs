@@ -1033,3 +1033,27 @@ fn disassembly_is_available() {
         "{d}"
     );
 }
+
+#[test]
+fn printer_shows_c_like_code() {
+    let text = matmul().to_c();
+    if std::env::var_os("ALPHAC_SHOW_C").is_some() {
+        println!("{text}\n{}\n{}", indirect().to_c(), int_bool().to_c());
+    }
+    assert_eq!(
+        text,
+        "// requires N >= 0\n\
+         void matmul(long N, double A[0 : N][0 : N], double B[0 : N][0 : N], double C[0 : N][0 : N]) {\n\
+         \x20 double acc = 0.0;\n\
+         \x20 for (i = 0; i <= N - 1; i++) {\n\
+         \x20   for (j = 0; j <= N - 1; j++) {\n\
+         \x20     acc = 0.0;\n\
+         \x20     for (k = 0; k <= N - 1; k++) {\n\
+         \x20       acc = (acc + (A[i][k] * B[k][j]));\n\
+         \x20     }\n\
+         \x20     C[i][j] = acc;\n\
+         \x20   }\n\
+         \x20 }\n\
+         }\n"
+    );
+}

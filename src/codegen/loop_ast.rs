@@ -800,7 +800,8 @@ pub fn binop_type(op: BinOp, a: ElemType, b: ElemType) -> Result<ElemType, AstEr
 impl Function {
     /// Deterministic C-like rendering of the function (for humans and
     /// snapshot tests). Bounds print as `max(...)`/`min(...)` of
-    /// `ceild(e, d)`/`floord(e, d)`.
+    /// `ceild(e, d)`/`floord(e, d)`; array arguments show each dimension
+    /// as `[lower : extent]`.
     pub fn to_c(&self) -> String {
         let mut p = Printer {
             f: self,

@@ -234,8 +234,9 @@ impl An<'_> {
                 if l.lo > u.hi {
                     return; // never runs
                 }
-                // The increment `i + 1` after the last iteration.
-                if u.hi >= MAX {
+                // The increment `i + 1` after the last iteration, and the
+                // bound `hi − 3` of an unrolled main loop.
+                if u.hi >= MAX || u.lo.saturating_sub(3) < MIN {
                     self.overflow = true;
                 }
                 let saved = self.env[var.0];

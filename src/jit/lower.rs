@@ -17,7 +17,8 @@ use crate::codegen::loop_ast::{
 use crate::ir::types::{ConstraintKind, ElemType};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, BlockArg, FuncRef, InstBuilder, MemFlags, Type, UserFuncName, Value,
+    types, AbiParam, AliasRegion, BlockArg, FuncRef, InstBuilder, MemFlags, Type, UserFuncName,
+    Value,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -309,10 +310,22 @@ fn cl_type(t: ElemType) -> Type {
     }
 }
 
-/// Memory flags of buffer accesses: in bounds (checked or proven), aligned
-/// (the buffers are `Vec`s of the element type).
-fn mem() -> MemFlags {
-    MemFlags::trusted()
+/// Memory flags of the accesses to array `a`: in bounds (checked or
+/// proven), aligned (the buffers are `Vec`s of the element type), and in
+/// the alias category `a mod 4` of Cranelift's alias analysis. The
+/// buffers of distinct arrays are disjoint (distinct `Vec`s, exclusively
+/// borrowed for the run), so every memory location is accessed under one
+/// category only, as the alias analysis requires; arrays sharing a
+/// category are merely treated as possibly aliasing. This lets redundant
+/// loads of one array be eliminated across stores to another.
+fn mem(a: ArrayId) -> MemFlags {
+    let region = match a % 4 {
+        0 => None,
+        1 => Some(AliasRegion::Heap),
+        2 => Some(AliasRegion::Table),
+        _ => Some(AliasRegion::Vmctx),
+    };
+    MemFlags::trusted().with_alias_region(region)
 }
 
 impl Lower<'_, '_> {
@@ -571,20 +584,14 @@ impl Lower<'_, '_> {
                 let hi = self.bound(upper, false);
                 let v = self.loop_vars[var.0];
                 self.b.def_var(v, lo);
-                let body_blk = self.b.create_block();
-                let exit = self.b.create_block();
-                let enter = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, lo, hi);
-                self.b.ins().brif(enter, body_blk, &[], exit, &[]);
-                self.b.switch_to_block(body_blk);
-                self.stmts(body)?;
-                let i = self.b.use_var(v);
-                let next = self.b.ins().iadd_imm(i, 1);
-                self.b.def_var(v, next);
-                let again = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, hi);
-                self.b.ins().brif(again, body_blk, &[], exit, &[]);
-                self.b.seal_block(body_blk);
-                self.b.seal_block(exit);
-                self.b.switch_to_block(exit);
+                if is_innermost(body) && size(body) <= UNROLL_MAX_SIZE {
+                    // Main loop over blocks of UNROLL iterations while
+                    // `i <= hi − (UNROLL − 1)`, then the remainder loop;
+                    // the iterations run in the same order.
+                    let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
+                    self.rotated_loop(v, hi_main, body, UNROLL)?;
+                }
+                self.rotated_loop(v, hi, body, 1)?;
             }
             Stmt::If { cond, then, els } => {
                 let c = self.expr(cond)?;
@@ -610,7 +617,7 @@ impl Lower<'_, '_> {
             } => {
                 let v = self.expr(value)?;
                 let addr = self.address(*array, index)?;
-                self.b.ins().store(mem(), v, addr, 0);
+                self.b.ins().store(mem(*array), v, addr, 0);
             }
             Stmt::Accumulate {
                 array,
@@ -621,7 +628,7 @@ impl Lower<'_, '_> {
                 let addr = self.address(*array, index)?;
                 let elem = self.arrays[*array].elem;
                 let ty = self.f.arrays[*array].ty;
-                let old = self.b.ins().load(elem, mem(), addr, 0);
+                let old = self.b.ins().load(elem, mem(*array), addr, 0);
                 let v = match op {
                     // Lazy like the binary operators: the value is only
                     // needed when the accumulator does not decide.
@@ -634,7 +641,7 @@ impl Lower<'_, '_> {
                         self.arith(op.bin_op(), ty, old, v)
                     }
                 };
-                self.b.ins().store(mem(), v, addr, 0);
+                self.b.ins().store(mem(*array), v, addr, 0);
             }
             Stmt::SetLocal { local, value } => {
                 let v = self.expr(value)?;
@@ -642,6 +649,37 @@ impl Lower<'_, '_> {
             }
             Stmt::Block(b) => self.stmts(b)?,
         }
+        Ok(())
+    }
+
+    /// `while (v <= hi) { copies × (body; v++) }` as a rotated loop
+    /// (guard, then body and test at the bottom), starting from the
+    /// current value of `v`.
+    fn rotated_loop(
+        &mut self,
+        v: Variable,
+        hi: Value,
+        body: &[Stmt],
+        copies: i64,
+    ) -> Result<(), JitError> {
+        let body_blk = self.b.create_block();
+        let exit = self.b.create_block();
+        let start = self.b.use_var(v);
+        let enter = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, start, hi);
+        self.b.ins().brif(enter, body_blk, &[], exit, &[]);
+        self.b.switch_to_block(body_blk);
+        for _ in 0..copies {
+            self.stmts(body)?;
+            let i = self.b.use_var(v);
+            let next = self.b.ins().iadd_imm(i, 1);
+            self.b.def_var(v, next);
+        }
+        let next = self.b.use_var(v);
+        let again = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, hi);
+        self.b.ins().brif(again, body_blk, &[], exit, &[]);
+        self.b.seal_block(body_blk);
+        self.b.seal_block(exit);
+        self.b.switch_to_block(exit);
         Ok(())
     }
 
@@ -799,7 +837,7 @@ impl Lower<'_, '_> {
             Expr::Load { array, index } => {
                 let addr = self.address(*array, index)?;
                 let elem = self.arrays[*array].elem;
-                self.b.ins().load(elem, mem(), addr, 0)
+                self.b.ins().load(elem, mem(*array), addr, 0)
             }
             Expr::Unary(op, a) => {
                 let ty = self.expr_type(a);
@@ -927,6 +965,50 @@ impl Lower<'_, '_> {
             }
         })
     }
+}
+
+/// Unroll factor of innermost loops.
+const UNROLL: i64 = 4;
+/// Innermost loops whose body has more nodes than this are not unrolled.
+const UNROLL_MAX_SIZE: usize = 48;
+
+/// True when no `For` occurs in `body`.
+fn is_innermost(body: &[Stmt]) -> bool {
+    body.iter().all(|s| match s {
+        Stmt::For { .. } => false,
+        Stmt::If { then, els, .. } => is_innermost(then) && is_innermost(els),
+        Stmt::Block(b) => is_innermost(b),
+        _ => true,
+    })
+}
+
+/// Number of statement and expression nodes.
+fn size(body: &[Stmt]) -> usize {
+    fn e(x: &Expr) -> usize {
+        1 + match x {
+            Expr::Load { index, .. } => index.iter().map(e).sum(),
+            Expr::Unary(_, a) | Expr::Cast(_, a) => e(a),
+            Expr::Binary(_, a, b) => e(a) + e(b),
+            Expr::Select(c, a, b) => e(c) + e(a) + e(b),
+            Expr::Math(_, args) => args.iter().map(e).sum(),
+            Expr::Random {
+                args, seed, point, ..
+            } => args.iter().chain(point).map(e).sum::<usize>() + e(seed),
+            _ => 0,
+        }
+    }
+    body.iter()
+        .map(|s| {
+            1 + match s {
+                Stmt::For { body, .. } | Stmt::Block(body) => size(body),
+                Stmt::If { cond, then, els } => e(cond) + size(then) + size(els),
+                Stmt::Assign { index, value, .. } | Stmt::Accumulate { index, value, .. } => {
+                    index.iter().map(e).sum::<usize>() + e(value)
+                }
+                Stmt::SetLocal { value, .. } => e(value),
+            }
+        })
+        .sum()
 }
 
 /// True when evaluating `e` can neither fail nor touch memory, so it may

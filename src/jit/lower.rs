@@ -11,8 +11,8 @@
 use super::runtime;
 use super::JitError;
 use crate::codegen::loop_ast::{
-    AccOp, Affine, ArrayId, BinOp, Bound, Cast, Dist, Expr, Function, MathFn, Stmt, Sym, UnOp,
-    MAX_DIMS,
+    AccOp, Affine, ArrayId, BinOp, Bound, Cast, Dist, Expr, Function, LoopVar, MathFn, Stmt, Sym,
+    UnOp, MAX_DIMS,
 };
 use crate::ir::types::{ConstraintKind, ElemType};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -253,6 +253,7 @@ fn compile_inner(
             params: Vec::new(),
             arrays: Vec::new(),
             loop_vars: Vec::new(),
+            offsets: vec![0; f.loop_vars.len()],
             locals: Vec::new(),
             err_ptr: args[2],
             rt: rt_refs,
@@ -267,6 +268,11 @@ fn compile_inner(
     ctx.set_disasm(disasm);
     module.define_function(fid, &mut ctx).map_err(cl_err)?;
     let listing = ctx.compiled_code().and_then(|c| c.vcode.clone());
+    let listing = if disasm && std::env::var_os("ALPHAC_SHOW_CLIF").is_some() {
+        listing.map(|l| format!("{}\n{l}", ctx.func.display()))
+    } else {
+        listing
+    };
     module.clear_context(&mut ctx);
     module.finalize_definitions().map_err(cl_err)?;
     let code = module.get_finalized_function(fid);
@@ -297,6 +303,9 @@ struct Lower<'a, 'b> {
     params: Vec<Value>,
     arrays: Vec<ArrInfo>,
     loop_vars: Vec<Variable>,
+    /// Per loop variable, the offset of the unrolled copy being lowered
+    /// (0 outside unrolled loops).
+    offsets: Vec<i64>,
     locals: Vec<Variable>,
     err_ptr: Value,
     rt: Vec<FuncRef>,
@@ -394,10 +403,21 @@ impl Lower<'_, '_> {
         }
     }
 
-    /// `constant + Σ c·sym` (the caller proved before the run that it
-    /// cannot overflow).
+    /// `constant + Σ c·sym` (the caller proved before the run that the
+    /// value cannot overflow). A loop variable inside an unrolled copy is
+    /// `base + offset`; `c·offset` is folded into the constant, so that
+    /// equal indices of different copies are equal SSA values (which lets
+    /// Cranelift eliminate redundant loads). The folding wraps: arithmetic
+    /// modulo 2^64 gives the exact value whenever the value fits in `i64`,
+    /// which the analysis proved.
     fn affine(&mut self, e: &Affine) -> Value {
-        let mut acc = self.iconst(e.constant);
+        let mut k = e.constant;
+        for &(s, c) in &e.terms {
+            if let Sym::Loop(v) = s {
+                k = k.wrapping_add(c.wrapping_mul(self.offsets[v.0]));
+            }
+        }
+        let mut acc = self.iconst(k);
         for &(s, c) in &e.terms {
             if c == 0 {
                 continue;
@@ -589,9 +609,9 @@ impl Lower<'_, '_> {
                     // `i <= hi − (UNROLL − 1)`, then the remainder loop;
                     // the iterations run in the same order.
                     let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
-                    self.rotated_loop(v, hi_main, body, UNROLL)?;
+                    self.rotated_loop(*var, hi_main, body, UNROLL)?;
                 }
-                self.rotated_loop(v, hi, body, 1)?;
+                self.rotated_loop(*var, hi, body, 1)?;
             }
             Stmt::If { cond, then, els } => {
                 let c = self.expr(cond)?;
@@ -657,24 +677,26 @@ impl Lower<'_, '_> {
     /// current value of `v`.
     fn rotated_loop(
         &mut self,
-        v: Variable,
+        var: LoopVar,
         hi: Value,
         body: &[Stmt],
         copies: i64,
     ) -> Result<(), JitError> {
+        let v = self.loop_vars[var.0];
         let body_blk = self.b.create_block();
         let exit = self.b.create_block();
         let start = self.b.use_var(v);
         let enter = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, start, hi);
         self.b.ins().brif(enter, body_blk, &[], exit, &[]);
         self.b.switch_to_block(body_blk);
-        for _ in 0..copies {
+        for u in 0..copies {
+            self.offsets[var.0] = u;
             self.stmts(body)?;
-            let i = self.b.use_var(v);
-            let next = self.b.ins().iadd_imm(i, 1);
-            self.b.def_var(v, next);
         }
-        let next = self.b.use_var(v);
+        self.offsets[var.0] = 0;
+        let i = self.b.use_var(v);
+        let next = self.b.ins().iadd_imm(i, copies);
+        self.b.def_var(v, next);
         let again = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, hi);
         self.b.ins().brif(again, body_blk, &[], exit, &[]);
         self.b.seal_block(body_blk);

@@ -1057,3 +1057,61 @@ fn printer_shows_c_like_code() {
          }\n"
     );
 }
+
+/// In-place recurrences through memory across unrolled copies:
+/// `A[i] = A[i − 1] + A[i]` and `B[i] = B[i + 1] − B[i]` (reads of the
+/// element the previous iteration wrote, and of one it has not written),
+/// for lengths covering every remainder of the unrolled loop.
+#[test]
+fn in_place_recurrences_survive_unrolling() {
+    let f = Function {
+        name: "inplace".into(),
+        params: vec!["N".into()],
+        context: context(1, &[(&[1], 0)]),
+        arrays: vec![
+            array("A", ElemType::Int, vec![p(0)]),
+            array("B", ElemType::Float, vec![p(0)]),
+        ],
+        loop_vars: vec!["i".into()],
+        locals: vec![],
+        body: vec![for_(
+            0,
+            Bound::aff(c(1)),
+            Bound::aff(p(0).offset(-1).unwrap()),
+            vec![
+                Stmt::Assign {
+                    array: 0,
+                    index: vec![ev(0)],
+                    value: bin(
+                        BinOp::Add,
+                        load(0, vec![Expr::Aff(v(0).offset(-1).unwrap())]),
+                        load(0, vec![ev(0)]),
+                    ),
+                },
+                Stmt::Assign {
+                    array: 1,
+                    index: vec![Expr::Aff(v(0).offset(-1).unwrap())],
+                    value: bin(
+                        BinOp::Sub,
+                        load(1, vec![ev(0)]),
+                        load(1, vec![Expr::Aff(v(0).offset(-1).unwrap())]),
+                    ),
+                },
+            ],
+        )],
+    };
+    let jit = JitFunction::compile(&f).expect("compiles");
+    for n in 0..23usize {
+        let a: Vec<i64> = (0..n as i64).map(|k| k * k - 7).collect();
+        let b = data(n, 11);
+        let mut bufs = vec![Buffer::Int(a.clone()), Buffer::Float(b.clone())];
+        jit.run(&[n as i64], &mut bufs).expect("runs");
+        let (mut wa, mut wb) = (a, b);
+        for i in 1..n {
+            wa[i] += wa[i - 1];
+            wb[i - 1] = wb[i] - wb[i - 1];
+        }
+        assert_eq!(ints(&bufs[0]), &wa[..], "N = {n}");
+        assert_eq!(floats(&bufs[1]), &wb[..], "N = {n}");
+    }
+}

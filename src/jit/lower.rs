@@ -178,9 +178,9 @@ pub(crate) fn compile(f: &Function, check_all: bool) -> Result<Compiled, JitErro
     compile_inner(f, check_all, false).map(|(c, _)| c)
 }
 
-/// The machine code (Cranelift's VCode listing, after register
-/// allocation) that [`compile`] produces for a checked function, for
-/// inspecting code quality.
+/// The optimized Cranelift IR followed by the machine code (Cranelift's
+/// VCode listing, after register allocation) that [`compile`] produces
+/// for a checked function, for inspecting code quality.
 pub(crate) fn disassemble(f: &Function, check_all: bool) -> Result<String, JitError> {
     compile_inner(f, check_all, true).map(|(_, d)| d.unwrap_or_default())
 }
@@ -268,10 +268,10 @@ fn compile_inner(
     ctx.set_disasm(disasm);
     module.define_function(fid, &mut ctx).map_err(cl_err)?;
     let listing = ctx.compiled_code().and_then(|c| c.vcode.clone());
-    let listing = if disasm && std::env::var_os("ALPHAC_SHOW_CLIF").is_some() {
+    let listing = if disasm {
         listing.map(|l| format!("{}\n{l}", ctx.func.display()))
     } else {
-        listing
+        None
     };
     module.clear_context(&mut ctx);
     module.finalize_definitions().map_err(cl_err)?;

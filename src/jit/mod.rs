@@ -232,8 +232,9 @@ impl JitFunction {
         })
     }
 
-    /// The machine code listing of `f` compiled with `options` (for
-    /// inspecting code quality; the format is Cranelift's and may change).
+    /// The optimized Cranelift IR and the machine code listing of `f`
+    /// compiled with `options` (for inspecting code quality; the format is
+    /// Cranelift's and may change).
     pub fn disassemble(f: &Function, options: JitOptions) -> Result<String, JitError> {
         f.check()?;
         lower::disassemble(f, options.checked)

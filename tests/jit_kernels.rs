@@ -1115,3 +1115,144 @@ fn in_place_recurrences_survive_unrolling() {
         assert_eq!(floats(&bufs[1]), &wb[..], "N = {n}");
     }
 }
+
+/// `if`/`else` chains and blocks: `A[i] = i mod 3 == 0 ? 1 : (i >= 5 ? 2 : 3)`
+/// written with statements.
+#[test]
+fn if_else_and_blocks() {
+    let set = |k: i64| Stmt::Assign {
+        array: 0,
+        index: vec![ev(0)],
+        value: Expr::Int(k),
+    };
+    let f = Function {
+        name: "ifelse".into(),
+        params: vec!["N".into()],
+        context: context(1, &[(&[1], 0)]),
+        arrays: vec![array("A", ElemType::Int, vec![p(0)])],
+        loop_vars: vec!["i".into()],
+        locals: vec![],
+        body: vec![for_(
+            0,
+            Bound::aff(c(0)),
+            Bound::aff(p(0).offset(-1).unwrap()),
+            vec![Stmt::If {
+                cond: bin(
+                    BinOp::Eq,
+                    bin(BinOp::Mod, ev(0), Expr::Int(3)),
+                    Expr::Int(0),
+                ),
+                then: vec![set(1)],
+                els: vec![Stmt::Block(vec![Stmt::If {
+                    cond: bin(BinOp::Ge, ev(0), Expr::Int(5)),
+                    then: vec![set(2)],
+                    els: vec![set(3)],
+                }])],
+            }],
+        )],
+    };
+    let jit = JitFunction::compile(&f).expect("compiles");
+    let n = 13;
+    let mut bufs = vec![Buffer::Int(vec![0; n])];
+    jit.run(&[n as i64], &mut bufs).expect("runs");
+    let want: Vec<i64> = (0..n as i64)
+        .map(|i| {
+            if i % 3 == 0 {
+                1
+            } else if i >= 5 {
+                2
+            } else {
+                3
+            }
+        })
+        .collect();
+    assert_eq!(ints(&bufs[0]), &want[..]);
+}
+
+/// Discrete and beta draws agree with the runtime; invalid arguments of
+/// discrete distributions are run-time errors.
+#[test]
+fn discrete_draws_match_runtime() {
+    let x = || load(0, vec![ev(0)]);
+    let draw = |dist: Dist, args: Vec<Expr>, site: u32| Expr::Random {
+        dist,
+        args,
+        seed: Box::new(Expr::Int(99)),
+        site,
+        point: vec![ev(0)],
+    };
+    let f = Function {
+        name: "draws".into(),
+        params: vec!["N".into()],
+        context: context(1, &[(&[1], 0)]),
+        arrays: vec![
+            array("P", ElemType::Float, vec![p(0)]),
+            array("Bern", ElemType::Bool, vec![p(0)]),
+            array("Pois", ElemType::Int, vec![p(0)]),
+            array("Beta", ElemType::Float, vec![p(0)]),
+        ],
+        loop_vars: vec!["i".into()],
+        locals: vec![],
+        body: vec![for_(
+            0,
+            Bound::aff(c(0)),
+            Bound::aff(p(0).offset(-1).unwrap()),
+            vec![
+                Stmt::Assign {
+                    array: 1,
+                    index: vec![ev(0)],
+                    value: draw(Dist::Bernoulli, vec![x()], 0),
+                },
+                Stmt::Assign {
+                    array: 2,
+                    index: vec![ev(0)],
+                    value: draw(
+                        Dist::Poisson,
+                        vec![bin(BinOp::Mul, x(), Expr::Float(60.0))],
+                        1,
+                    ),
+                },
+                Stmt::Assign {
+                    array: 3,
+                    index: vec![ev(0)],
+                    value: draw(Dist::Beta, vec![Expr::Float(2.0), x()], 2),
+                },
+            ],
+        )],
+    };
+    let jit = JitFunction::compile(&f).expect("compiles");
+    let n = 50;
+    let ps: Vec<f64> = (0..n).map(|k| (k as f64 + 0.5) / n as f64).collect();
+    let mut bufs = vec![
+        Buffer::Float(ps.clone()),
+        Buffer::Bool(vec![false; n]),
+        Buffer::Int(vec![0; n]),
+        Buffer::Float(vec![0.0; n]),
+    ];
+    jit.run(&[n as i64], &mut bufs).expect("runs");
+    let key = |site: i64, i: usize| runtime::rt_rng_mix(runtime::rt_rng_mix(99, site), i as i64);
+    for (i, &pi) in ps.iter().enumerate() {
+        assert_eq!(
+            bools(&bufs[1])[i],
+            runtime::rt_bernoulli(key(0, i), pi) == 1
+        );
+        assert_eq!(ints(&bufs[2])[i], runtime::rt_poisson(key(1, i), pi * 60.0));
+        assert_eq!(
+            floats(&bufs[3])[i].to_bits(),
+            runtime::rt_beta(key(2, i), 2.0, pi).to_bits()
+        );
+    }
+    // p = 1.5 is not a probability.
+    let mut bad = ps.clone();
+    bad[7] = 1.5;
+    let mut bufs = vec![
+        Buffer::Float(bad),
+        Buffer::Bool(vec![false; n]),
+        Buffer::Int(vec![0; n]),
+        Buffer::Float(vec![0.0; n]),
+    ];
+    assert_eq!(
+        jit.run(&[n as i64], &mut bufs),
+        Err(RunError::BadDistributionArgument)
+    );
+}

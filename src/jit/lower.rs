@@ -839,14 +839,35 @@ impl Lower<'_, '_> {
         self.b.inst_results(inst)[0]
     }
 
+    /// The type of an expression of the checked function (no validation:
+    /// `Function::check` passed; only the spine of the expression is
+    /// visited).
     fn expr_type(&self, e: &Expr) -> ElemType {
-        // The function was checked; the scope does not matter for types
-        // once the check passed, but `type_of` needs one: use all loop
-        // variables.
-        let scope: Vec<_> = (0..self.f.loop_vars.len())
-            .map(crate::codegen::loop_ast::LoopVar)
-            .collect();
-        self.f.type_of(e, &scope).unwrap_or(ElemType::Int)
+        match e {
+            Expr::Int(_) | Expr::Aff(_) => ElemType::Int,
+            Expr::Float(_) => ElemType::Float,
+            Expr::Bool(_) => ElemType::Bool,
+            Expr::Local(l) => self.f.locals[*l].ty,
+            Expr::Load { array, .. } => self.f.arrays[*array].ty,
+            Expr::Unary(_, a) | Expr::Select(_, a, _) => self.expr_type(a),
+            Expr::Binary(op, a, _) => match op {
+                BinOp::Eq
+                | BinOp::Ne
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+                | BinOp::And
+                | BinOp::Or => ElemType::Bool,
+                _ => self.expr_type(a),
+            },
+            Expr::Cast(c, _) => match c {
+                Cast::IntToFloat | Cast::BoolToFloat => ElemType::Float,
+                Cast::FloatToInt | Cast::BoolToInt => ElemType::Int,
+            },
+            Expr::Math(_, args) => args.first().map_or(ElemType::Float, |a| self.expr_type(a)),
+            Expr::Random { dist, .. } => dist.result(),
+        }
     }
 
     fn expr(&mut self, e: &Expr) -> Result<Value, JitError> {

@@ -446,3 +446,136 @@ fn interval_analysis_is_sound() {
     let (yes, no) = proven.get();
     assert!(yes > 30 && no > 30, "proven/unproven {yes}/{no}");
 }
+
+/// Float expression trees over `A[i + k]` (contiguous), `B[k]`
+/// (invariant) and constants.
+#[derive(Debug, Clone)]
+enum FE {
+    A(i64),
+    B(i64),
+    K(f64),
+    Neg(Box<FE>),
+    Bin(u8, Box<FE>, Box<FE>),
+}
+
+fn fe() -> impl Strategy<Value = FE> {
+    let leaf = prop_oneof![
+        (-4i64..=4).prop_map(FE::A),
+        (0i64..3).prop_map(FE::B),
+        prop_oneof![Just(0.0), Just(1.5), Just(-0.25), Just(1e300)].prop_map(FE::K),
+    ];
+    leaf.prop_recursive(4, 24, 2, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|e| FE::Neg(Box::new(e))),
+            (0u8..4, inner.clone(), inner).prop_map(|(o, a, b)| FE::Bin(
+                o,
+                Box::new(a),
+                Box::new(b)
+            )),
+        ]
+    })
+}
+
+fn fe_expr(e: &FE, i: LoopVar) -> Expr {
+    match e {
+        FE::A(k) => Expr::load(
+            0,
+            vec![Expr::Aff(Affine::var(i).offset(*k).expect("small"))],
+        ),
+        FE::B(k) => Expr::load(1, vec![Expr::Int(*k)]),
+        FE::K(c) => Expr::Float(*c),
+        FE::Neg(a) => Expr::Unary(
+            alphac::codegen::loop_ast::UnOp::Neg,
+            Box::new(fe_expr(a, i)),
+        ),
+        FE::Bin(o, a, b) => Expr::bin(
+            [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div][*o as usize],
+            fe_expr(a, i),
+            fe_expr(b, i),
+        ),
+    }
+}
+
+/// The vector form of innermost loops (fast variant) computes bit for bit
+/// what the scalar, fully checked variant computes, for every trip count
+/// (remainders included) and two statements per body.
+#[test]
+fn vector_loops_match_scalar_loops() {
+    let strat = (fe(), fe(), 0i64..=40, any::<bool>());
+    let mut runner = TestRunner::new(Config::with_cases(300));
+    runner
+        .run(&strat, |(e1, e2, n, two)| {
+            let i = LoopVar(0);
+            let farr = |name: &str, lo: i64, ext: Affine| Array {
+                name: name.into(),
+                ty: ElemType::Float,
+                dims: vec![Dim {
+                    lower: Affine::cst(lo),
+                    extent: ext,
+                }],
+                domain: None,
+            };
+            let mut body = vec![Stmt::Assign {
+                array: 2,
+                index: vec![Expr::var(i)],
+                value: fe_expr(&e1, i),
+            }];
+            if two {
+                body.push(Stmt::Assign {
+                    array: 3,
+                    index: vec![Expr::Aff(Affine::var(i).offset(1).expect("small"))],
+                    value: fe_expr(&e2, i),
+                });
+            }
+            let f = Function {
+                name: "vec".into(),
+                params: vec!["N".into()],
+                context: Domain::universe(vec![]),
+                arrays: vec![
+                    farr("A", -4, Affine::param(0).offset(8).expect("small")),
+                    farr("B", 0, Affine::cst(3)),
+                    farr("C", 0, Affine::param(0)),
+                    farr("D", 0, Affine::param(0).offset(1).expect("small")),
+                ],
+                loop_vars: vec!["i".into()],
+                locals: vec![],
+                body: vec![Stmt::For {
+                    var: i,
+                    lower: Bound::aff(Affine::cst(0)),
+                    upper: Bound::aff(Affine::param(0).offset(-1).expect("small")),
+                    body,
+                }],
+            };
+            let nu = n as usize;
+            let a: Vec<f64> = (0..nu + 8)
+                .map(|k| ((k * 37 % 17) as f64 - 8.0) / 4.0)
+                .collect();
+            let mk = || {
+                vec![
+                    Buffer::Float(a.clone()),
+                    Buffer::Float(vec![0.5, -3.0, 0.0]),
+                    Buffer::Float(vec![7.0; nu]),
+                    Buffer::Float(vec![7.0; nu + 1]),
+                ]
+            };
+            let fast = JitFunction::compile(&f).expect("compiles");
+            let checked =
+                JitFunction::compile_with(&f, JitOptions { checked: true }).expect("compiles");
+            let (mut b1, mut b2) = (mk(), mk());
+            prop_assert_eq!(fast.run(&[n], &mut b1), Ok(()));
+            prop_assert_eq!(checked.run(&[n], &mut b2), Ok(()));
+            for k in 2..4 {
+                let (x, y) = (b1[k].as_float().expect("f"), b2[k].as_float().expect("f"));
+                for (p, q) in x.iter().zip(y) {
+                    prop_assert!(
+                        p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()),
+                        "{} vs {}",
+                        p,
+                        q
+                    );
+                }
+            }
+            Ok(())
+        })
+        .expect("property holds");
+}

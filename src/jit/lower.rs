@@ -254,6 +254,7 @@ fn compile_inner(
             arrays: Vec::new(),
             loop_vars: Vec::new(),
             offsets: vec![0; f.loop_vars.len()],
+            vec_var: None,
             locals: Vec::new(),
             err_ptr: args[2],
             rt: rt_refs,
@@ -306,6 +307,8 @@ struct Lower<'a, 'b> {
     /// Per loop variable, the offset of the unrolled copy being lowered
     /// (0 outside unrolled loops).
     offsets: Vec<i64>,
+    /// The loop variable of the vector loop being lowered, if any.
+    vec_var: Option<LoopVar>,
     locals: Vec<Variable>,
     err_ptr: Value,
     rt: Vec<FuncRef>,
@@ -604,14 +607,18 @@ impl Lower<'_, '_> {
                 let hi = self.bound(upper, false);
                 let v = self.loop_vars[var.0];
                 self.b.def_var(v, lo);
-                if is_innermost(body) && size(body) <= UNROLL_MAX_SIZE {
-                    // Main loop over blocks of UNROLL iterations while
-                    // `i <= hi − (UNROLL − 1)`, then the remainder loop;
-                    // the iterations run in the same order.
+                // Main loop over blocks of UNROLL iterations while
+                // `i <= hi − (UNROLL − 1)`, then the remainder loop. Scalar
+                // copies run the iterations in order; the vector form is
+                // used only where iterations commute (`vectorizable`).
+                if !self.check_all && vectorizable(self.f, *var, body) {
                     let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
-                    self.rotated_loop(*var, hi_main, body, UNROLL)?;
+                    self.rotated_loop(*var, hi_main, body, UNROLL / LANES, LANES)?;
+                } else if is_innermost(body) && size(body) <= UNROLL_MAX_SIZE {
+                    let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
+                    self.rotated_loop(*var, hi_main, body, UNROLL, 1)?;
                 }
-                self.rotated_loop(*var, hi, body, 1)?;
+                self.rotated_loop(*var, hi, body, 1, 1)?;
             }
             Stmt::If { cond, then, els } => {
                 let c = self.expr(cond)?;
@@ -672,15 +679,17 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
-    /// `while (v <= hi) { copies × (body; v++) }` as a rotated loop
+    /// `while (v <= hi) { copies × (body; v += lanes) }` as a rotated loop
     /// (guard, then body and test at the bottom), starting from the
-    /// current value of `v`.
+    /// current value of `v`; with `lanes > 1` each copy is the vector form
+    /// of the body over `lanes` consecutive iterations.
     fn rotated_loop(
         &mut self,
         var: LoopVar,
         hi: Value,
         body: &[Stmt],
         copies: i64,
+        lanes: i64,
     ) -> Result<(), JitError> {
         let v = self.loop_vars[var.0];
         let body_blk = self.b.create_block();
@@ -689,13 +698,21 @@ impl Lower<'_, '_> {
         let enter = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, start, hi);
         self.b.ins().brif(enter, body_blk, &[], exit, &[]);
         self.b.switch_to_block(body_blk);
+        if lanes > 1 {
+            self.vec_var = Some(var);
+        }
         for u in 0..copies {
-            self.offsets[var.0] = u;
-            self.stmts(body)?;
+            self.offsets[var.0] = u * lanes;
+            if lanes == 1 {
+                self.stmts(body)?;
+            } else {
+                self.vstmts(body)?;
+            }
         }
         self.offsets[var.0] = 0;
+        self.vec_var = None;
         let i = self.b.use_var(v);
-        let next = self.b.ins().iadd_imm(i, copies);
+        let next = self.b.ins().iadd_imm(i, copies * lanes);
         self.b.def_var(v, next);
         let again = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, hi);
         self.b.ins().brif(again, body_blk, &[], exit, &[]);
@@ -703,6 +720,61 @@ impl Lower<'_, '_> {
         self.b.seal_block(exit);
         self.b.switch_to_block(exit);
         Ok(())
+    }
+
+    /// The vector form (lanes `v + offset`, `v + offset + 1`) of a body
+    /// accepted by [`vectorizable`].
+    fn vstmts(&mut self, body: &[Stmt]) -> Result<(), JitError> {
+        for s in body {
+            if let Stmt::Assign {
+                array,
+                index,
+                value,
+            } = s
+            {
+                let x = self.vexpr(value)?;
+                let addr = self.address(*array, index)?;
+                self.b.ins().store(vmem(*array), x, addr, 0);
+            }
+        }
+        Ok(())
+    }
+
+    fn vexpr(&mut self, e: &Expr) -> Result<Value, JitError> {
+        Ok(match e {
+            Expr::Float(c) => {
+                let x = self.b.ins().f64const(*c);
+                self.b.ins().splat(types::F64X2, x)
+            }
+            Expr::Load { array, index } => {
+                let addr = self.address(*array, index)?;
+                let invariant = self
+                    .vec_var
+                    .is_some_and(|v| contiguous_or_invariant(index, v) == Some(false));
+                if invariant {
+                    let x = self.b.ins().load(types::F64, mem(*array), addr, 0);
+                    self.b.ins().splat(types::F64X2, x)
+                } else {
+                    self.b.ins().load(types::F64X2, vmem(*array), addr, 0)
+                }
+            }
+            Expr::Unary(UnOp::Neg, a) => {
+                let x = self.vexpr(a)?;
+                self.b.ins().fneg(x)
+            }
+            Expr::Binary(op, a, b) => {
+                let x = self.vexpr(a)?;
+                let y = self.vexpr(b)?;
+                match op {
+                    BinOp::Add => self.b.ins().fadd(x, y),
+                    BinOp::Sub => self.b.ins().fsub(x, y),
+                    BinOp::Mul => self.b.ins().fmul(x, y),
+                    _ => self.b.ins().fdiv(x, y),
+                }
+            }
+            // `vectorizable` admits no other form.
+            _ => return Err(JitError::Codegen("unvectorizable expression".into())),
+        })
     }
 
     /// `a && rhs` / `a || rhs` with `rhs` evaluated only when needed.
@@ -1010,8 +1082,95 @@ impl Lower<'_, '_> {
     }
 }
 
-/// Unroll factor of innermost loops.
+/// Unroll factor of innermost loops (a multiple of `LANES`).
 const UNROLL: i64 = 4;
+/// Lanes of the vector form (`f64x2`).
+const LANES: i64 = 2;
+
+/// Memory flags of vector accesses to array `a`: like [`mem`] but not
+/// `aligned` (a vector of two `f64` need not be 16-byte aligned).
+fn vmem(a: ArrayId) -> MemFlags {
+    let mut m = MemFlags::new().with_notrap();
+    m.set_alias_region(mem(a).alias_region());
+    m
+}
+
+/// The affine coefficients of an index relative to `var`: `Some(k)` when
+/// the index is affine, where `k` is its coefficient of `var`.
+fn coeff_of(e: &Expr, var: LoopVar) -> Option<i64> {
+    match e {
+        Expr::Int(_) => Some(0),
+        Expr::Aff(a) => Some(
+            a.terms
+                .iter()
+                .filter(|(s, _)| *s == Sym::Loop(var))
+                .map(|&(_, c)| c)
+                .sum(),
+        ),
+        _ => None,
+    }
+}
+
+/// An access is *contiguous* in `var` (consecutive iterations touch
+/// consecutive elements) when it is affine, `var` has coefficient 1 in the
+/// last index and 0 in the others; it is *invariant* when `var` does not
+/// occur.
+fn contiguous_or_invariant(index: &[Expr], var: LoopVar) -> Option<bool> {
+    let cs: Option<Vec<i64>> = index.iter().map(|e| coeff_of(e, var)).collect();
+    let cs = cs?;
+    let n = cs.len();
+    if cs.iter().all(|&c| c == 0) {
+        return Some(false);
+    }
+    if n > 0 && cs[n - 1] == 1 && cs[..n - 1].iter().all(|&c| c == 0) {
+        return Some(true);
+    }
+    None
+}
+
+/// Whether the innermost loop over `var` with this body may run as
+/// vectors of `LANES` consecutive iterations, bit-exactly: the body is
+/// assignments `F[..] = e` to float arrays, each written array written by
+/// exactly one statement at a contiguous index and never read in the
+/// body, and `e` is built from float constants, affine float loads
+/// (contiguous or invariant) and `+ − × ÷`, negation. Then distinct
+/// iterations touch disjoint written elements and read nothing written,
+/// so they commute, and each lane performs the scalar operations.
+fn vectorizable(f: &Function, var: LoopVar, body: &[Stmt]) -> bool {
+    let mut written = Vec::new();
+    for s in body {
+        let Stmt::Assign { array, index, .. } = s else {
+            return false;
+        };
+        if f.arrays[*array].ty != ElemType::Float
+            || written.contains(array)
+            || contiguous_or_invariant(index, var) != Some(true)
+        {
+            return false;
+        }
+        written.push(*array);
+    }
+    fn ok(f: &Function, var: LoopVar, e: &Expr, written: &[ArrayId]) -> bool {
+        match e {
+            Expr::Float(_) => true,
+            Expr::Load { array, index } => {
+                f.arrays[*array].ty == ElemType::Float
+                    && !written.contains(array)
+                    && contiguous_or_invariant(index, var).is_some()
+            }
+            Expr::Unary(UnOp::Neg, a) => ok(f, var, a, written),
+            Expr::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div, a, b) => {
+                ok(f, var, a, written) && ok(f, var, b, written)
+            }
+            _ => false,
+        }
+    }
+    !body.is_empty()
+        && body.iter().all(|s| match s {
+            Stmt::Assign { value, .. } => ok(f, var, value, &written),
+            _ => false,
+        })
+}
 /// Innermost loops whose body has more nodes than this are not unrolled.
 const UNROLL_MAX_SIZE: usize = 48;
 

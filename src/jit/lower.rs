@@ -7,6 +7,16 @@
 //!
 //! Must not know about: buffers and parameters of a particular run (those
 //! are checked by `jit::mod` before the call), schedules, the IR.
+//!
+//! Code shape: loops are rotated (guard, body, test at the bottom).
+//! Innermost loops with small bodies are unrolled 4 times, iterations in
+//! order; inside a copy, the loop variable is `base + offset` with the
+//! offset folded into affine constants, so equal indices of different
+//! copies are equal SSA values and Cranelift's alias analysis (one alias
+//! category per array, `mem`) removes redundant loads. Innermost loops
+//! whose iterations provably commute (`vectorizable`) run as `f64x2`
+//! vectors, two vectors per trip, then a scalar remainder loop; each lane
+//! performs the scalar operations, so results are bit-identical.
 
 use super::runtime;
 use super::JitError;

@@ -681,6 +681,28 @@ fn indirect() -> Function {
 fn indirect_reads_are_bounds_checked() {
     let jit = JitFunction::compile(&indirect()).expect("compiles");
     let (n, m) = (6usize, 4usize);
+    assert_eq!(
+        jit.boxes(&[6, 4]),
+        Ok(vec![
+            vec![(0, 6)],
+            vec![(0, 4)],
+            vec![(0, 6)],
+            vec![(0, 6)],
+            vec![(0, 4), (0, 4)],
+            vec![(0, 6)]
+        ])
+    );
+    let z = jit.zeroed_buffers(&[6, 4]).expect("fits");
+    assert_eq!(
+        z.iter().map(Buffer::len).collect::<Vec<_>>(),
+        [6, 4, 6, 6, 16, 6]
+    );
+    assert_eq!(z[0], Buffer::from(vec![0i64; 6]));
+    assert_eq!(z[4], Buffer::from(vec![0.0f64; 16]));
+    assert!(matches!(
+        jit.zeroed_buffers(&[-1, 4]),
+        Err(RunError::ParamsOutsideContext(_))
+    ));
     let x = data(m, 9);
     let t = data(m * m, 10);
     let run = |i: Vec<i64>, j: Vec<i64>| {

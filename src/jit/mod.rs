@@ -156,6 +156,22 @@ impl Buffer {
     }
 }
 
+impl From<Vec<i64>> for Buffer {
+    fn from(v: Vec<i64>) -> Buffer {
+        Buffer::Int(v)
+    }
+}
+impl From<Vec<f64>> for Buffer {
+    fn from(v: Vec<f64>) -> Buffer {
+        Buffer::Float(v)
+    }
+}
+impl From<Vec<bool>> for Buffer {
+    fn from(v: Vec<bool>) -> Buffer {
+        Buffer::Bool(v)
+    }
+}
+
 /// Compilation options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct JitOptions {
@@ -259,6 +275,29 @@ impl JitFunction {
             Verdict::Safe => Ok(true),
             Verdict::NeedsChecks => Ok(false),
         }
+    }
+
+    /// The bounding box of every array for `params`: per dimension
+    /// `(lower, extent)`, the element at `x` being at offset
+    /// `Σ_k (x_k − lower_k)·Π_{j>k} extent_j`. Errors as in
+    /// [`JitFunction::run`] (count, context, negative extent, size).
+    pub fn boxes(&self, params: &[i64]) -> Result<Vec<Vec<(i64, i64)>>, RunError> {
+        self.check_params(params)?;
+        Ok(boxes(&self.func, params)?.0)
+    }
+
+    /// Zero-filled buffers (zero, `0.0`, `false`) of the right type and
+    /// size for every array, for `params`.
+    pub fn zeroed_buffers(&self, params: &[i64]) -> Result<Vec<Buffer>, RunError> {
+        self.check_params(params)?;
+        let (_, sizes) = boxes(&self.func, params)?;
+        Ok(self
+            .func
+            .arrays
+            .iter()
+            .zip(sizes)
+            .map(|(a, n)| Buffer::zeros(a.ty, n))
+            .collect())
     }
 
     fn check_params(&self, params: &[i64]) -> Result<(), RunError> {

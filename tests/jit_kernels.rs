@@ -1278,3 +1278,123 @@ fn discrete_draws_match_runtime() {
         Err(RunError::BadDistributionArgument)
     );
 }
+
+/// Every accumulation operator on every type it applies to, into memory
+/// (`R[0] op= X[i]`) and into a register (`r = r op X[i]`), against a Rust
+/// fold in the same order.
+#[test]
+fn accumulations_match_rust_folds() {
+    let ops = [
+        AccOp::Add,
+        AccOp::Mul,
+        AccOp::Max,
+        AccOp::Min,
+        AccOp::And,
+        AccOp::Or,
+    ];
+    for ty in [ElemType::Int, ElemType::Float, ElemType::Bool] {
+        for op in ops {
+            let bool_op = matches!(op, AccOp::And | AccOp::Or);
+            if bool_op != (ty == ElemType::Bool) {
+                continue;
+            }
+            let f = Function {
+                name: "acc".into(),
+                params: vec!["N".into()],
+                context: context(1, &[(&[1], 0)]),
+                arrays: vec![array("X", ty, vec![p(0)]), array("R", ty, vec![c(2)])],
+                loop_vars: vec!["i".into()],
+                locals: vec![Local {
+                    name: "r".into(),
+                    ty,
+                }],
+                body: vec![
+                    Stmt::SetLocal {
+                        local: 0,
+                        value: load(1, vec![Expr::Int(1)]),
+                    },
+                    for_(
+                        0,
+                        Bound::aff(c(0)),
+                        Bound::aff(p(0).offset(-1).unwrap()),
+                        vec![
+                            Stmt::Accumulate {
+                                array: 1,
+                                index: vec![Expr::Int(0)],
+                                op,
+                                value: load(0, vec![ev(0)]),
+                            },
+                            Stmt::SetLocal {
+                                local: 0,
+                                value: bin(op.bin_op(), Expr::Local(0), load(0, vec![ev(0)])),
+                            },
+                        ],
+                    ),
+                    Stmt::Assign {
+                        array: 1,
+                        index: vec![Expr::Int(1)],
+                        value: Expr::Local(0),
+                    },
+                ],
+            };
+            let jit = JitFunction::compile(&f).expect("compiles");
+            let n = 37usize;
+            match ty {
+                ElemType::Int => {
+                    let x: Vec<i64> = (0..n as i64)
+                        .map(|k| (k * 13) % 7 - 3 + i64::from(k == 5))
+                        .collect();
+                    let x: Vec<i64> = if op == AccOp::Mul {
+                        x.iter().map(|v| v.signum() * (1 + v.abs() % 2)).collect()
+                    } else {
+                        x
+                    };
+                    let init = if op == AccOp::Mul { 1 } else { 0 };
+                    let mut bufs = vec![Buffer::Int(x.clone()), Buffer::Int(vec![init, init])];
+                    jit.run(&[n as i64], &mut bufs).expect("runs");
+                    let want = x.iter().fold(init, |a, &v| match op {
+                        AccOp::Add => a + v,
+                        AccOp::Mul => a * v,
+                        AccOp::Max => a.max(v),
+                        _ => a.min(v),
+                    });
+                    assert_eq!(ints(&bufs[1]), &[want, want], "{op:?}");
+                }
+                ElemType::Float => {
+                    let x: Vec<f64> = data(n, 21).iter().map(|v| v + 1.0).collect();
+                    let init = if op == AccOp::Mul { 1.0 } else { 0.0 };
+                    let mut bufs = vec![Buffer::Float(x.clone()), Buffer::Float(vec![init, init])];
+                    jit.run(&[n as i64], &mut bufs).expect("runs");
+                    let want = x.iter().fold(init, |a, &v| match op {
+                        AccOp::Add => a + v,
+                        AccOp::Mul => a * v,
+                        AccOp::Max => a.max(v),
+                        _ => a.min(v),
+                    });
+                    assert_eq!(floats(&bufs[1]), &[want, want], "{op:?}");
+                }
+                ElemType::Bool => {
+                    for pattern in [0u32, 1, 2] {
+                        let x: Vec<bool> = (0..n)
+                            .map(|k| match pattern {
+                                0 => true,
+                                1 => k != 17,
+                                _ => k == 17,
+                            })
+                            .collect();
+                        let init = op == AccOp::And;
+                        let mut bufs =
+                            vec![Buffer::Bool(x.clone()), Buffer::Bool(vec![init, init])];
+                        jit.run(&[n as i64], &mut bufs).expect("runs");
+                        let want = if op == AccOp::And {
+                            x.iter().all(|&b| b)
+                        } else {
+                            x.iter().any(|&b| b)
+                        };
+                        assert_eq!(bools(&bufs[1]), &[want, want], "{op:?} {pattern}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1398,3 +1398,19 @@ fn accumulations_match_rust_folds() {
         }
     }
 }
+
+/// Compiled code is freed with its `JitFunction`: compiling and dropping
+/// many functions keeps working, and live ones keep running.
+#[test]
+fn many_compilations_and_drops() {
+    let keep = JitFunction::compile(&prefix_sum()).expect("compiles");
+    for k in 0..300 {
+        let jit = JitFunction::compile(&prefix_sum()).expect("compiles");
+        let mut bufs = vec![Buffer::Int(vec![k, 1]), Buffer::Int(vec![0; 2])];
+        jit.run(&[2], &mut bufs).expect("runs");
+        assert_eq!(ints(&bufs[1]), &[k, k + 1]);
+    }
+    let mut bufs = vec![Buffer::Int(vec![2, 3]), Buffer::Int(vec![0; 2])];
+    keep.run(&[2], &mut bufs).expect("runs");
+    assert_eq!(ints(&bufs[1]), &[2, 5]);
+}

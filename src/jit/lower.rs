@@ -62,10 +62,23 @@ pub mod status {
 
 /// A finalized native function and the module that owns its code.
 pub(crate) struct Compiled {
-    /// Owns the executable memory `code` points into; never used again but
-    /// must stay alive as long as `code` may be called.
-    _module: JITModule,
+    /// Owns the executable memory `code` points into; must stay alive as
+    /// long as `code` may be called, freed on drop (`None` only then).
+    module: Option<JITModule>,
     pub(crate) code: *const u8,
+}
+
+impl Drop for Compiled {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // SAFETY: `code` is the only pointer into the module's memory
+            // that leaves this file, and it is called only by
+            // `JitFunction::run` through a borrow of the `JitFunction` that
+            // owns this `Compiled`; while it is being dropped no call is in
+            // progress and none can start, and `code` is never used again.
+            unsafe { m.free_memory() };
+        }
+    }
 }
 
 impl std::fmt::Debug for Compiled {
@@ -289,7 +302,7 @@ fn compile_inner(
     let code = module.get_finalized_function(fid);
     Ok((
         Compiled {
-            _module: module,
+            module: Some(module),
             code,
         },
         listing,

@@ -3,8 +3,10 @@
 //!
 //! Owns: compilation (`lower`), the run-time proof obligations of
 //! unchecked code (`analysis`), runtime routines (`runtime`), the buffer
-//! type [`Buffer`] and the only `unsafe` code of the crate: the call of a
-//! finalized function pointer, in [`JitFunction::run`].
+//! type [`Buffer`] and the only `unsafe` code of the crate, at the JIT
+//! boundary: the call of a finalized function pointer, in
+//! [`JitFunction::run`], and the release of its code memory when it is
+//! dropped (`lower::Compiled`).
 //!
 //! Must not know about: schedules, the IR's equations, the interpreter
 //! (its arrays convert to and from [`Buffer`] at one point, to be added

@@ -1414,3 +1414,55 @@ fn many_compilations_and_drops() {
     keep.run(&[2], &mut bufs).expect("runs");
     assert_eq!(ints(&bufs[1]), &[2, 5]);
 }
+
+#[test]
+fn printer_shows_max_min_bounds_and_guards() {
+    let f = Function {
+        name: "bounds".into(),
+        params: vec!["N".into(), "M".into()],
+        context: context(2, &[(&[1, -1], 0)]),
+        arrays: vec![array("A", ElemType::Float, vec![p(0)])],
+        loop_vars: vec!["i".into()],
+        locals: vec![],
+        body: vec![for_(
+            0,
+            Bound::aff(c(0)).and(plus(p(1), pv(0), -2), 3),
+            Bound::aff(p(0).offset(-1).unwrap()).and(plus(c(7), pv(1), 2), 2),
+            vec![Stmt::If {
+                cond: bin(BinOp::Ge, Expr::Aff(v(0).plus(pv(1), -1)), Expr::Int(0)),
+                then: vec![Stmt::Assign {
+                    array: 0,
+                    index: vec![ev(0)],
+                    value: Expr::select(
+                        bin(BinOp::Lt, load(0, vec![ev(0)]), Expr::Float(0.5)),
+                        Expr::Math(MathFn::Sqrt, vec![Expr::Float(2.0)]),
+                        Expr::Unary(
+                            alphac::codegen::loop_ast::UnOp::Neg,
+                            Box::new(Expr::Float(1.0)),
+                        ),
+                    ),
+                }],
+                els: vec![Stmt::Accumulate {
+                    array: 0,
+                    index: vec![ev(0)],
+                    op: AccOp::Max,
+                    value: Expr::cast(Cast::IntToFloat, ev(0)),
+                }],
+            }],
+        )],
+    };
+    assert_eq!(
+        f.to_c(),
+        "// requires N - M >= 0\n\
+         void bounds(long N, long M, double A[0 : N]) {\n\
+         \x20 for (i = max(0, ceild(M - 2*N, 3)); i <= min(N - 1, floord(2*M + 7, 2)); i++) {\n\
+         \x20   if ((i - M) >= 0) {\n\
+         \x20     A[i] = ((A[i] < 0.5) ? sqrt(2.0) : -1.0);\n\
+         \x20   } else {\n\
+         \x20     A[i] = max(A[i], (double)i);\n\
+         \x20   }\n\
+         \x20 }\n\
+         }\n"
+    );
+    assert!(JitFunction::compile(&f).is_ok());
+}

@@ -885,6 +885,27 @@ impl Function {
     }
 }
 
+/// `s` without one pair of parentheses enclosing all of it.
+fn strip_outer_parens(s: &str) -> &str {
+    let Some(inner) = s.strip_prefix('(').and_then(|t| t.strip_suffix(')')) else {
+        return s;
+    };
+    let mut depth = 0i32;
+    for ch in inner.chars() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth < 0 {
+                    return s; // the first '(' closes before the end
+                }
+            }
+            _ => {}
+        }
+    }
+    inner
+}
+
 struct Printer<'a> {
     f: &'a Function,
     out: String,
@@ -1054,6 +1075,7 @@ impl Printer<'_> {
             }
             Stmt::If { cond, then, els } => {
                 let c = self.expr(cond);
+                let c = strip_outer_parens(&c);
                 self.line(depth, &format!("if ({c}) {{"));
                 for s in then {
                     self.stmt(s, depth + 1);
@@ -1206,5 +1228,41 @@ impl Printer<'_> {
 impl fmt::Display for Function {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.to_c())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outer_parens_are_stripped_only_when_enclosing() {
+        assert_eq!(strip_outer_parens("(a < b)"), "a < b");
+        assert_eq!(strip_outer_parens("(a) + (b)"), "(a) + (b)");
+        assert_eq!(strip_outer_parens("((a) + (b))"), "(a) + (b)");
+        assert_eq!(strip_outer_parens("a"), "a");
+    }
+
+    #[test]
+    fn affine_printing_and_evaluation() {
+        let f = Function {
+            name: "f".into(),
+            params: vec!["N".into()],
+            context: Domain::universe(vec![]),
+            arrays: vec![],
+            loop_vars: vec!["i".into(), "j".into()],
+            locals: vec![],
+            body: vec![],
+        };
+        let e = Affine::cst(-3)
+            .plus(Sym::Loop(LoopVar(0)), -1)
+            .plus(Sym::Param(0), 2)
+            .plus(Sym::Loop(LoopVar(1)), 0);
+        assert_eq!(f.affine_to_c(&e), "-i + 2*N - 3");
+        assert_eq!(e.eval(&[4, 100], &[10]), Some(13));
+        assert_eq!(f.affine_to_c(&Affine::cst(0)), "0");
+        let big = Affine::cst(i64::MAX).plus(Sym::Param(0), 1);
+        assert_eq!(big.eval(&[], &[1]), None);
+        assert!(!e.is_param_only());
     }
 }

@@ -93,7 +93,7 @@ fn cl_err(e: impl std::fmt::Display) -> JitError {
     JitError::Codegen(e.to_string())
 }
 
-/// The runtime routines: (symbol, address, float params, int params first?)
+/// A runtime routine: its JIT symbol, address and signature.
 struct RtDecl {
     name: &'static str,
     addr: *const u8,
@@ -282,7 +282,7 @@ fn compile_inner(
             err_ptr: args[2],
             rt: rt_refs,
         };
-        l.prologue(args[0], args[1]);
+        l.prologue(args[0], args[1])?;
         l.stmts(&f.body)?;
         let ok = l.b.ins().iconst(types::I64, status::OK);
         l.b.ins().return_(&[ok]);
@@ -368,21 +368,30 @@ impl Lower<'_, '_> {
         self.b.ins().iconst(types::I64, v)
     }
 
-    fn prologue(&mut self, bufs: Value, params: Value) {
+    fn prologue(&mut self, bufs: Value, params: Value) -> Result<(), JitError> {
         let f = self.f;
+        let too_many = || JitError::Codegen("too many parameters or arrays".into());
         for p in 0..f.params.len() {
+            let off = p
+                .checked_mul(8)
+                .and_then(|o| i32::try_from(o).ok())
+                .ok_or_else(too_many)?;
             let v = self
                 .b
                 .ins()
-                .load(types::I64, MemFlags::trusted(), params, (p * 8) as i32);
+                .load(types::I64, MemFlags::trusted(), params, off);
             self.params.push(v);
         }
         let psize = self.ptr_ty.bytes() as usize;
         for (a, arr) in f.arrays.iter().enumerate() {
-            let base =
-                self.b
-                    .ins()
-                    .load(self.ptr_ty, MemFlags::trusted(), bufs, (a * psize) as i32);
+            let off = a
+                .checked_mul(psize)
+                .and_then(|o| i32::try_from(o).ok())
+                .ok_or_else(too_many)?;
+            let base = self
+                .b
+                .ins()
+                .load(self.ptr_ty, MemFlags::trusted(), bufs, off);
             let mut lo = Vec::new();
             let mut hi = Vec::new();
             let mut ext = Vec::new();
@@ -427,6 +436,7 @@ impl Lower<'_, '_> {
             self.b.def_var(v, z);
             self.locals.push(v);
         }
+        Ok(())
     }
 
     /// `constant + Σ c·sym` (the caller proved before the run that the

@@ -5,7 +5,7 @@
 //! accumulations, across unrolled copies.
 
 use alphac::codegen::loop_ast::{
-    AccOp, Affine, Array, BinOp, Bound, Dim, Expr, Function, Local, LoopVar, Stmt, Sym, UnOp,
+    AccOp, Affine, Array, BinOp, Bound, Dim, Expr, Function, Local, LoopVar, Stmt, UnOp,
 };
 use alphac::ir::types::{Domain, ElemType};
 use alphac::jit::{Buffer, JitFunction, JitOptions, RunError};

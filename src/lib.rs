@@ -6,9 +6,11 @@
 //! and `interp` (the reference interpreter) beside them as the oracle.
 
 pub mod cli;
+pub mod codegen;
 pub mod diag;
 pub mod interp;
 pub mod ir;
+pub mod jit;
 pub mod poly;
 pub mod runtime;
 pub mod sdr;

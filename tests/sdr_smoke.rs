@@ -12,7 +12,13 @@ fn optimize(path: &str) -> String {
 
 #[test]
 fn smoke() {
-    for f in ["prefix_sum", "prefix_max", "segment_sum", "triangle_sums", "gmm_counts"] {
+    for f in [
+        "prefix_sum",
+        "prefix_max",
+        "segment_sum",
+        "triangle_sums",
+        "gmm_counts",
+    ] {
         println!("===== {f}\n{}", optimize(&format!("examples/{f}.alpha")));
     }
 }

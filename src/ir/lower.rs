@@ -491,7 +491,7 @@ fn aff_is_const(a: &AffExpr) -> Option<i64> {
 /// Extends an affine expression with `extra` zero index coefficients.
 fn aff_widen(a: &AffExpr, extra: usize) -> AffExpr {
     let mut b = a.clone();
-    b.idx.extend(std::iter::repeat(0).take(extra));
+    b.idx.extend(std::iter::repeat_n(0, extra));
     b
 }
 

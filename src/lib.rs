@@ -9,3 +9,4 @@ pub mod cli;
 pub mod diag;
 pub mod ir;
 pub mod poly;
+pub mod schedule;

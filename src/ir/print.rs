@@ -289,10 +289,18 @@ impl Ctx<'_> {
     fn expr(&self, e: &Expr, min: u8) -> String {
         let params = &self.system.params;
         match &e.kind {
-            ExprKind::IntConst(v) => Self::paren(v.to_string(), if *v < 0 { PREC_UNARY } else { PREC_ATOM }, min),
+            ExprKind::IntConst(v) => Self::paren(
+                v.to_string(),
+                if *v < 0 { PREC_UNARY } else { PREC_ATOM },
+                min,
+            ),
             ExprKind::FloatConst(v) => {
                 let s = float_literal(*v);
-                let p = if s.starts_with('-') { PREC_UNARY } else { PREC_ATOM };
+                let p = if s.starts_with('-') {
+                    PREC_UNARY
+                } else {
+                    PREC_ATOM
+                };
                 Self::paren(s, p, min)
             }
             ExprKind::BoolConst(b) => b.to_string(),
@@ -300,8 +308,7 @@ impl Ctx<'_> {
                 let s = aff_to_alpha(a, &self.names, params);
                 let nterms = a.idx.iter().chain(&a.par).filter(|&&v| v != 0).count()
                     + usize::from(a.constant != 0);
-                let simple = nterms <= 1
-                    && a.idx.iter().chain(&a.par).all(|&v| v == 0 || v == 1);
+                let simple = nterms <= 1 && a.idx.iter().chain(&a.par).all(|&v| v == 0 || v == 1);
                 Self::paren(s, if simple { PREC_ATOM } else { PREC_ADD }, min)
             }
             ExprKind::Read { var, access } => {
@@ -407,7 +414,10 @@ impl Ctx<'_> {
             && r.proj.iter().enumerate().all(|(k, a)| {
                 a.constant == 0
                     && a.par.iter().all(|&v| v == 0)
-                    && a.idx.iter().enumerate().all(|(m, &v)| v == i64::from(m == k))
+                    && a.idx
+                        .iter()
+                        .enumerate()
+                        .all(|(m, &v)| v == i64::from(m == k))
             });
         let head = if prefix_form {
             format!("[{}]", r.dims[n_outer..].join(", "))

@@ -18,6 +18,10 @@ use alphac::schedule::{
 };
 use proptest::prelude::*;
 
+/// A target dimension of a dependence map: `Some((coefs, c))` means
+/// `t_k = coefs·s + c`, `None` leaves `t_k` free.
+type MapRow = Option<(Vec<i64>, i64)>;
+
 #[derive(Clone, Debug)]
 struct Spec {
     dims: Vec<usize>,
@@ -27,7 +31,7 @@ struct Spec {
     /// Dependences: (src, tgt, map rows, level). A map row for target dim k
     /// is `Some((coefs over source iterators, constant))` (t_k = coefs·s +
     /// constant) or `None` (t_k free).
-    deps: Vec<(usize, usize, Vec<Option<(Vec<i64>, i64)>>, usize)>,
+    deps: Vec<(usize, usize, Vec<MapRow>, usize)>,
 }
 
 fn spec() -> impl Strategy<Value = Spec> {
@@ -107,13 +111,7 @@ fn hidden_diff(spec: &Spec, src: usize, tgt: usize, k: usize) -> Vec<i64> {
 }
 
 /// The piece `src -> tgt` for the map and hidden level `level`.
-fn piece(
-    spec: &Spec,
-    src: usize,
-    tgt: usize,
-    map: &[Option<(Vec<i64>, i64)>],
-    level: usize,
-) -> System {
+fn piece(spec: &Spec, src: usize, tgt: usize, map: &[MapRow], level: usize) -> System {
     let (ds, dt) = (spec.dims[src], spec.dims[tgt]);
     let n = ds + dt + 1;
     let mut p = System::new(n);

@@ -184,3 +184,84 @@ pub(crate) fn add(f: &[i64], g: &[i64]) -> ScheduleResult<Form> {
         .map(|(x, y)| x.checked_add(*y).ok_or(ScheduleError::Overflow))
         .collect()
 }
+
+/// Integer lexicographic minimum of `objs` over `sys`, through rational
+/// relaxations (exact; faster than a plain integer lexmin on the scheduling
+/// problems, whose relaxations are usually integral or nearly so).
+///
+/// With objectives `0..k` already fixed: if the rational lexicographic
+/// minimum of `objs[k..]` is attained at an integral point, that point is
+/// an integer lexicographic minimum (the rational optima bound the integer
+/// ones from below, objective by objective, and it attains them). If the
+/// relaxation is empty, so is the integer problem. Otherwise objective `k`
+/// is first fixed optimistically at `ceil` of its rational minimum, a lower
+/// bound of its integer minimum; if the rest is then integer-empty, the
+/// exact integer minimum of objective `k` above that bound is computed by
+/// the solver and fixed instead.
+pub(crate) fn lexmin(
+    sys: &crate::poly::solver::System,
+    objs: &[Form],
+) -> ScheduleResult<crate::poly::solver::Optimum<Vec<i64>>> {
+    lexmin_from(sys.clone(), objs, 0)
+}
+
+fn lexmin_from(
+    cur: crate::poly::solver::System,
+    objs: &[Form],
+    k: usize,
+) -> ScheduleResult<crate::poly::solver::Optimum<Vec<i64>>> {
+    use crate::poly::solver::{self, Optimum};
+    use num_rational::BigRational;
+    use num_traits::ToPrimitive;
+    let n = cur.n_vars;
+    if k == objs.len() {
+        return Ok(match solver::integer_sample(&cur)? {
+            Some(p) => Optimum::Value(p),
+            None => Optimum::Empty,
+        });
+    }
+    let v = match solver::rational_lexmin(&cur, &objs[k..])? {
+        Optimum::Empty => return Ok(Optimum::Empty),
+        Optimum::Unbounded => return Ok(solver::integer_lexmin(&cur, &objs[k..])?),
+        Optimum::Value(v) => v,
+    };
+    if v.iter().all(|x| x.is_integer()) {
+        let ints: Option<Vec<i64>> = v.iter().map(|x| x.to_integer().to_i64()).collect();
+        if let Some(ints) = ints {
+            return Ok(Optimum::Value(ints));
+        }
+    }
+    // Rational value of objective k at the relaxed optimum.
+    let f = &objs[k];
+    let mut val = BigRational::from_integer(f[n].into());
+    for (c, x) in f[..n].iter().zip(&v) {
+        val += BigRational::from_integer((*c).into()) * x;
+    }
+    let lo = val
+        .ceil()
+        .to_integer()
+        .to_i64()
+        .ok_or(ScheduleError::Overflow)?;
+    let fix = |sys: &crate::poly::solver::System,
+               m: i64|
+     -> ScheduleResult<crate::poly::solver::System> {
+        let mut s = sys.clone();
+        let mut eq = f.clone();
+        eq[n] = eq[n].checked_sub(m).ok_or(ScheduleError::Overflow)?;
+        s.add_eq(eq);
+        Ok(s)
+    };
+    if let Optimum::Value(p) = lexmin_from(fix(&cur, lo)?, objs, k + 1)? {
+        return Ok(Optimum::Value(p));
+    }
+    // f = lo has no integer point: the exact minimum with f >= lo + 1.
+    let mut above = cur.clone();
+    let mut r = f.clone();
+    r[n] = r[n].checked_sub(lo + 1).ok_or(ScheduleError::Overflow)?;
+    above.add_ineq(r);
+    match solver::integer_min(&above, f)? {
+        Optimum::Value(m) => lexmin_from(fix(&above, m)?, objs, k + 1),
+        Optimum::Empty => Ok(Optimum::Empty),
+        Optimum::Unbounded => Ok(Optimum::Unbounded),
+    }
+}

@@ -17,9 +17,9 @@
 use super::driver::Sub;
 use super::error::{ScheduleError, ScheduleResult};
 use super::farkas::instantiate;
-use super::ilp::{add, scale, Form, Layout};
+use super::ilp::{add, lexmin, scale, Form, Layout};
 use super::linalg;
-use crate::poly::solver::{self, Optimum, System};
+use crate::poly::solver::{Optimum, System};
 
 /// Upper bound on ILP solves spent looking for one non-trivial member.
 const SEARCH_BUDGET: usize = 256;
@@ -156,7 +156,7 @@ impl Search<'_> {
                 }
             }
         }
-        match solver::integer_lexmin(&sys, &self.prob.objs)? {
+        match lexmin(&sys, &self.prob.objs)? {
             Optimum::Value(v) => Ok(Some(v)),
             Optimum::Empty => Ok(None),
             Optimum::Unbounded => Err(ScheduleError::Internal(

@@ -10,3 +10,5 @@ pub mod diag;
 pub mod ir;
 pub mod poly;
 pub mod schedule;
+pub mod sdr;
+pub mod syntax;

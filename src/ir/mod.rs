@@ -34,6 +34,9 @@
 //!
 //! Must not know about: parsing details (pest), schedules, code generation.
 
+pub mod check_domains;
+pub mod lower;
+pub mod poly_bridge;
 pub mod print;
 pub mod types;
 

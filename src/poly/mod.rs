@@ -13,4 +13,21 @@
 pub mod error;
 pub mod solver;
 
+pub mod basic_set;
+pub mod constraint;
+pub mod map;
+pub mod multi_aff;
+pub mod parse;
+pub mod print;
+pub mod project;
+pub mod set;
+pub mod space;
+mod sys;
+
+pub use basic_set::BasicSet;
+pub use constraint::{Constraint, ConstraintKind};
 pub use error::{PolyError, PolyResult};
+pub use map::{BasicMap, Map};
+pub use multi_aff::{Aff, MultiAff};
+pub use set::Set;
+pub use space::{Space, Tuple};

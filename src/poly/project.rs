@@ -1,0 +1,331 @@
+//! Variable elimination: Fourier–Motzkin with integer tightening, exact
+//! elimination through equalities, and the exactness test of the integer
+//! projection.
+//!
+//! Owns: eliminating variable columns from a system of rows (see
+//! `constraint` for the layout) and deciding whether the result is the
+//! exact integer projection.
+//!
+//! Exactness test (per eliminated variable `x`, in this order):
+//! 1. an equality with coefficient ±1 on `x`: substitution, always exact;
+//! 2. an equality `a·x + r = 0` with `|a| > 1`: substitution gives the
+//!    rational shadow; the integer projection is the shadow intersected with
+//!    `a | r`, so the step is exact iff `shadow ∧ r = a·q + t ∧ 1 <= t <= a-1`
+//!    has no integer point (asked of the solver with two extra variables);
+//! 3. no equality: Fourier–Motzkin. For a lower bound `a·x >= -l` and an
+//!    upper bound `b·x <= u` the real shadow row is `b·l + a·u >= 0`, the
+//!    Omega-test dark shadow row is `b·l + a·u >= (a-1)(b-1)`. The integer
+//!    projection lies between the dark and the real shadow, so the step is
+//!    exact iff every integer point of the real shadow satisfies every dark
+//!    row (always the case when each pair has `a = 1` or `b = 1`; otherwise
+//!    asked of the solver, one emptiness test per differing dark row).
+//!
+//! A variable with no lower (or no upper) bound is dropped with its
+//! constraints, which is exact. The whole projection is exact iff every
+//! step is.
+//!
+//! Must not know about: spaces, names, printing.
+
+use super::constraint::{combine, combine_sub, negate_ineq, normalize_eq, normalize_ineq, Norm};
+use super::error::PolyResult;
+use super::sys;
+
+/// A system of rows over `nv` variables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rows {
+    pub nv: usize,
+    pub eqs: Vec<Vec<i64>>,
+    pub ineqs: Vec<Vec<i64>>,
+    /// True when a normalization found a contradiction: no integer point.
+    pub infeasible: bool,
+}
+
+impl Rows {
+    pub fn new(nv: usize, eqs: Vec<Vec<i64>>, ineqs: Vec<Vec<i64>>) -> PolyResult<Rows> {
+        let mut r = Rows {
+            nv,
+            eqs: Vec::new(),
+            ineqs: Vec::new(),
+            infeasible: false,
+        };
+        for e in eqs {
+            r.push_eq(e)?;
+        }
+        for i in ineqs {
+            r.push_ineq(i);
+        }
+        Ok(r)
+    }
+
+    /// Adds an equality after normalization.
+    pub fn push_eq(&mut self, mut row: Vec<i64>) -> PolyResult<()> {
+        match normalize_eq(&mut row)? {
+            Norm::Keep => {
+                if !self.eqs.contains(&row) {
+                    self.eqs.push(row)
+                }
+            }
+            Norm::Trivial => {}
+            Norm::Infeasible => self.infeasible = true,
+        }
+        Ok(())
+    }
+
+    /// Adds an inequality after normalization (integer tightening).
+    pub fn push_ineq(&mut self, mut row: Vec<i64>) {
+        match normalize_ineq(&mut row) {
+            Norm::Keep => self.ineqs.push(row),
+            Norm::Trivial => {}
+            Norm::Infeasible => self.infeasible = true,
+        }
+    }
+
+    /// Removes duplicate inequalities, keeping for each variable part the
+    /// tightest constant; detects opposite pairs `e >= 0, -e >= 0` (turned
+    /// into the equality `e = 0`) and contradictory pairs.
+    pub fn dedup(&mut self) -> PolyResult<()> {
+        let n = self.nv;
+        self.ineqs.sort();
+        let mut out: Vec<Vec<i64>> = Vec::with_capacity(self.ineqs.len());
+        for r in self.ineqs.drain(..) {
+            if let Some(last) = out.last_mut() {
+                if last[..n] == r[..n] {
+                    if r[n] < last[n] {
+                        *last = r;
+                    }
+                    continue;
+                }
+            }
+            out.push(r);
+        }
+        // opposite pairs
+        let mut keep = vec![true; out.len()];
+        let mut new_eqs = Vec::new();
+        for i in 0..out.len() {
+            if !keep[i] {
+                continue;
+            }
+            let neg: Vec<i128> = out[i][..n].iter().map(|&c| -(c as i128)).collect();
+            if let Ok(j) =
+                out.binary_search_by(|r| r[..n].iter().map(|&c| c as i128).cmp(neg.iter().copied()))
+            {
+                if j != i && keep[j] {
+                    let s = out[i][n] as i128 + out[j][n] as i128;
+                    if s < 0 {
+                        self.infeasible = true;
+                    } else if s == 0 {
+                        new_eqs.push(out[i].clone());
+                        keep[i] = false;
+                        keep[j] = false;
+                    }
+                }
+            }
+        }
+        self.ineqs = out
+            .into_iter()
+            .zip(keep)
+            .filter_map(|(r, k)| k.then_some(r))
+            .collect();
+        for e in new_eqs {
+            self.push_eq(e)?;
+        }
+        Ok(())
+    }
+
+    fn int_empty(&self) -> PolyResult<bool> {
+        if self.infeasible {
+            return Ok(true);
+        }
+        sys::int_empty(self.nv, &self.eqs, &self.ineqs)
+    }
+}
+
+/// Eliminates the variables `cols` (column indices; the columns stay, with
+/// zero coefficients). With `check_exact`, returns whether the result is
+/// the exact integer projection (see the module doc); without it, the
+/// returned flag is `false` unless every step was trivially exact.
+pub fn eliminate(mut rows: Rows, cols: &[usize], check_exact: bool) -> PolyResult<(Rows, bool)> {
+    let mut exact = true;
+    let mut todo: Vec<usize> = cols.to_vec();
+    todo.sort_unstable();
+    todo.dedup();
+    while !todo.is_empty() {
+        if rows.infeasible {
+            return Ok((rows, exact));
+        }
+        // choose: unit equality first, then any equality, then fewest pairs
+        let pick = choose(&rows, &todo);
+        let x = todo.remove(pick);
+        let step_exact = eliminate_one(&mut rows, x, check_exact)?;
+        exact &= step_exact;
+        rows.dedup()?;
+        if rows.ineqs.len() > 24 && !rows.infeasible {
+            prune_redundant(&mut rows)?;
+        }
+    }
+    Ok((rows, exact))
+}
+
+fn choose(rows: &Rows, todo: &[usize]) -> usize {
+    let mut best = 0;
+    let mut best_key = (3u8, usize::MAX);
+    for (k, &x) in todo.iter().enumerate() {
+        let key = if rows.eqs.iter().any(|e| e[x].unsigned_abs() == 1) {
+            (0, 0)
+        } else if rows.eqs.iter().any(|e| e[x] != 0) {
+            (1, 0)
+        } else {
+            let lo = rows.ineqs.iter().filter(|r| r[x] > 0).count();
+            let up = rows.ineqs.iter().filter(|r| r[x] < 0).count();
+            (2, lo * up)
+        };
+        if key < best_key {
+            best_key = key;
+            best = k;
+        }
+    }
+    best
+}
+
+fn prune_redundant(rows: &mut Rows) -> PolyResult<()> {
+    if !sys::rat_feasible(rows.nv, &rows.eqs, &rows.ineqs)? {
+        rows.infeasible = true;
+        return Ok(());
+    }
+    let red = sys::redundant(rows.nv, &rows.eqs, &rows.ineqs)?;
+    if !red.is_empty() {
+        let mut k = 0;
+        rows.ineqs.retain(|_| {
+            let keep = !red.contains(&k);
+            k += 1;
+            keep
+        });
+    }
+    Ok(())
+}
+
+/// Eliminates one variable; returns whether the step is exact.
+fn eliminate_one(rows: &mut Rows, x: usize, check_exact: bool) -> PolyResult<bool> {
+    let n = rows.nv;
+    // equality with a unit coefficient, else the smallest coefficient
+    let eq_idx = rows
+        .eqs
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e[x] != 0)
+        .min_by_key(|(_, e)| e[x].unsigned_abs())
+        .map(|(k, _)| k);
+    if let Some(k) = eq_idx {
+        let mut e = rows.eqs.remove(k);
+        if e[x] < 0 {
+            e = super::constraint::negate(&e)?;
+        }
+        let a = e[x];
+        let old_eqs = std::mem::take(&mut rows.eqs);
+        let old_ineqs = std::mem::take(&mut rows.ineqs);
+        for r in old_eqs {
+            let c = r[x];
+            let nr = if c == 0 {
+                r
+            } else {
+                combine_sub(a, &r, c, &e)?
+            };
+            rows.push_eq(nr)?;
+        }
+        for r in old_ineqs {
+            let c = r[x];
+            let nr = if c == 0 {
+                r
+            } else {
+                combine_sub(a, &r, c, &e)?
+            };
+            rows.push_ineq(nr);
+        }
+        if a == 1 {
+            return Ok(true);
+        }
+        if !check_exact || rows.infeasible {
+            return Ok(rows.infeasible);
+        }
+        // exact iff no integer point of the shadow has r mod a != 0, where
+        // r is e without x: test shadow ∧ r - a q - t = 0 ∧ 1 <= t <= a-1
+        let ext = |r: &Vec<i64>| {
+            let mut v = r[..n].to_vec();
+            v.push(0);
+            v.push(0);
+            v.push(r[n]);
+            v
+        };
+        let mut eqs: Vec<Vec<i64>> = rows.eqs.iter().map(ext).collect();
+        let mut ineqs: Vec<Vec<i64>> = rows.ineqs.iter().map(ext).collect();
+        let mut m = ext(&e);
+        m[x] = 0;
+        m[n] = -a;
+        m[n + 1] = -1;
+        eqs.push(m);
+        let mut t_lo = vec![0; n + 3];
+        t_lo[n + 1] = 1;
+        t_lo[n + 2] = -1;
+        let mut t_hi = vec![0; n + 3];
+        t_hi[n + 1] = -1;
+        t_hi[n + 2] = a - 1;
+        ineqs.push(t_lo);
+        ineqs.push(t_hi);
+        return sys::int_empty(n + 2, &eqs, &ineqs);
+    }
+    // Fourier–Motzkin
+    let (mut lower, mut upper, mut rest) = (Vec::new(), Vec::new(), Vec::new());
+    for r in std::mem::take(&mut rows.ineqs) {
+        match r[x].signum() {
+            1 => lower.push(r),
+            -1 => upper.push(r),
+            _ => rest.push(r),
+        }
+    }
+    rows.ineqs = rest;
+    let mut darks = Vec::new();
+    for l in &lower {
+        for u in &upper {
+            let a = l[x];
+            let b = u[x]
+                .checked_neg()
+                .ok_or(super::error::PolyError::Overflow)?;
+            let real = combine(b, l, a, u)?;
+            if a > 1 && b > 1 {
+                let mut dark = real.clone();
+                let d = ((a - 1) as i128) * ((b - 1) as i128);
+                dark[n] = super::constraint::to_i64(dark[n] as i128 - d)?;
+                darks.push(dark);
+            }
+            rows.push_ineq(real);
+        }
+    }
+    if darks.is_empty() {
+        return Ok(true);
+    }
+    if !check_exact {
+        return Ok(false);
+    }
+    rows.dedup()?;
+    if rows.infeasible {
+        return Ok(true);
+    }
+    for mut d in darks {
+        match normalize_ineq(&mut d) {
+            // a trivial dark row holds everywhere
+            Norm::Trivial => continue,
+            // an empty dark shadow: exact iff the real shadow is empty too
+            Norm::Infeasible => return rows.int_empty(),
+            Norm::Keep => {}
+        }
+        if rows.ineqs.contains(&d) {
+            continue;
+        }
+        let mut test = rows.ineqs.clone();
+        test.push(negate_ineq(&d)?);
+        if !sys::int_empty(n, &rows.eqs, &test)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}

@@ -1,0 +1,652 @@
+//! Sets: finite unions of basic sets over one space.
+//!
+//! Owns: `Set` and the operations on unions: union, intersection,
+//! subtraction and complement (into disjoint pieces), `make_disjoint`,
+//! emptiness, inclusion, equality, coalescing (`simplify`), projection,
+//! affine hull, dimension, parametric lexmin/lexmax, and the
+//! fixed-parameter queries (contains, points, bounding box, lexmin point).
+//!
+//! A `Set` may also live in a map space: that is how `Map` stores its
+//! relation (over the input dimensions followed by the output ones).
+//!
+//! Must not know about: text (see `parse`, `print`), affine functions
+//! (images and preimages are in `multi_aff`).
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, ToPrimitive, Zero};
+
+use super::basic_set::BasicSet;
+use super::error::{PolyError, PolyResult};
+use super::space::{Space, Tuple};
+
+/// A finite union of basic sets over one space.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Set {
+    pub(crate) space: Space,
+    pub(crate) pieces: Vec<BasicSet>,
+}
+
+impl Set {
+    /// The empty set (no pieces).
+    pub fn empty(space: Space) -> Set {
+        Set {
+            space,
+            pieces: Vec::new(),
+        }
+    }
+
+    /// The whole space.
+    pub fn universe(space: Space) -> Set {
+        Set {
+            pieces: vec![BasicSet::universe(space.clone())],
+            space,
+        }
+    }
+
+    /// The set with one piece.
+    pub fn from_basic(b: BasicSet) -> Set {
+        Set {
+            space: b.space.clone(),
+            pieces: if b.is_obviously_empty() {
+                vec![]
+            } else {
+                vec![b]
+            },
+        }
+    }
+
+    /// The union of the given pieces (all in `space`).
+    pub fn from_basics(space: Space, pieces: Vec<BasicSet>) -> PolyResult<Set> {
+        for p in &pieces {
+            space.check(&p.space, "from_basics")?;
+        }
+        Ok(Set {
+            space,
+            pieces: pieces
+                .into_iter()
+                .filter(|p| !p.is_obviously_empty())
+                .collect(),
+        })
+    }
+
+    /// The box `{ x : lo_k <= x_k <= hi_k }` (one `(lo, hi)` per dimension).
+    pub fn bounded_box(space: Space, bounds: &[(i64, i64)]) -> PolyResult<Set> {
+        if bounds.len() != space.n_dims() {
+            return Err(PolyError::Invalid(format!(
+                "{} bounds for {} dimensions",
+                bounds.len(),
+                space.n_dims()
+            )));
+        }
+        let nv = space.n_vars();
+        let np = space.n_params();
+        let mut b = BasicSet::universe(space);
+        for (k, &(lo, hi)) in bounds.iter().enumerate() {
+            let mut r = vec![0; nv + 1];
+            r[np + k] = 1;
+            r[nv] = lo.checked_neg().ok_or(PolyError::Overflow)?;
+            b.add_ineq(r)?;
+            let mut r = vec![0; nv + 1];
+            r[np + k] = -1;
+            r[nv] = hi;
+            b.add_ineq(r)?;
+        }
+        Ok(Set::from_basic(b))
+    }
+
+    pub fn space(&self) -> &Space {
+        &self.space
+    }
+    /// The pieces of the union (possibly overlapping, possibly empty until
+    /// `simplify`).
+    pub fn pieces(&self) -> &[BasicSet] {
+        &self.pieces
+    }
+
+    /// `self ∪ other`.
+    pub fn union(&self, other: &Set) -> PolyResult<Set> {
+        self.space.check(&other.space, "union")?;
+        let mut s = self.clone();
+        s.pieces.extend(other.pieces.iter().cloned());
+        Ok(s)
+    }
+
+    /// `self ∩ other = ⋃_{i,j} (A_i ∩ B_j)`.
+    pub fn intersect(&self, other: &Set) -> PolyResult<Set> {
+        self.space.check(&other.space, "intersect")?;
+        let mut pieces = Vec::new();
+        for a in &self.pieces {
+            for b in &other.pieces {
+                let p = a.intersect(b)?;
+                if !p.is_obviously_empty() {
+                    pieces.push(p);
+                }
+            }
+        }
+        Ok(Set {
+            space: self.space.clone(),
+            pieces,
+        })
+    }
+
+    /// Intersection with a parameter-only set `ctx` (a set with zero
+    /// dimensions over the same parameters, e.g. `[N] -> { : N > 0 }`).
+    pub fn intersect_params(&self, ctx: &Set) -> PolyResult<Set> {
+        if ctx.space.params != self.space.params || ctx.space.n_dims() != 0 {
+            return Err(PolyError::SpaceMismatch(format!(
+                "intersect_params: {} is not a parameter set of {}",
+                ctx.space.describe(),
+                self.space.describe()
+            )));
+        }
+        let np = self.space.n_params();
+        let nd = self.space.n_dims();
+        let lift = |b: &BasicSet| -> PolyResult<BasicSet> {
+            let ins = |r: &Vec<i64>| super::constraint::insert_cols(r, np, nd);
+            BasicSet::from_rows(
+                self.space.clone(),
+                b.eqs.iter().map(ins).collect(),
+                b.ineqs.iter().map(ins).collect(),
+            )
+        };
+        let lifted: PolyResult<Vec<BasicSet>> = ctx.pieces.iter().map(lift).collect();
+        self.intersect(&Set {
+            space: self.space.clone(),
+            pieces: lifted?,
+        })
+    }
+
+    /// The same set as a union of pairwise disjoint pieces:
+    /// `P_1, P_2 − P_1, P_3 − (P_1 ∪ P_2), …`.
+    pub fn make_disjoint(&self) -> PolyResult<Set> {
+        let mut out: Vec<BasicSet> = Vec::new();
+        for (i, p) in self.pieces.iter().enumerate() {
+            let mut rest = vec![p.clone()];
+            for q in &self.pieces[..i] {
+                let mut next = Vec::new();
+                for r in &rest {
+                    next.extend(r.subtract(q)?);
+                }
+                rest = next;
+                if rest.is_empty() {
+                    break;
+                }
+            }
+            for r in rest {
+                if !r.is_empty()? {
+                    out.push(r);
+                }
+            }
+        }
+        Ok(Set {
+            space: self.space.clone(),
+            pieces: out,
+        })
+    }
+
+    /// `self − other = { x ∈ self : x ∉ other }`, as pairwise disjoint
+    /// pieces (`self` is first made disjoint, then each piece of `other` is
+    /// subtracted from every piece; see `BasicSet::subtract`).
+    pub fn subtract(&self, other: &Set) -> PolyResult<Set> {
+        self.space.check(&other.space, "subtract")?;
+        let mut pieces = self.make_disjoint()?.pieces;
+        for b in &other.pieces {
+            let mut next = Vec::new();
+            for p in &pieces {
+                next.extend(p.subtract(b)?);
+            }
+            pieces = next;
+            if pieces.is_empty() {
+                break;
+            }
+        }
+        Ok(Set {
+            space: self.space.clone(),
+            pieces,
+        })
+    }
+
+    /// The complement in the universe of the space (parameters included):
+    /// `universe − self`, as disjoint pieces.
+    pub fn complement(&self) -> PolyResult<Set> {
+        Set::universe(self.space.clone()).subtract(self)
+    }
+
+    /// True when the set has no integer point `(p, x)` (parameters treated
+    /// as variables: empty for every parameter value).
+    pub fn is_empty(&self) -> PolyResult<bool> {
+        for p in &self.pieces {
+            if !p.is_empty()? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// True when the set has no integer point for `p = params`.
+    pub fn is_empty_for(&self, params: &[i64]) -> PolyResult<bool> {
+        self.check_params(params)?;
+        for p in &self.pieces {
+            if !p.is_empty_for(params)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn check_params(&self, params: &[i64]) -> PolyResult<()> {
+        if params.len() != self.space.n_params() {
+            return Err(PolyError::Invalid(format!(
+                "{} parameter values given, the space {} has {}",
+                params.len(),
+                self.space.describe(),
+                self.space.n_params()
+            )));
+        }
+        Ok(())
+    }
+
+    /// `self ⊆ other` over the integers (all parameter values): `self −
+    /// other` is empty.
+    pub fn is_subset(&self, other: &Set) -> PolyResult<bool> {
+        self.space.check(&other.space, "is_subset")?;
+        for a in &self.pieces {
+            if a.is_empty()? {
+                continue;
+            }
+            let mut rest = vec![a.clone()];
+            for b in &other.pieces {
+                let mut next = Vec::new();
+                for r in &rest {
+                    next.extend(r.subtract(b)?);
+                }
+                rest = next;
+                if rest.is_empty() {
+                    break;
+                }
+            }
+            if !rest.is_empty() {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// `self = other` as integer sets: inclusion both ways.
+    pub fn is_equal(&self, other: &Set) -> PolyResult<bool> {
+        Ok(self.is_subset(other)? && other.is_subset(self)?)
+    }
+
+    /// Normalized form of the same set: every piece simplified (see
+    /// `BasicSet::simplify`), integer-empty pieces and pieces contained in
+    /// another piece dropped, pieces sorted. Deterministic.
+    pub fn simplify(&self) -> PolyResult<Set> {
+        let mut ps: Vec<BasicSet> = Vec::new();
+        for p in &self.pieces {
+            if p.is_empty()? {
+                continue;
+            }
+            let s = p.simplify()?;
+            if !s.is_obviously_empty() && !ps.contains(&s) {
+                ps.push(s);
+            }
+        }
+        ps.sort_by(|a, b| (&a.eqs, &a.ineqs).cmp(&(&b.eqs, &b.ineqs)));
+        let mut keep = vec![true; ps.len()];
+        for i in 0..ps.len() {
+            for j in 0..ps.len() {
+                if i != j && keep[j] && keep[i] && ps[i].is_subset(&ps[j])? {
+                    keep[i] = false;
+                }
+            }
+        }
+        Ok(Set {
+            space: self.space.clone(),
+            pieces: ps
+                .into_iter()
+                .zip(keep)
+                .filter_map(|(p, k)| k.then_some(p))
+                .collect(),
+        })
+    }
+
+    /// Same as `simplify` (isl's name).
+    pub fn coalesce(&self) -> PolyResult<Set> {
+        self.simplify()
+    }
+
+    /// True when `(params, point)` lies in some piece (wrong lengths give
+    /// `false`).
+    pub fn contains(&self, params: &[i64], point: &[i64]) -> bool {
+        self.pieces.iter().any(|p| p.contains(params, point))
+    }
+
+    /// The integer points for `p = params` in lexicographic order, without
+    /// duplicates (see `BasicSet::points`).
+    pub fn points(&self, params: &[i64]) -> PolyResult<Vec<Vec<i64>>> {
+        self.check_params(params)?;
+        let mut out = Vec::new();
+        for p in &self.pieces {
+            out.extend(p.points(params)?);
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// Per-dimension `(min, max)` over the integer points for `p = params`;
+    /// `None` when empty, `Unbounded` when some dimension is unbounded.
+    pub fn bounding_box(&self, params: &[i64]) -> PolyResult<Option<Vec<(i64, i64)>>> {
+        self.check_params(params)?;
+        let mut acc: Option<Vec<(i64, i64)>> = None;
+        for p in &self.pieces {
+            if let Some(b) = p.bounding_box(params)? {
+                acc = Some(match acc {
+                    None => b,
+                    Some(a) => a
+                        .iter()
+                        .zip(&b)
+                        .map(|(x, y)| (x.0.min(y.0), x.1.max(y.1)))
+                        .collect(),
+                });
+            }
+        }
+        Ok(acc)
+    }
+
+    /// The integer lexicographic minimum for `p = params` (`None` if empty).
+    pub fn lexmin_point(&self, params: &[i64]) -> PolyResult<Option<Vec<i64>>> {
+        self.check_params(params)?;
+        let mut best: Option<Vec<i64>> = None;
+        for p in &self.pieces {
+            if let Some(v) = p.lexmin_point(params)? {
+                if best.as_ref().map_or(true, |b| v < *b) {
+                    best = Some(v);
+                }
+            }
+        }
+        Ok(best)
+    }
+
+    /// The integer lexicographic maximum for `p = params` (`None` if empty).
+    pub fn lexmax_point(&self, params: &[i64]) -> PolyResult<Option<Vec<i64>>> {
+        self.check_params(params)?;
+        let mut best: Option<Vec<i64>> = None;
+        for p in &self.pieces {
+            if let Some(v) = p.lexmax_point(params)? {
+                if best.as_ref().map_or(true, |b| v > *b) {
+                    best = Some(v);
+                }
+            }
+        }
+        Ok(best)
+    }
+
+    /// An integer point `(p, x)` (parameters then dimensions), if any.
+    pub fn sample(&self) -> PolyResult<Option<Vec<i64>>> {
+        for p in &self.pieces {
+            if let Some(v) = p.sample()? {
+                return Ok(Some(v));
+            }
+        }
+        Ok(None)
+    }
+
+    /// An integer point `x` for `p = params`, if any.
+    pub fn sample_for(&self, params: &[i64]) -> PolyResult<Option<Vec<i64>>> {
+        self.check_params(params)?;
+        for p in &self.pieces {
+            if let Some(v) = p.sample_for(params)? {
+                return Ok(Some(v));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Projection eliminating `n` dimensions from `first`, piece by piece
+    /// (see `BasicSet::project_out`); the flag is true when the result is
+    /// exactly the integer projection.
+    pub fn project_out(&self, first: usize, n: usize) -> PolyResult<(Set, bool)> {
+        let space = super::basic_set::remove_dims(&self.space, first, n);
+        if first + n > self.space.n_dims() {
+            return Err(PolyError::Invalid(format!(
+                "project_out({first}, {n}) on a space with {} dimensions",
+                self.space.n_dims()
+            )));
+        }
+        let mut exact = true;
+        let mut pieces = Vec::new();
+        for p in &self.pieces {
+            let (q, e) = p.project_out(first, n)?;
+            exact &= e;
+            if !q.is_obviously_empty() {
+                pieces.push(q);
+            }
+        }
+        Ok((Set { space, pieces }, exact))
+    }
+
+    /// Like `project_out` but `Unsupported` when the result is not known to
+    /// be the exact integer projection.
+    pub fn project_out_exact(&self, first: usize, n: usize) -> PolyResult<Set> {
+        let (s, exact) = self.project_out(first, n)?;
+        if !exact {
+            return Err(PolyError::Unsupported(format!(
+                "the integer projection of {} is not a union of polyhedra without \
+                 existential variables (inexact Fourier–Motzkin step)",
+                self.space.describe()
+            )));
+        }
+        Ok(s)
+    }
+
+    /// The affine hull of the union: the equalities valid on every
+    /// non-empty piece. Computed in homogeneous coordinates: with `N_i` a
+    /// basis of the null space of piece `i`'s hull equalities, the hull's
+    /// equalities span the null space of all `N_i` stacked (exact rational
+    /// arithmetic). `empty` when the set has no integer point.
+    pub fn affine_hull(&self) -> PolyResult<BasicSet> {
+        let ncols = self.space.n_vars() + 1;
+        let mut gens: Vec<Vec<BigRational>> = Vec::new();
+        let mut any = false;
+        for p in &self.pieces {
+            let h = p.affine_hull()?;
+            if h.is_obviously_empty() {
+                continue;
+            }
+            any = true;
+            let m: Vec<Vec<BigRational>> = h.eqs.iter().map(|r| to_rat(r)).collect();
+            gens.extend(nullspace(&m, ncols));
+        }
+        if !any {
+            return Ok(BasicSet::empty(self.space.clone()));
+        }
+        let eqs: Vec<Vec<BigRational>> = nullspace(&gens, ncols);
+        let mut rows = Vec::new();
+        for e in eqs {
+            rows.push(integer_row(&e)?);
+        }
+        BasicSet::from_rows(self.space.clone(), rows, vec![])?.simplify()
+    }
+
+    /// The dimension: the largest dimension of a piece (see
+    /// `BasicSet::dimension`), `-1` when empty.
+    pub fn dimension(&self) -> PolyResult<i64> {
+        let mut d = -1;
+        for p in &self.pieces {
+            d = d.max(p.dimension()?);
+        }
+        Ok(d)
+    }
+
+    /// The parametric integer lexicographic minimum: the points of the set
+    /// with no lexicographically smaller point in the set for the same
+    /// parameters, `self − { x : ∃ y ∈ self, y ≺ x }`. The second set is the
+    /// union over pieces and levels `k` of the projections of
+    /// `{ (x, y) : y ∈ piece, y_i = x_i (i < k), y_k <= x_k - 1 }` on `x`;
+    /// `Unsupported` if one of these projections is not exact.
+    pub fn lexmin(&self) -> PolyResult<Set> {
+        self.lexopt(false)
+    }
+
+    /// The parametric integer lexicographic maximum (see `lexmin`).
+    pub fn lexmax(&self) -> PolyResult<Set> {
+        self.lexopt(true)
+    }
+
+    fn lexopt(&self, max: bool) -> PolyResult<Set> {
+        if self.space.is_map() {
+            return Err(PolyError::Invalid("lexmin/lexmax of a map space".into()));
+        }
+        let np = self.space.n_params();
+        let n = self.space.n_dims();
+        let nv = np + 2 * n;
+        let mut dims = self.space.output.dims.clone();
+        dims.extend((0..n).map(|k| format!("y{k}")));
+        let big = Space::set_tuple(&self.space.params, Tuple { name: None, dims });
+        let embed = |r: &Vec<i64>| {
+            let mut v = r[..np].to_vec();
+            v.extend(std::iter::repeat(0).take(n));
+            v.extend_from_slice(&r[np..]);
+            v
+        };
+        let mut smaller = Vec::new();
+        for q in &self.pieces {
+            if q.is_empty()? {
+                continue;
+            }
+            for k in 0..n {
+                let mut eqs: Vec<Vec<i64>> = q.eqs.iter().map(embed).collect();
+                let mut ineqs: Vec<Vec<i64>> = q.ineqs.iter().map(embed).collect();
+                for i in 0..k {
+                    let mut e = vec![0; nv + 1];
+                    e[np + n + i] = 1;
+                    e[np + i] = -1;
+                    eqs.push(e);
+                }
+                // lexmin: x_k - y_k - 1 >= 0; lexmax: y_k - x_k - 1 >= 0
+                let mut r = vec![0; nv + 1];
+                let s = if max { -1 } else { 1 };
+                r[np + k] = s;
+                r[np + n + k] = -s;
+                r[nv] = -1;
+                ineqs.push(r);
+                let b = BasicSet::from_rows(big.clone(), eqs, ineqs)?;
+                let (p, exact) = b.project_out(n, n)?;
+                if !exact {
+                    return Err(PolyError::Unsupported(
+                        "parametric lexicographic optimum needs an inexact projection".into(),
+                    ));
+                }
+                if !p.is_obviously_empty() {
+                    let mut p = p;
+                    p.space = self.space.clone();
+                    smaller.push(p);
+                }
+            }
+        }
+        self.subtract(&Set {
+            space: self.space.clone(),
+            pieces: smaller,
+        })
+    }
+
+    /// The set with the parameters fixed to `params` (a space without
+    /// parameters).
+    pub fn fix_params(&self, params: &[i64]) -> PolyResult<Set> {
+        self.check_params(params)?;
+        let mut space = self.space.clone();
+        space.params.clear();
+        let mut pieces = Vec::new();
+        for p in &self.pieces {
+            let q = p.fix_params(params)?;
+            if !q.is_obviously_empty() {
+                pieces.push(q);
+            }
+        }
+        Ok(Set { space, pieces })
+    }
+
+    /// The same set with its tuple renamed (`None` removes the name).
+    pub fn set_tuple_name(&self, name: Option<&str>) -> Set {
+        let mut s = self.clone();
+        s.space.output.name = name.map(str::to_string);
+        for p in &mut s.pieces {
+            p.space.output.name = name.map(str::to_string);
+        }
+        s
+    }
+}
+
+fn to_rat(r: &[i64]) -> Vec<BigRational> {
+    r.iter()
+        .map(|&c| BigRational::from_integer(BigInt::from(c)))
+        .collect()
+}
+
+#[allow(clippy::needless_range_loop)]
+/// A basis of `{ v : M v = 0 }` for the rows of `m` over `ncols` columns.
+fn nullspace(m: &[Vec<BigRational>], ncols: usize) -> Vec<Vec<BigRational>> {
+    let mut a: Vec<Vec<BigRational>> = m.to_vec();
+    let mut pivots: Vec<usize> = Vec::new();
+    let mut row = 0;
+    for col in 0..ncols {
+        let Some(p) = (row..a.len()).find(|&r| !a[r][col].is_zero()) else {
+            continue;
+        };
+        a.swap(row, p);
+        let inv = BigRational::one() / a[row][col].clone();
+        for c in 0..ncols {
+            a[row][c] = &a[row][c] * &inv;
+        }
+        for r in 0..a.len() {
+            if r != row && !a[r][col].is_zero() {
+                let f = a[r][col].clone();
+                for c in 0..ncols {
+                    let d = &f * &a[row][c];
+                    a[r][c] = &a[r][c] - d;
+                }
+            }
+        }
+        pivots.push(col);
+        row += 1;
+        if row == a.len() {
+            break;
+        }
+    }
+    let mut basis = Vec::new();
+    for free in 0..ncols {
+        if pivots.contains(&free) {
+            continue;
+        }
+        let mut v = vec![BigRational::zero(); ncols];
+        v[free] = BigRational::one();
+        for (r, &pc) in pivots.iter().enumerate() {
+            v[pc] = -a[r][free].clone();
+        }
+        basis.push(v);
+    }
+    basis
+}
+
+/// The primitive integer multiple of a rational row.
+fn integer_row(v: &[BigRational]) -> PolyResult<Vec<i64>> {
+    let mut l = BigInt::one();
+    for x in v {
+        let d = x.denom().clone();
+        let g = num_integer::Integer::gcd(&l, &d);
+        l = &l * &d / g;
+    }
+    let ints: Vec<BigInt> = v.iter().map(|x| (x * &l).to_integer()).collect();
+    let mut g = BigInt::zero();
+    for x in &ints {
+        g = num_integer::Integer::gcd(&g, x);
+    }
+    if g.is_zero() {
+        g = BigInt::one();
+    }
+    ints.iter()
+        .map(|x| (x / &g).to_i64().ok_or(PolyError::Overflow))
+        .collect()
+}

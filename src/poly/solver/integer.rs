@@ -1,0 +1,296 @@
+//! Integer sampling of polyhedra that may be unbounded (isl's
+//! "sample with cone" method), built on the exact tableau.
+//!
+//! Owns: `sample_ineqs`, which finds an integer point of
+//! `P = {y ∈ Q^n : A y + b >= 0}` or proves there is none.
+//!
+//! Method and termination proof:
+//! 1. The recession cone `C = {d : A d >= 0}`. A row `a` of `A` is an
+//!    *implicit equality of `C`* if `a·d = 0` on all of `C`. Then `-a` is a
+//!    nonnegative combination of rows of `A` (Farkas), so on `P` the form
+//!    `a·y` is bounded above and below. Let `r` be the rank of these rows.
+//! 2. A unimodular `U` (column echelon form) with `[implicit rows]·U = [H|0]`
+//!    gives coordinates `y = U z` (integral `y` ⇔ integral `z`) in which the
+//!    implicit rows depend only on `z_0..z_{r-1}`; as `H` is nonsingular,
+//!    those coordinates are bounded on `P`.
+//! 3. Branch and bound over `z_0..z_{r-1}` only: at a node, the LP
+//!    relaxation gives a rational point `p`; if some `p_k` (`k < r`) is
+//!    fractional, split into `z_k <= ⌊p_k⌋` and `z_k >= ⌈p_k⌉`. Each split
+//!    strictly shrinks the finite integer range of a bounded coordinate, so
+//!    the tree is finite.
+//! 4. A leaf (`p_0..p_{r-1}` integral): `C` restricted to `z_{>=r}` is
+//!    full-dimensional there, so there is an integral `d` (with `d_{<r} =
+//!    0`) such that `a·d >= 1` for every non-implicit row `a`. With
+//!    `t = max_a Σ_{k>=r} |a_k|`, the point `q = (p_{<r}, ⌈p_{>=r}⌉ + t·d)`
+//!    is integral and satisfies every row: implicit rows (and branching
+//!    rows) only see `p_{<r}`; for the others
+//!    `a·q + b >= a·p + b - Σ|a_k| + t·a·d >= 0`.
+//!
+//! So `P` has an integer point iff the search finds a leaf.
+//!
+//! Must not know about: the public API types (beyond `PolyResult`).
+
+use super::lattice::col_echelon;
+use super::num::{to_i64, Int, OResult, Ovf};
+use super::tableau::{MaxOutcome, Mode, Tab};
+use crate::poly::{PolyError, PolyResult};
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_rational::BigRational;
+use num_traits::{One, Signed, ToPrimitive};
+
+/// Build a tableau for `eqs` (`== 0`) and `ineqs` (`>= 0`) over `n`
+/// variables; returns it with the slack variable of each inequality.
+pub(crate) fn build_tab<T: Int>(
+    n: usize,
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
+) -> OResult<(Tab<T>, Vec<Option<usize>>)> {
+    let mut tab = Tab::<T>::new(n);
+    for e in eqs {
+        let c: Vec<T> = e[..n].iter().map(|&v| T::from_i64(v)).collect();
+        tab.add_constraint(&c, &T::from_i64(e[n]), true)?;
+        if tab.empty {
+            return Ok((tab, vec![None; ineqs.len()]));
+        }
+    }
+    let mut slacks = Vec::with_capacity(ineqs.len());
+    for r in ineqs {
+        let c: Vec<T> = r[..n].iter().map(|&v| T::from_i64(v)).collect();
+        slacks.push(tab.add_constraint(&c, &T::from_i64(r[n]), false)?);
+        if tab.empty {
+            slacks.resize(ineqs.len(), None);
+            return Ok((tab, slacks));
+        }
+    }
+    Ok((tab, slacks))
+}
+
+/// Run `small` (i128 fast path); on overflow run `big` (BigInt).
+pub(crate) fn fallback<R>(
+    small: impl FnOnce() -> OResult<R>,
+    big: impl FnOnce() -> OResult<R>,
+) -> PolyResult<R> {
+    match small() {
+        Ok(r) => Ok(r),
+        Err(Ovf) => big().map_err(|_| PolyError::Overflow),
+    }
+}
+
+/// For a feasible tableau, which inequalities hold with equality at every
+/// point (`None` if the system is empty).
+pub(crate) fn implicit_ineqs<T: Int>(
+    n: usize,
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
+) -> OResult<Option<Vec<bool>>> {
+    let (mut tab, slacks) = build_tab::<T>(n, eqs, ineqs)?;
+    if tab.empty {
+        return Ok(None);
+    }
+    let mut index_of = vec![usize::MAX; tab.n_vars_total()];
+    for (k, s) in slacks.iter().enumerate() {
+        if let Some(v) = s {
+            index_of[*v] = k;
+        }
+    }
+    let mut positive = vec![false; ineqs.len()];
+    let mark = |tab: &Tab<T>, positive: &mut Vec<bool>| {
+        for v in tab.positive_vars() {
+            if v < index_of.len() && index_of[v] != usize::MAX {
+                positive[index_of[v]] = true;
+            }
+        }
+    };
+    mark(&tab, &mut positive);
+    let mut implicit = vec![false; ineqs.len()];
+    for k in 0..ineqs.len() {
+        if positive[k] {
+            continue;
+        }
+        let Some(v) = slacks[k] else { continue };
+        match tab.maximize(v, Mode::UntilPositive)? {
+            MaxOutcome::Reached | MaxOutcome::Unbounded => positive[k] = true,
+            MaxOutcome::Optimal => implicit[k] = true,
+        }
+        mark(&tab, &mut positive);
+    }
+    Ok(Some(implicit))
+}
+
+/// Depth-first branch and bound over the first `r` variables; returns the
+/// LP point of the first leaf whose first `r` coordinates are integral.
+fn bnb<T: Int>(n: usize, rows: &[Vec<i64>], r: usize) -> OResult<Option<Vec<BigRational>>> {
+    let (tab, _) = build_tab::<T>(n, &[], rows)?;
+    if tab.empty {
+        return Ok(None);
+    }
+    let mut stack = vec![tab];
+    while let Some(tab) = stack.pop() {
+        let mut frac: Option<(usize, BigRational)> = None;
+        for k in 0..r {
+            let v = tab.value(k);
+            if !v.is_integer() {
+                frac = Some((k, v));
+                break;
+            }
+        }
+        let Some((k, v)) = frac else {
+            return Ok(Some(tab.point()));
+        };
+        let fl = v.floor().to_integer();
+        let nearer_down =
+            (&v - BigRational::from_integer(fl.clone())) * BigInt::from(2) <= BigRational::one();
+        let mut coef = vec![T::zero(); n];
+        // down: fl - z_k >= 0
+        coef[k] = T::from_i64(-1);
+        let mut down = tab.clone();
+        down.add_constraint(&coef, &T::from_big(&fl)?, false)?;
+        // up: z_k - (fl + 1) >= 0
+        coef[k] = T::one();
+        let mut up = tab;
+        let c_up = T::from_big(&(-(fl + BigInt::from(1))))?;
+        up.add_constraint(&coef, &c_up, false)?;
+        // Push the preferred branch last so it is explored first.
+        let (first, second) = if nearer_down { (down, up) } else { (up, down) };
+        if !second.empty {
+            stack.push(second);
+        }
+        if !first.empty {
+            stack.push(first);
+        }
+    }
+    Ok(None)
+}
+
+/// Integer point of `{y ∈ Q^n : Σ row[k] y_k + row[n] >= 0 ∀ rows}`, or
+/// `None` if it has none. Exact and terminating, also when unbounded.
+pub(crate) fn sample_ineqs(n: usize, rows: &[Vec<i64>]) -> PolyResult<Option<Vec<i64>>> {
+    if n == 0 {
+        return Ok(if rows.iter().all(|r| r[0] >= 0) {
+            Some(vec![])
+        } else {
+            None
+        });
+    }
+    // 1. Implicit equalities of the recession cone.
+    let cone: Vec<Vec<i64>> = rows
+        .iter()
+        .map(|r| {
+            let mut c = r.clone();
+            c[n] = 0;
+            c
+        })
+        .collect();
+    let implicit = fallback(
+        || implicit_ineqs::<i128>(n, &[], &cone),
+        || implicit_ineqs::<BigInt>(n, &[], &cone),
+    )?
+    // The cone contains 0, so it is never empty.
+    .unwrap_or_else(|| vec![false; rows.len()]);
+    // 2. Unimodular change of coordinates.
+    let m: Vec<Vec<i128>> = rows
+        .iter()
+        .zip(&implicit)
+        .filter(|(_, &imp)| imp)
+        .map(|(row, _)| row[..n].iter().map(|&v| v as i128).collect())
+        .collect();
+    let ech = col_echelon(&m, n)?;
+    let r = ech.rank;
+    let u = ech.u;
+    let mut zrows: Vec<Vec<i64>> = Vec::with_capacity(rows.len());
+    for row in rows {
+        let mut out = Vec::with_capacity(n + 1);
+        for c in 0..n {
+            let mut s = 0i128;
+            for (v, uv) in u.iter().enumerate() {
+                if row[v] != 0 && uv[c] != 0 {
+                    s = s
+                        .checked_add(
+                            (row[v] as i128)
+                                .checked_mul(uv[c])
+                                .ok_or(PolyError::Overflow)?,
+                        )
+                        .ok_or(PolyError::Overflow)?;
+                }
+            }
+            out.push(to_i64(s)?);
+        }
+        out.push(row[n]);
+        zrows.push(out);
+    }
+    // 4 (prepared). Interior direction of the cone in z_{>=r}.
+    let mut dir = vec![0i64; n];
+    let mut t: i128 = 0;
+    if r < n {
+        let nd = n - r;
+        let drows: Vec<Vec<i64>> = zrows
+            .iter()
+            .zip(&implicit)
+            .filter(|(_, &imp)| !imp)
+            .map(|(zr, _)| {
+                let mut d = zr[r..n].to_vec();
+                d.push(-1);
+                d
+            })
+            .collect();
+        for zr in zrows.iter().zip(&implicit).filter(|(_, &i)| !i) {
+            let s: i128 = zr.0[r..n].iter().map(|&v| (v as i128).abs()).sum();
+            t = t.max(s);
+        }
+        let pt = fallback(
+            || {
+                let (tab, _) = build_tab::<i128>(nd, &[], &drows)?;
+                Ok(if tab.empty { None } else { Some(tab.point()) })
+            },
+            || {
+                let (tab, _) = build_tab::<BigInt>(nd, &[], &drows)?;
+                Ok(if tab.empty { None } else { Some(tab.point()) })
+            },
+        )?;
+        // Non-emptiness is guaranteed by step 1 (sum of witnesses).
+        let pt = pt.ok_or_else(|| PolyError::Unsupported("solver: no interior ray".into()))?;
+        let mut l = BigInt::from(1);
+        for v in &pt {
+            l = l.lcm(v.denom());
+        }
+        for (k, v) in pt.iter().enumerate() {
+            let dv = (v * BigRational::from_integer(l.clone())).to_integer();
+            dir[r + k] = dv.to_i64().ok_or(PolyError::Overflow)?;
+        }
+    }
+    // 3. Branch and bound over the bounded coordinates.
+    let leaf = fallback(|| bnb::<i128>(n, &zrows, r), || bnb::<BigInt>(n, &zrows, r))?;
+    let Some(p) = leaf else { return Ok(None) };
+    // 4. Round.
+    let mut q = Vec::with_capacity(n);
+    for (k, pk) in p.iter().enumerate() {
+        let base = if k < r {
+            pk.to_integer()
+        } else {
+            pk.ceil().to_integer() + BigInt::from(t) * BigInt::from(dir[k])
+        };
+        q.push(base.to_i64().ok_or(PolyError::Overflow)?);
+    }
+    // Defensive check of the proof's conclusion (cheap): never return a
+    // point outside the set.
+    for zr in &zrows {
+        let mut s = BigInt::from(zr[n]);
+        for k in 0..n {
+            s += BigInt::from(zr[k]) * BigInt::from(q[k]);
+        }
+        if s.is_negative() {
+            return Err(PolyError::Unsupported("solver: rounding failed".into()));
+        }
+    }
+    // y = U q
+    let mut y = Vec::with_capacity(n);
+    for uv in u.iter() {
+        let mut s = BigInt::from(0);
+        for (c, qc) in q.iter().enumerate() {
+            s += BigInt::from(uv[c]) * BigInt::from(*qc);
+        }
+        y.push(s.to_i64().ok_or(PolyError::Overflow)?);
+    }
+    Ok(Some(y))
+}

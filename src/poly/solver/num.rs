@@ -1,0 +1,176 @@
+//! Exact integer arithmetic for the simplex tableau.
+//!
+//! Owns: the [`Int`] trait (checked ring operations that report overflow as
+//! [`Ovf`] instead of wrapping) and its two implementations: `i128` (the fast
+//! path) and `BigInt` (the slow path, which never overflows).
+//!
+//! Must not know about: tableaux, constraint systems, or anything above.
+
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::{One, Signed, ToPrimitive, Zero};
+use std::fmt::Debug;
+
+/// Overflow of the fast-path integer type: the caller redoes the whole
+/// computation with big integers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Ovf;
+
+/// Result of a fast-path computation.
+pub(crate) type OResult<T> = Result<T, Ovf>;
+
+/// An exact integer type with checked operations.
+pub(crate) trait Int: Clone + Eq + Ord + Debug {
+    fn zero() -> Self;
+    fn one() -> Self;
+    fn from_i64(v: i64) -> Self;
+    /// Conversion from a big integer; `Ovf` if it does not fit.
+    fn from_big(v: &BigInt) -> OResult<Self>;
+    fn to_big(&self) -> BigInt;
+    fn add(&self, o: &Self) -> OResult<Self>;
+    fn mul(&self, o: &Self) -> OResult<Self>;
+    fn neg(&self) -> OResult<Self>;
+    /// Non-negative gcd (gcd(0, 0) = 0).
+    fn gcd(&self, o: &Self) -> OResult<Self>;
+    /// Exact division (`o` divides `self`, `o != 0`).
+    fn div_exact(&self, o: &Self) -> OResult<Self>;
+
+    fn is_zero(&self) -> bool;
+    fn is_neg(&self) -> bool;
+    fn is_pos(&self) -> bool;
+    fn is_one(&self) -> bool;
+}
+
+impl Int for i128 {
+    fn zero() -> Self {
+        0
+    }
+    fn one() -> Self {
+        1
+    }
+    fn from_i64(v: i64) -> Self {
+        v as i128
+    }
+    fn from_big(v: &BigInt) -> OResult<Self> {
+        v.to_i128().ok_or(Ovf)
+    }
+    fn to_big(&self) -> BigInt {
+        BigInt::from(*self)
+    }
+    fn add(&self, o: &Self) -> OResult<Self> {
+        self.checked_add(*o).ok_or(Ovf)
+    }
+    fn mul(&self, o: &Self) -> OResult<Self> {
+        self.checked_mul(*o).ok_or(Ovf)
+    }
+    fn neg(&self) -> OResult<Self> {
+        self.checked_neg().ok_or(Ovf)
+    }
+    fn gcd(&self, o: &Self) -> OResult<Self> {
+        let mut a = self.checked_abs().ok_or(Ovf)?;
+        let mut b = o.checked_abs().ok_or(Ovf)?;
+        while b != 0 {
+            let t = a % b;
+            a = b;
+            b = t;
+        }
+        Ok(a)
+    }
+    fn div_exact(&self, o: &Self) -> OResult<Self> {
+        self.checked_div(*o).ok_or(Ovf)
+    }
+
+    fn is_zero(&self) -> bool {
+        *self == 0
+    }
+    fn is_neg(&self) -> bool {
+        *self < 0
+    }
+    fn is_pos(&self) -> bool {
+        *self > 0
+    }
+    fn is_one(&self) -> bool {
+        *self == 1
+    }
+}
+
+impl Int for BigInt {
+    fn zero() -> Self {
+        Zero::zero()
+    }
+    fn one() -> Self {
+        One::one()
+    }
+    fn from_i64(v: i64) -> Self {
+        BigInt::from(v)
+    }
+    fn from_big(v: &BigInt) -> OResult<Self> {
+        Ok(v.clone())
+    }
+    fn to_big(&self) -> BigInt {
+        self.clone()
+    }
+    fn add(&self, o: &Self) -> OResult<Self> {
+        Ok(self + o)
+    }
+    fn mul(&self, o: &Self) -> OResult<Self> {
+        Ok(self * o)
+    }
+    fn neg(&self) -> OResult<Self> {
+        Ok(-self)
+    }
+    fn gcd(&self, o: &Self) -> OResult<Self> {
+        Ok(Integer::gcd(self, o))
+    }
+    fn div_exact(&self, o: &Self) -> OResult<Self> {
+        if Zero::is_zero(o) {
+            return Err(Ovf);
+        }
+        Ok(self / o)
+    }
+
+    fn is_zero(&self) -> bool {
+        Zero::is_zero(self)
+    }
+    fn is_neg(&self) -> bool {
+        Signed::is_negative(self)
+    }
+    fn is_pos(&self) -> bool {
+        Signed::is_positive(self)
+    }
+    fn is_one(&self) -> bool {
+        One::is_one(self)
+    }
+}
+
+/// Divide a fraction-free row `nums / den` by the gcd of all its entries and
+/// `den` (`den > 0` stays positive).
+pub(crate) fn normalize<T: Int>(nums: &mut [T], den: &mut T) -> OResult<()> {
+    if den.is_one() {
+        return Ok(());
+    }
+    let mut g = den.clone();
+    for v in nums.iter() {
+        if g.is_one() {
+            return Ok(());
+        }
+        if !v.is_zero() {
+            g = g.gcd(v)?;
+        }
+    }
+    if g.is_one() || g.is_zero() {
+        return Ok(());
+    }
+    for v in nums.iter_mut() {
+        if !v.is_zero() {
+            *v = v.div_exact(&g)?;
+        }
+    }
+    *den = den.div_exact(&g)?;
+    Ok(())
+}
+
+/// Checked i64 helpers used by the lattice code.
+pub(crate) fn to_i64(v: i128) -> crate::poly::PolyResult<i64> {
+    i64::try_from(v).map_err(|_| crate::poly::PolyError::Overflow)
+}

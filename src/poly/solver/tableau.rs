@@ -1,0 +1,438 @@
+//! The exact simplex tableau (dictionary form, fraction-free rows).
+//!
+//! Owns: a dictionary over variables of two kinds — the `n_x` problem
+//! variables `x` (free, i.e. of any sign) and one slack variable per added
+//! constraint (restricted to be `>= 0`).  Every basic variable `B` has a row
+//! `den · B = row[0] + Σ_j row[j] · N_j` where `N_j` is the variable of
+//! column `j >= 1`; `den > 0` and the row is kept divided by the gcd of its
+//! entries.  Nonbasic variables are at value 0, so a basic variable's value
+//! is `row[0] / den`.  Equalities become dead columns (a slack fixed at 0).
+//!
+//! Invariants:
+//! * feasibility: every restricted basic row has `row[0] >= 0` (unless the
+//!   tableau was found empty);
+//! * a free (unrestricted) nonbasic column has coefficient 0 in every
+//!   restricted row, so free columns never limit or help feasibility.
+//!
+//! Pivoting uses Bland's rule (smallest variable id enters, ties on the
+//! leaving side go to the smallest variable id), so no loop cycles.
+//! All arithmetic is checked (`Ovf` on overflow); callers redo the whole
+//! computation with `BigInt` in that case.
+//!
+//! Must not know about: integer sampling, lattices, the public API types.
+
+use super::num::{normalize, Int, OResult, Ovf};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Pos {
+    Row(usize),
+    Col(usize),
+    Dead,
+}
+
+/// What a maximization stops at.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Mode {
+    /// Stop as soon as the value is `>= 0` (feasibility restoration).
+    UntilNonneg,
+    /// Stop as soon as the value is `> 0`.
+    UntilPositive,
+    /// Run to the optimum.
+    Full,
+}
+
+/// Outcome of a maximization.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum MaxOutcome {
+    /// The mode's stopping condition was reached.
+    Reached,
+    /// The maximum is attained at the current basis (and the stopping
+    /// condition, if any, was not reached).
+    Optimal,
+    /// The variable is unbounded above.
+    Unbounded,
+}
+
+/// A simplex tableau over the integer type `T`.
+#[derive(Clone, Debug)]
+pub(crate) struct Tab<T> {
+    n_x: usize,
+    restricted: Vec<bool>,
+    pos: Vec<Pos>,
+    /// `col_var[j]` is the variable of column `j`; column 0 is the constant.
+    col_var: Vec<usize>,
+    rows: Vec<Vec<T>>,
+    den: Vec<T>,
+    row_var: Vec<usize>,
+    /// Set once the constraints are found to have no rational solution.
+    pub empty: bool,
+}
+
+impl<T: Int> Tab<T> {
+    /// A tableau over `n_x` free variables and no constraints.
+    pub fn new(n_x: usize) -> Self {
+        let mut col_var = vec![usize::MAX];
+        col_var.extend(0..n_x);
+        Tab {
+            n_x,
+            restricted: vec![false; n_x],
+            pos: (0..n_x).map(|v| Pos::Col(v + 1)).collect(),
+            col_var,
+            rows: Vec::new(),
+            den: Vec::new(),
+            row_var: Vec::new(),
+            empty: false,
+        }
+    }
+
+    fn ncols(&self) -> usize {
+        self.col_var.len()
+    }
+
+    fn is_free_col(&self, j: usize) -> bool {
+        !self.restricted[self.col_var[j]]
+    }
+
+    /// The row `(nums, den)` of the affine form `Σ c[v]·x_v + cst` in terms
+    /// of the current nonbasic variables.
+    fn expr_of(&self, c: &[T], cst: &T) -> OResult<(Vec<T>, T)> {
+        let nc = self.ncols();
+        let mut acc = vec![T::zero(); nc];
+        acc[0] = cst.clone();
+        let mut d = T::one();
+        for (v, cv) in c.iter().enumerate().take(self.n_x) {
+            if cv.is_zero() {
+                continue;
+            }
+            match self.pos[v] {
+                Pos::Col(j) => acc[j] = acc[j].add(&cv.mul(&d)?)?,
+                Pos::Row(i) => {
+                    let di = &self.den[i];
+                    let g = d.gcd(di)?;
+                    let fa = di.div_exact(&g)?; // multiply acc by this
+                    let fr = d.div_exact(&g)?; // multiply row by this
+                    let m = cv.mul(&fr)?;
+                    if !fa.is_one() {
+                        for a in acc.iter_mut() {
+                            if !a.is_zero() {
+                                *a = a.mul(&fa)?;
+                            }
+                        }
+                        d = d.mul(&fa)?;
+                    }
+                    for (a, r) in acc.iter_mut().zip(self.rows[i].iter()) {
+                        if !r.is_zero() {
+                            *a = a.add(&r.mul(&m)?)?;
+                        }
+                    }
+                }
+                // Problem variables are never dead (only slacks die).
+                Pos::Dead => return Err(Ovf),
+            }
+        }
+        normalize(&mut acc, &mut d)?;
+        Ok((acc, d))
+    }
+
+    fn push_row(&mut self, nums: Vec<T>, den: T, restricted: bool) -> usize {
+        let v = self.restricted.len();
+        self.restricted.push(restricted);
+        self.pos.push(Pos::Row(self.rows.len()));
+        self.rows.push(nums);
+        self.den.push(den);
+        self.row_var.push(v);
+        v
+    }
+
+    /// Add the constraint `Σ c[v]·x_v + cst >= 0` (or `== 0` if `is_eq`).
+    /// Returns the id of its slack variable (`None` for an equality, whose
+    /// slack is eliminated). Restores feasibility or sets `empty`.
+    pub fn add_constraint(&mut self, c: &[T], cst: &T, is_eq: bool) -> OResult<Option<usize>> {
+        if self.empty {
+            return Ok(None);
+        }
+        let (nums, den) = self.expr_of(c, cst)?;
+        if is_eq {
+            let free = (1..self.ncols()).find(|&j| self.is_free_col(j) && !nums[j].is_zero());
+            if let Some(j) = free {
+                let v = self.push_row(nums, den, true);
+                let r = self.rows.len() - 1;
+                self.pivot(r, j)?;
+                self.kill_col(j);
+                let _ = v;
+                return Ok(None);
+            }
+            if nums[1..].iter().all(|x| x.is_zero()) {
+                if !nums[0].is_zero() {
+                    self.empty = true;
+                }
+                return Ok(None);
+            }
+            // An equality among restricted variables: two inequalities.
+            let neg: Vec<T> = nums.iter().map(|x| x.neg()).collect::<OResult<_>>()?;
+            self.add_row_ineq(nums, den.clone())?;
+            if !self.empty {
+                // Re-express (the basis may have changed).
+                let (n2, d2) = self.expr_of(c, cst)?;
+                let neg2: Vec<T> = n2.iter().map(|x| x.neg()).collect::<OResult<_>>()?;
+                let _ = neg;
+                self.add_row_ineq(neg2, d2)?;
+            }
+            return Ok(None);
+        }
+        Ok(Some(self.add_row_ineq(nums, den)?))
+    }
+
+    fn add_row_ineq(&mut self, nums: Vec<T>, den: T) -> OResult<usize> {
+        let free = (1..self.ncols()).find(|&j| self.is_free_col(j) && !nums[j].is_zero());
+        let v = self.push_row(nums, den, true);
+        let r = self.rows.len() - 1;
+        if let Some(j) = free {
+            // The slack becomes nonbasic (value 0, feasible); the free
+            // variable becomes basic. Other restricted rows have 0 in column
+            // j, so their values do not change.
+            self.pivot(r, j)?;
+            return Ok(v);
+        }
+        if self.rows[r][0].is_neg() {
+            match self.maximize(v, Mode::UntilNonneg)? {
+                MaxOutcome::Reached | MaxOutcome::Unbounded => {}
+                MaxOutcome::Optimal => self.empty = true,
+            }
+        }
+        Ok(v)
+    }
+
+    /// Add an unrestricted row for `Σ c[v]·x_v + cst`; returns its variable.
+    pub fn add_free_row(&mut self, c: &[T], cst: &T) -> OResult<usize> {
+        let (nums, den) = self.expr_of(c, cst)?;
+        Ok(self.push_row(nums, den, false))
+    }
+
+    /// Remove a basic variable's row (the variable is forgotten).
+    pub fn drop_row_var(&mut self, v: usize) {
+        if let Pos::Row(i) = self.pos[v] {
+            self.rows.remove(i);
+            self.den.remove(i);
+            self.row_var.remove(i);
+            for (k, &rv) in self.row_var.iter().enumerate().skip(i) {
+                self.pos[rv] = Pos::Row(k);
+            }
+            self.pos[v] = Pos::Dead;
+        }
+    }
+
+    /// Remove column `j` (its variable is fixed at 0 for good).
+    fn kill_col(&mut self, j: usize) {
+        let v = self.col_var[j];
+        for row in self.rows.iter_mut() {
+            row.remove(j);
+        }
+        self.col_var.remove(j);
+        for (k, &cv) in self.col_var.iter().enumerate().skip(j) {
+            self.pos[cv] = Pos::Col(k);
+        }
+        self.pos[v] = Pos::Dead;
+    }
+
+    /// Pivot: the basic variable of row `r` leaves, the variable of column
+    /// `j` (with `row[r][j] != 0`) enters.
+    fn pivot(&mut self, r: usize, j: usize) -> OResult<()> {
+        let a = self.rows[r][j].clone();
+        let dr = self.den[r].clone();
+        let mut nr: Vec<T> = Vec::with_capacity(self.ncols());
+        for (k, x) in self.rows[r].iter().enumerate() {
+            if k == j {
+                nr.push(dr.clone());
+            } else {
+                nr.push(x.neg()?);
+            }
+        }
+        let mut nd = a;
+        if nd.is_neg() {
+            for x in nr.iter_mut() {
+                *x = x.neg()?;
+            }
+            nd = nd.neg()?;
+        }
+        normalize(&mut nr, &mut nd)?;
+        for i in 0..self.rows.len() {
+            if i == r || self.rows[i][j].is_zero() {
+                continue;
+            }
+            let e = self.rows[i][j].clone();
+            let row = &mut self.rows[i];
+            for k in 0..row.len() {
+                if k == j {
+                    row[k] = e.mul(&nr[k])?;
+                } else {
+                    let mut v = if row[k].is_zero() || nd.is_one() {
+                        row[k].clone()
+                    } else {
+                        row[k].mul(&nd)?
+                    };
+                    if !nr[k].is_zero() {
+                        v = v.add(&e.mul(&nr[k])?)?;
+                    }
+                    row[k] = v;
+                }
+            }
+            let mut d = self.den[i].mul(&nd)?;
+            normalize(row, &mut d)?;
+            self.den[i] = d;
+        }
+        self.rows[r] = nr;
+        self.den[r] = nd;
+        let rv = self.row_var[r];
+        let cv = self.col_var[j];
+        self.row_var[r] = cv;
+        self.col_var[j] = rv;
+        self.pos[cv] = Pos::Row(r);
+        self.pos[rv] = Pos::Col(j);
+        Ok(())
+    }
+
+    /// Ratio test for increasing column `j`: the restricted row (other than
+    /// `skip`) that first hits 0, with Bland's tie-break. Returns the row
+    /// index and the ratio as `(num, den)` (`row[0]` and `-row[j]`).
+    fn ratio_test(&self, j: usize, skip: Option<usize>) -> OResult<Option<usize>> {
+        let mut best: Option<usize> = None;
+        for i in 0..self.rows.len() {
+            if Some(i) == skip || !self.restricted[self.row_var[i]] || !self.rows[i][j].is_neg() {
+                continue;
+            }
+            match best {
+                None => best = Some(i),
+                Some(b) => {
+                    // compare rows[i][0] / -rows[i][j]  vs  rows[b][0] / -rows[b][j]
+                    let lhs = self.rows[i][0].mul(&self.rows[b][j].neg()?)?;
+                    let rhs = self.rows[b][0].mul(&self.rows[i][j].neg()?)?;
+                    if lhs < rhs || (lhs == rhs && self.row_var[i] < self.row_var[b]) {
+                        best = Some(i);
+                    }
+                }
+            }
+        }
+        Ok(best)
+    }
+
+    /// Make a nonbasic restricted variable basic by a feasible pivot in the
+    /// increasing direction. Returns false if nothing limits its increase
+    /// (it is unbounded above).
+    fn bring_into_basis(&mut self, v: usize) -> OResult<bool> {
+        if let Pos::Col(j) = self.pos[v] {
+            match self.ratio_test(j, None)? {
+                None => return Ok(false),
+                Some(i) => self.pivot(i, j)?,
+            }
+        }
+        Ok(true)
+    }
+
+    /// Maximize variable `v` (basic or a restricted nonbasic) by primal
+    /// simplex over the current feasible region, with Bland's rule.
+    pub fn maximize(&mut self, v: usize, mode: Mode) -> OResult<MaxOutcome> {
+        if let Pos::Col(_) = self.pos[v] {
+            if mode == Mode::UntilNonneg {
+                return Ok(MaxOutcome::Reached);
+            }
+            if !self.bring_into_basis(v)? {
+                return Ok(MaxOutcome::Unbounded);
+            }
+        }
+        loop {
+            let r = match self.pos[v] {
+                Pos::Row(r) => r,
+                Pos::Col(_) => return Ok(MaxOutcome::Reached),
+                Pos::Dead => return Err(Ovf),
+            };
+            let c0 = &self.rows[r][0];
+            match mode {
+                Mode::UntilNonneg if !c0.is_neg() => return Ok(MaxOutcome::Reached),
+                Mode::UntilPositive if c0.is_pos() => return Ok(MaxOutcome::Reached),
+                _ => {}
+            }
+            let mut enter: Option<usize> = None;
+            for j in 1..self.ncols() {
+                let a = &self.rows[r][j];
+                if a.is_zero() {
+                    continue;
+                }
+                if self.is_free_col(j) {
+                    // Only unrestricted rows can have a free column entry.
+                    return Ok(MaxOutcome::Unbounded);
+                }
+                if a.is_pos() && enter.map_or(true, |e| self.col_var[j] < self.col_var[e]) {
+                    enter = Some(j);
+                }
+            }
+            let Some(j) = enter else {
+                return Ok(MaxOutcome::Optimal);
+            };
+            let leave = self.ratio_test(j, Some(r))?;
+            if mode == Mode::UntilNonneg {
+                // Does row r itself reach 0 no later than the limiting row?
+                let own_first = match leave {
+                    None => true,
+                    Some(i) => {
+                        // -c_r / a_rj  <=  c_i / -a_ij
+                        let lhs = self.rows[r][0].neg()?.mul(&self.rows[i][j].neg()?)?;
+                        let rhs = self.rows[i][0].mul(&self.rows[r][j])?;
+                        lhs <= rhs
+                    }
+                };
+                if own_first {
+                    self.pivot(r, j)?;
+                    return Ok(MaxOutcome::Reached);
+                }
+            }
+            match leave {
+                None => return Ok(MaxOutcome::Unbounded),
+                Some(i) => self.pivot(i, j)?,
+            }
+        }
+    }
+
+    /// Current value of variable `v`.
+    pub fn value(&self, v: usize) -> BigRational {
+        match self.pos[v] {
+            Pos::Row(r) => BigRational::new(self.rows[r][0].to_big(), self.den[r].to_big()),
+            _ => BigRational::from_integer(BigInt::from(0)),
+        }
+    }
+
+    /// Current values of the problem variables.
+    pub fn point(&self) -> Vec<BigRational> {
+        (0..self.n_x).map(|v| self.value(v)).collect()
+    }
+
+    /// Restricted variables whose current value is positive.
+    pub fn positive_vars(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.rows.len())
+            .filter(|&i| self.restricted[self.row_var[i]] && self.rows[i][0].is_pos())
+            .map(|i| self.row_var[i])
+    }
+
+    /// After `maximize(v, Full)` returned `Optimal` for the basic variable
+    /// `v`: fix at 0 every nonbasic variable whose increase would lower `v`
+    /// (they are 0 at every maximizer), restricting the tableau to the
+    /// optimal face.
+    pub fn restrict_to_optimal_face(&mut self, v: usize) {
+        if let Pos::Row(r) = self.pos[v] {
+            let mut j = self.ncols();
+            while j > 1 {
+                j -= 1;
+                if !self.rows[r][j].is_zero() && !self.is_free_col(j) {
+                    self.kill_col(j);
+                }
+            }
+        }
+    }
+
+    /// Variable id of the slack of the last added constraint (for tests).
+    pub fn n_vars_total(&self) -> usize {
+        self.restricted.len()
+    }
+}

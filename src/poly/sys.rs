@@ -1,0 +1,117 @@
+//! The bridge from constraint rows to the exact solver.
+//!
+//! Owns: building `solver::System`s from rows (same layout: variables then
+//! constant) and the few questions the set operations ask of the solver.
+//!
+//! Must not know about: spaces, names, parsing or printing.
+
+use super::error::PolyResult;
+use super::solver::{self, Optimum, System};
+
+/// A system over `nv` variables.
+pub fn system(nv: usize, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> System {
+    let mut s = System::new(nv);
+    for e in eqs {
+        s.add_eq(e.clone());
+    }
+    for i in ineqs {
+        s.add_ineq(i.clone());
+    }
+    s
+}
+
+/// True when the system has no integer solution.
+pub fn int_empty(nv: usize, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> PolyResult<bool> {
+    if ineqs.iter().any(|r| is_contradiction(r)) || eqs.iter().any(|r| is_eq_contradiction(r)) {
+        return Ok(true);
+    }
+    Ok(solver::integer_sample(&system(nv, eqs, ineqs))?.is_none())
+}
+
+/// An integer solution, if any.
+pub fn int_sample(nv: usize, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> PolyResult<Option<Vec<i64>>> {
+    if ineqs.iter().any(|r| is_contradiction(r)) || eqs.iter().any(|r| is_eq_contradiction(r)) {
+        return Ok(None);
+    }
+    solver::integer_sample(&system(nv, eqs, ineqs))
+}
+
+/// True when the system has a rational solution.
+pub fn rat_feasible(nv: usize, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> PolyResult<bool> {
+    solver::rational_feasible(&system(nv, eqs, ineqs))
+}
+
+/// Indices of inequalities tight at every rational solution.
+pub fn implicit_eqs(nv: usize, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> PolyResult<Vec<usize>> {
+    solver::implicit_equalities(&system(nv, eqs, ineqs))
+}
+
+/// Indices of inequalities that can be removed all together without
+/// changing the rational solution set.
+pub fn redundant(nv: usize, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> PolyResult<Vec<usize>> {
+    solver::redundant_ineqs(&system(nv, eqs, ineqs))
+}
+
+/// Objectives given as variable coefficients only (length `nv`) get a zero
+/// constant appended, as the solver expects `nv + 1` entries.
+fn with_const(objs: &[Vec<i64>]) -> Vec<Vec<i64>> {
+    objs.iter()
+        .map(|o| {
+            let mut v = o.clone();
+            v.push(0);
+            v
+        })
+        .collect()
+}
+
+/// Integer lexicographic minimum of the objectives (coefficient vectors of
+/// length `nv`); the optimum is the point.
+pub fn int_lexmin(
+    nv: usize,
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
+    objs: &[Vec<i64>],
+) -> PolyResult<Optimum<Vec<i64>>> {
+    solver::integer_lexmin(&system(nv, eqs, ineqs), &with_const(objs))
+}
+
+/// Integer lexicographic maximum of the objectives.
+pub fn int_lexmax(
+    nv: usize,
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
+    objs: &[Vec<i64>],
+) -> PolyResult<Optimum<Vec<i64>>> {
+    solver::integer_lexmax(&system(nv, eqs, ineqs), &with_const(objs))
+}
+
+/// Integer minimum of one objective.
+pub fn int_min(
+    nv: usize,
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
+    obj: &[i64],
+) -> PolyResult<Optimum<i64>> {
+    solver::integer_min(&system(nv, eqs, ineqs), &with_const(&[obj.to_vec()])[0])
+}
+
+/// Integer maximum of one objective.
+pub fn int_max(
+    nv: usize,
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
+    obj: &[i64],
+) -> PolyResult<Optimum<i64>> {
+    solver::integer_max(&system(nv, eqs, ineqs), &with_const(&[obj.to_vec()])[0])
+}
+
+/// `c >= 0` with no variables and `c < 0`.
+pub fn is_contradiction(r: &[i64]) -> bool {
+    let n = r.len() - 1;
+    r[..n].iter().all(|&c| c == 0) && r[n] < 0
+}
+
+fn is_eq_contradiction(r: &[i64]) -> bool {
+    let n = r.len() - 1;
+    r[..n].iter().all(|&c| c == 0) && r[n] != 0
+}

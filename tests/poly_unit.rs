@@ -1,0 +1,178 @@
+//! Worked cases of the polyhedral core (sets, maps, parsing, printing).
+
+use alphac::poly::{Map, MultiAff, PolyError, Set};
+
+fn set(s: &str) -> Set {
+    Set::parse(s).unwrap_or_else(|e| panic!("parse {s}: {e}"))
+}
+
+#[test]
+fn triangle() {
+    let t = set("[N] -> { [i, j] : 0 <= i < N and 0 <= j <= i }");
+    let pts = t.points(&[3]).unwrap();
+    assert_eq!(
+        pts,
+        vec![
+            vec![0, 0],
+            vec![1, 0],
+            vec![1, 1],
+            vec![2, 0],
+            vec![2, 1],
+            vec![2, 2]
+        ]
+    );
+    assert_eq!(t.points(&[0]).unwrap(), Vec::<Vec<i64>>::new());
+    assert_eq!(t.bounding_box(&[4]).unwrap(), Some(vec![(0, 3), (0, 3)]));
+    assert_eq!(t.lexmin_point(&[4]).unwrap(), Some(vec![0, 0]));
+    assert_eq!(t.lexmax_point(&[4]).unwrap(), Some(vec![3, 3]));
+    assert!(t.contains(&[4], &[3, 2]));
+    assert!(!t.contains(&[4], &[2, 3]));
+    assert_eq!(t.dimension().unwrap(), 2);
+    assert!(!t.is_empty().unwrap());
+    assert!(t.is_empty_for(&[0]).unwrap());
+    println!("{t}");
+    let again = set(&t.to_string());
+    assert_eq!(again.to_string(), t.to_string());
+}
+
+#[test]
+fn integer_emptiness() {
+    let s = set("{ [i, j] : 0 <= i, j <= 10 and 2i + 2j = 7 }");
+    assert!(s.is_empty().unwrap());
+    let s = set("{ [i, j] : 0 <= i, j <= 10 and 2i + 4j >= 3 and 2i + 4j <= 3 }");
+    assert!(s.is_empty().unwrap());
+}
+
+#[test]
+fn inexact_projection() {
+    let s = set("{ [i, j] : i = 2j and 0 <= j <= 5 }");
+    let (p, exact) = s.project_out(1, 1).unwrap();
+    assert!(!exact);
+    // the real shadow contains odd i
+    assert!(p.contains(&[], &[1]));
+    let s = set("{ [i, j] : i = j + 1 and 0 <= j <= 5 }");
+    let (p, exact) = s.project_out(1, 1).unwrap();
+    assert!(exact);
+    assert_eq!(
+        p.points(&[]).unwrap(),
+        (1..=6).map(|i| vec![i]).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn not_equal_and_unions() {
+    let s = set("{ [i] : 0 <= i <= 4 and i != 2 }");
+    assert_eq!(
+        s.points(&[]).unwrap(),
+        vec![vec![0], vec![1], vec![3], vec![4]]
+    );
+    let u = set("{ [i] : 0 <= i <= 2; [i] : 5 <= i <= 6 or i = 10 }");
+    assert_eq!(
+        u.points(&[]).unwrap(),
+        vec![vec![0], vec![1], vec![2], vec![5], vec![6], vec![10]]
+    );
+    let c = u.complement().unwrap();
+    assert!(c.contains(&[], &[3]) && !c.contains(&[], &[5]));
+}
+
+#[test]
+fn parse_errors() {
+    match Set::parse("{ [i] : i <= k }") {
+        Err(PolyError::Parse { pos, .. }) => assert_eq!(pos, 13),
+        r => panic!("{r:?}"),
+    }
+    match Set::parse("[N] -> { [i] : i < N ") {
+        Err(PolyError::Parse { pos, .. }) => assert_eq!(pos, 21),
+        r => panic!("{r:?}"),
+    }
+    match Set::parse("{ [i] : i * i >= 0 }") {
+        Err(PolyError::Parse { pos, .. }) => assert_eq!(pos, 8),
+        r => panic!("{r:?}"),
+    }
+}
+
+#[test]
+fn maps_and_functions() {
+    let m = Map::parse("[N] -> { [i, j] -> [i] : 0 <= j <= i < N }").unwrap();
+    let d = m.domain().unwrap();
+    assert_eq!(
+        d.points(&[2]).unwrap(),
+        vec![vec![0, 0], vec![1, 0], vec![1, 1]]
+    );
+    let f = MultiAff::parse("[N] -> { [i, j] -> [i - 1, j] }").unwrap();
+    let t = set("[N] -> { [i, j] : 0 <= j <= i < N }");
+    let pre = t.preimage(&f).unwrap();
+    assert!(pre.contains(&[3], &[1, 0]));
+    assert!(!pre.contains(&[3], &[0, 0]));
+    let img = t.image(&f).unwrap();
+    assert!(img.contains(&[3], &[-1, 0]));
+    println!("{m}\n{f}\n{pre}\n{img}");
+}
+
+#[test]
+fn parametric_lexmin_of_triangle() {
+    let t = set("[N] -> { [i, j] : 0 <= i < N and 0 <= j <= i }");
+    let lmin = t.lexmin().unwrap();
+    let lmax = t.lexmax().unwrap();
+    for n in 0..5 {
+        let want: Vec<Vec<i64>> = if n == 0 { vec![] } else { vec![vec![0, 0]] };
+        assert_eq!(lmin.points(&[n]).unwrap(), want);
+        let want: Vec<Vec<i64>> = if n == 0 {
+            vec![]
+        } else {
+            vec![vec![n - 1, n - 1]]
+        };
+        assert_eq!(lmax.points(&[n]).unwrap(), want);
+    }
+    // the strided set {i : i = 2j} needs an existential variable
+    let s = set("{ [i, j] : i = 2j and 0 <= i <= 10 and 0 <= j <= 10 }");
+    let r = s.project_out(1, 1);
+    assert!(matches!(r, Ok((_, false))));
+}
+
+#[test]
+fn unbounded_enumeration_is_an_error() {
+    let s = set("[N] -> { [i, j] : 0 <= i < N and j >= i }");
+    assert!(matches!(s.points(&[3]), Err(PolyError::Unbounded(_))));
+    assert!(matches!(s.bounding_box(&[3]), Err(PolyError::Unbounded(_))));
+    assert!(matches!(s.lexmax_point(&[3]), Err(PolyError::Unbounded(_))));
+    // lexmin exists though
+    assert_eq!(s.lexmin_point(&[3]).unwrap(), Some(vec![0, 0]));
+    // empty for N = 0 even though unbounded in general
+    assert_eq!(s.points(&[0]).unwrap(), Vec::<Vec<i64>>::new());
+}
+
+#[test]
+fn named_tuples_and_notation() {
+    let s = set("[N] -> { S[i, j] : 0 <= i, j < N && (i < j || i > j) }");
+    let t = s.to_string();
+    assert!(t.starts_with("[N] -> { S[i, j]"), "{t}");
+    assert_eq!(set(&t).to_string(), t);
+    assert_eq!(s.points(&[2]).unwrap(), vec![vec![0, 1], vec![1, 0]]);
+    // mismatched tuple names in one union
+    assert!(matches!(
+        Set::parse("{ S[i] : i = 0; T[i] : i = 1 }"),
+        Err(PolyError::Parse { pos: 16, .. })
+    ));
+    // empty tuples and parameter-only constraints
+    let e = set("{ [] : }");
+    assert_eq!(e.points(&[]).unwrap(), vec![Vec::<i64>::new()]);
+    let c = set("[N] -> { : N > 0 }");
+    assert!(c.is_empty_for(&[0]).unwrap() && !c.is_empty_for(&[1]).unwrap());
+    // constants in output tuples, == and 2*i
+    let m = Map::parse("{ [i] -> [i, 0] : 0 <= 2*i == 2 }").unwrap();
+    assert_eq!(m.pairs(&[]).unwrap(), vec![(vec![1], vec![1, 0])]);
+    // chains with lists
+    let s = set("[N] -> { [i, j] : 0 <= i, j < N <= 3 }");
+    assert_eq!(s.points(&[2]).unwrap().len(), 4);
+    assert!(s.is_empty_for(&[4]).unwrap());
+    // the empty set prints as false and re-parses
+    let z = set("{ [i] : i > 0 and i < 0 }");
+    assert_eq!(z.to_string(), "{ [i] : false }");
+    assert!(set(&z.to_string()).is_empty().unwrap());
+    // tightening and gcd normalization in the printed form
+    assert_eq!(
+        set("{ [i] : 2i >= 1 and 4i <= 14 }").to_string(),
+        "{ [i] : i >= 1 and i <= 3 }"
+    );
+}

@@ -6,6 +6,7 @@
 //! and `interp` (the reference interpreter) beside them as the oracle.
 
 pub mod cli;
+pub mod deps;
 pub mod diag;
 pub mod ir;
 pub mod poly;

@@ -76,7 +76,7 @@ fn brute_force(
 ) -> usize {
     let mut count = 0;
     for dep in &deps.model.deps {
-        let full = deps.model.dep_with_domains(dep);
+        let full = deps.model.dep_with_domains(dep).unwrap();
         let ds = deps.model.statements[dep.source].n_dims;
         let dt = deps.model.statements[dep.target].n_dims;
         for s in points(ds, -1, box_hi) {
@@ -186,7 +186,7 @@ fn jacobi_1d_pieces_match_reads() {
         if dep.source != x || dep.target != x {
             continue;
         }
-        let full = d.model.dep_with_domains(dep);
+        let full = d.model.dep_with_domains(dep).unwrap();
         for s in points(2, -1, 4) {
             for t in points(2, -1, 4) {
                 let mut pt = s.clone();

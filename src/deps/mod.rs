@@ -595,7 +595,10 @@ pub fn analyze_system(program: &Program, index: usize) -> Result<SystemDeps, Dep
             target: tgt,
             poly,
         };
-        let full = model.dep_with_domains(&piece);
+        let full = model.dep_with_domains(&piece).map_err(|e| match e {
+            ScheduleError::Poly(p) => DepsError::Poly(p),
+            other => DepsError::Schedule(other),
+        })?;
         if solver::integer_sample(&full)?.is_none() {
             continue;
         }

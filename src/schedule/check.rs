@@ -135,7 +135,7 @@ pub fn check_schedule(model: &Model, sched: &Schedule) -> ScheduleResult<Legalit
     validate_schedule(model, sched)?;
     let mut statuses = Vec::with_capacity(model.deps.len());
     for (k, dep) in model.deps.iter().enumerate() {
-        let mut sys: System = model.dep_with_domains(dep);
+        let mut sys: System = model.dep_with_domains(dep)?;
         let Some(mut witness) = solver::integer_sample(&sys)? else {
             statuses.push(DepStatus::Empty);
             continue;

@@ -325,7 +325,7 @@ pub fn schedule(model: &Model, which: Scheduler) -> ScheduleResult<Schedule> {
     }
     let mut pieces = Vec::new();
     for dep in &model.deps {
-        if let Some(p) = make_piece(model.dep_with_domains(dep), dep.source, dep.target)? {
+        if let Some(p) = make_piece(model.dep_with_domains(dep)?, dep.source, dep.target)? {
             pieces.push(p);
         }
     }

@@ -56,7 +56,12 @@ pub struct Model {
 pub struct DimInfo {
     /// No dependence piece is carried at this dimension: for every piece,
     /// on the instance pairs equal at all earlier dimensions, source and
-    /// target get the same value here. The loop is parallel.
+    /// target get the same value here. The loop is parallel with respect
+    /// to the model's dependences. Note: in the augmented program of `deps`
+    /// a reduction's accumulation instances have no dependences among each
+    /// other (the operator is associative and commutative), so a coincident
+    /// dimension may still accumulate into one cell from several iterations:
+    /// a parallel *reduction* loop.
     pub coincident: bool,
     /// Every statement's row at this dimension is a constant (no iterator
     /// and no parameter coefficient): a statement-ordering dimension.
@@ -143,15 +148,31 @@ impl Model {
     }
 
     /// The dependence piece intersected with the domains of its source and
-    /// target, as a system over `(s, t, p)`.
-    pub fn dep_with_domains(&self, dep: &DepPiece) -> System {
+    /// target, as a system over `(s, t, p)`. Errors (instead of panicking)
+    /// on an unknown statement or rows of the wrong length.
+    pub fn dep_with_domains(&self, dep: &DepPiece) -> ScheduleResult<System> {
         let m = self.n_params;
-        let s = &self.statements[dep.source];
-        let t = &self.statements[dep.target];
+        let (Some(s), Some(t)) = (
+            self.statements.get(dep.source),
+            self.statements.get(dep.target),
+        ) else {
+            return Err(ScheduleError::InvalidModel(
+                "dependence piece names an unknown statement".to_string(),
+            ));
+        };
         let (ds, dt) = (s.n_dims, t.n_dims);
         let n = ds + dt + m;
+        if dep.poly.n_vars != n || s.domain.n_vars != ds + m || t.domain.n_vars != dt + m {
+            return Err(ScheduleError::InvalidModel(format!(
+                "dependence piece {} -> {} does not match the statement dimensions",
+                s.name, t.name
+            )));
+        }
+        check_rows(&dep.poly, "dependence piece")?;
+        check_rows(&s.domain, &s.name)?;
+        check_rows(&t.domain, &t.name)?;
         let mut sys = dep.poly.clone();
-        // Source domain row over (i, p, 1) -> (s, t, p, 1).
+        // Domain row over (i, p, 1) -> (s, t, p, 1).
         let embed = |row: &[i64], off: usize, d: usize| -> Vec<i64> {
             let mut r = vec![0; n + 1];
             r[off..off + d].copy_from_slice(&row[..d]);
@@ -171,7 +192,7 @@ impl Model {
         for r in &t.domain.ineqs {
             sys.add_ineq(embed(r, ds, dt));
         }
-        sys
+        Ok(sys)
     }
 }
 

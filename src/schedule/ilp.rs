@@ -202,13 +202,17 @@ pub(crate) fn lexmin(
     sys: &crate::poly::solver::System,
     objs: &[Form],
 ) -> ScheduleResult<crate::poly::solver::Optimum<Vec<i64>>> {
-    lexmin_from(sys.clone(), objs, 0)
+    lexmin_from(sys.clone(), objs, 0, None)
 }
 
+/// `hint`, when given, is a rational lexicographic minimum of `objs[k..]`
+/// over `cur` (known from the caller, which only fixed an objective at the
+/// integral value it already had there), saving a simplex run.
 fn lexmin_from(
     cur: crate::poly::solver::System,
     objs: &[Form],
     k: usize,
+    hint: Option<Vec<num_rational::BigRational>>,
 ) -> ScheduleResult<crate::poly::solver::Optimum<Vec<i64>>> {
     use crate::poly::solver::{self, Optimum};
     use num_rational::BigRational;
@@ -220,10 +224,13 @@ fn lexmin_from(
             None => Optimum::Empty,
         });
     }
-    let v = match solver::rational_lexmin(&cur, &objs[k..])? {
-        Optimum::Empty => return Ok(Optimum::Empty),
-        Optimum::Unbounded => return Ok(solver::integer_lexmin(&cur, &objs[k..])?),
-        Optimum::Value(v) => v,
+    let v = match hint {
+        Some(v) => v,
+        None => match solver::rational_lexmin(&cur, &objs[k..])? {
+            Optimum::Empty => return Ok(Optimum::Empty),
+            Optimum::Unbounded => return Ok(solver::integer_lexmin(&cur, &objs[k..])?),
+            Optimum::Value(v) => v,
+        },
     };
     if v.iter().all(|x| x.is_integer()) {
         let ints: Option<Vec<i64>> = v.iter().map(|x| x.to_integer().to_i64()).collect();
@@ -237,6 +244,7 @@ fn lexmin_from(
     for (c, x) in f[..n].iter().zip(&v) {
         val += BigRational::from_integer((*c).into()) * x;
     }
+    let integral = val.is_integer();
     let lo = val
         .ceil()
         .to_integer()
@@ -251,7 +259,10 @@ fn lexmin_from(
         s.add_eq(eq);
         Ok(s)
     };
-    if let Optimum::Value(p) = lexmin_from(fix(&cur, lo)?, objs, k + 1)? {
+    // If objective k is already integral at `v`, fixing it there keeps `v`
+    // a rational lexicographic minimum of the remaining objectives.
+    let hint = if integral { Some(v) } else { None };
+    if let Optimum::Value(p) = lexmin_from(fix(&cur, lo)?, objs, k + 1, hint)? {
         return Ok(Optimum::Value(p));
     }
     // f = lo has no integer point: the exact minimum with f >= lo + 1.
@@ -260,7 +271,7 @@ fn lexmin_from(
     r[n] = r[n].checked_sub(lo + 1).ok_or(ScheduleError::Overflow)?;
     above.add_ineq(r);
     match solver::integer_min(&above, f)? {
-        Optimum::Value(m) => lexmin_from(fix(&above, m)?, objs, k + 1),
+        Optimum::Value(m) => lexmin_from(fix(&above, m)?, objs, k + 1, None),
         Optimum::Empty => Ok(Optimum::Empty),
         Optimum::Unbounded => Ok(Optimum::Unbounded),
     }

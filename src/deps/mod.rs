@@ -1,0 +1,773 @@
+//! Polyhedral statements, access relations and exact flow dependences of
+//! an IR program, its dependence graph, and the glue to the scheduler
+//! (`schedule_program`) with the textual schedule printer.
+//!
+//! The *augmented program* (SDR paper §3.2, §6.1): every equation
+//! `X[x] = E` is a statement over (each convex piece of) `X`'s domain that
+//! writes `X[x]`; every reduction `reduce(op, proj, body)` is an
+//! accumulation statement over (each convex piece of) its body domain plus
+//! a completion ("redirect") statement over the context where the reduction
+//! is evaluated, which reads the accumulator. When the reduction is the
+//! whole right-hand side of an equation, the equation statement itself is
+//! the completion.
+//!
+//! Dependences (programs are single-assignment, so flow dependences are
+//! all there is): a read `V[f(t)]` evaluated by statement `T` at `t` under
+//! context constraints `C(t)` (case branches, restrictions) depends on the
+//! unique writer instance `S_V[f(t)]`:
+//! `{ S_V[s] -> T[t] : s = f(t), C(t), s ∈ D_S, t ∈ D_T }`, one piece per
+//! writer piece and context piece; accumulation `Acc[y] -> Comp[proj(y)]`;
+//! completion `Comp[x] -> T[x]` for an embedded reduction. Data-dependent
+//! reads (`V[e]` with a non-affine index) conservatively depend on every
+//! instance of `V`. Indices that exist only inside an expression
+//! (`categorical`'s drawn index) are projected out rationally (a superset:
+//! more dependences, never fewer).
+//!
+//! Owns: statement extraction, access relations, dependence pieces, the
+//! statement graph and `schedule_program`. Must not know about code
+//! generation or the SDR transformation itself.
+
+use crate::ir::{
+    self, AffConstraint, AffExpr, ConstraintKind, Domain, Expr, ExprKind, Program, VarId,
+};
+use crate::poly::solver::{self, System};
+use crate::poly::PolyError;
+use crate::schedule::{self, Model, Schedule, ScheduleError, Scheduler};
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::DiGraph;
+use thiserror::Error;
+
+/// Errors of dependence analysis and program scheduling.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum DepsError {
+    #[error("polyhedral library: {0}")]
+    Poly(#[from] PolyError),
+    /// The dependences of system `system` form a cycle through these
+    /// equations (variables) that no affine schedule can respect.
+    #[error("dependence cycle in system {system} through {}", .equations.join(", "))]
+    Cycle {
+        system: String,
+        equations: Vec<String>,
+    },
+    #[error("scheduling: {0}")]
+    Schedule(ScheduleError),
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    #[error("integer overflow in dependence analysis")]
+    Overflow,
+}
+
+/// What a polyhedral statement computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StmtKind {
+    /// The equation of a variable (possibly also a reduction's completion).
+    Equation,
+    /// `acc[proj(y)] op= body(y)` of a reduction.
+    Accumulate,
+    /// The completion of an embedded reduction: reads the accumulator.
+    Complete,
+}
+
+/// A polyhedral statement of the augmented program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolyStmt {
+    pub name: String,
+    pub kind: StmtKind,
+    /// The variable whose equation this statement belongs to.
+    pub var: VarId,
+    /// Names of the iterators.
+    pub dims: Vec<String>,
+    /// Domain over `(iterators, parameters)`, the system context included.
+    pub domain: System,
+}
+
+/// An access of a statement: `var[map(t)]` (reads) or the written element.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Access {
+    pub stmt: usize,
+    pub var: VarId,
+    /// Affine index functions over the statement's iterators (and any
+    /// expression-local indices) and the parameters; `None` for a
+    /// data-dependent (indirect) access.
+    pub map: Option<Vec<AffExpr>>,
+    pub write: bool,
+}
+
+/// Statements, accesses, dependences and the statement graph of a system.
+#[derive(Debug, Clone)]
+pub struct SystemDeps {
+    pub name: String,
+    pub params: Vec<String>,
+    pub stmts: Vec<PolyStmt>,
+    pub accesses: Vec<Access>,
+    /// The scheduling model: one model statement per `stmts` entry, the
+    /// dependence pieces (empty pieces dropped).
+    pub model: Model,
+    /// Statement graph: a node per statement (weight: its index), an edge
+    /// per dependence piece (weight: the piece's index in `model.deps`).
+    pub graph: DiGraph<usize, usize>,
+}
+
+impl SystemDeps {
+    /// Strongly connected components of the statement graph, in
+    /// topological order (sources first), as statement indices.
+    pub fn sccs(&self) -> Vec<Vec<usize>> {
+        let mut s: Vec<Vec<usize>> = tarjan_scc(&self.graph)
+            .into_iter()
+            .map(|c| {
+                let mut v: Vec<usize> = c.into_iter().map(|n| self.graph[n]).collect();
+                v.sort_unstable();
+                v
+            })
+            .collect();
+        s.reverse();
+        s
+    }
+}
+
+/// Rows over `(iterators, parameters, 1)` of a domain piece.
+fn piece_rows(
+    piece: &[AffConstraint],
+    n_idx: usize,
+    n_par: usize,
+) -> (Vec<Vec<i64>>, Vec<Vec<i64>>) {
+    let mut eqs = Vec::new();
+    let mut ineqs = Vec::new();
+    for c in piece {
+        let mut r = vec![0i64; n_idx + n_par + 1];
+        r[..c.aff.idx.len().min(n_idx)].copy_from_slice(&c.aff.idx[..c.aff.idx.len().min(n_idx)]);
+        r[n_idx..n_idx + c.aff.par.len().min(n_par)]
+            .copy_from_slice(&c.aff.par[..c.aff.par.len().min(n_par)]);
+        r[n_idx + n_par] = c.aff.constant;
+        match c.kind {
+            ConstraintKind::Eq => eqs.push(r),
+            ConstraintKind::Ge => ineqs.push(r),
+        }
+    }
+    (eqs, ineqs)
+}
+
+/// Context: where an expression is evaluated.
+#[derive(Clone)]
+struct Ctx {
+    /// The evaluating statement.
+    stmt: usize,
+    /// Iterators of the statement.
+    n_stmt: usize,
+    /// Expression-local indices after them (categorical draws).
+    n_ex: usize,
+    /// Context pieces over `(stmt iterators, locals, params)`: constraint
+    /// lists; the context is their union.
+    pieces: Vec<Vec<AffConstraint>>,
+    /// Is the expression the whole right-hand side of the statement's
+    /// equation (a top-level reduction is then completed by it)?
+    top: bool,
+}
+
+struct Builder<'a> {
+    sys: &'a ir::System,
+    n_par: usize,
+    stmts: Vec<PolyStmt>,
+    accesses: Vec<Access>,
+    /// Writer statements of each variable.
+    writers: Vec<Vec<usize>>,
+    /// Raw pieces (src, tgt, system over (s, t, p)).
+    deps: Vec<(usize, usize, System)>,
+    counter: Vec<usize>,
+}
+
+fn cross(a: &[Vec<AffConstraint>], b: &Domain) -> Vec<Vec<AffConstraint>> {
+    let mut out = Vec::new();
+    for p in a {
+        for q in &b.pieces {
+            let mut r = p.clone();
+            r.extend(q.iter().cloned());
+            out.push(r);
+        }
+    }
+    out
+}
+
+impl Builder<'_> {
+    fn context_rows(&self) -> (Vec<Vec<i64>>, Vec<Vec<i64>>) {
+        let mut eqs = Vec::new();
+        let mut ineqs = Vec::new();
+        for piece in self.sys.context.pieces.iter().take(1) {
+            let (e, i) = piece_rows(piece, 0, self.n_par);
+            eqs = e;
+            ineqs = i;
+        }
+        (eqs, ineqs)
+    }
+
+    fn add_stmt(
+        &mut self,
+        name: String,
+        kind: StmtKind,
+        var: VarId,
+        dims: Vec<String>,
+        piece: &[AffConstraint],
+    ) -> usize {
+        let d = dims.len();
+        let mut dom = System::new(d + self.n_par);
+        let (e, i) = piece_rows(piece, d, self.n_par);
+        e.into_iter().for_each(|r| dom.add_eq(r));
+        i.into_iter().for_each(|r| dom.add_ineq(r));
+        let (ce, ci) = self.context_rows();
+        let embed = |r: Vec<i64>| {
+            let mut out = vec![0; d];
+            out.extend(r);
+            out
+        };
+        ce.into_iter().for_each(|r| dom.add_eq(embed(r)));
+        ci.into_iter().for_each(|r| dom.add_ineq(embed(r)));
+        self.stmts.push(PolyStmt {
+            name,
+            kind,
+            var,
+            dims,
+            domain: dom,
+        });
+        self.stmts.len() - 1
+    }
+
+    /// A dependence piece `src[s] -> ctx.stmt[t]` with `s = f(t, ex)` (or
+    /// unconstrained `s` when `f` is `None`) under one context piece; the
+    /// local indices are projected out.
+    fn add_read_dep(
+        &mut self,
+        src: usize,
+        ctx: &Ctx,
+        f: Option<&[AffExpr]>,
+        piece: &[AffConstraint],
+    ) -> Result<(), DepsError> {
+        let ds = self.stmts[src].dims.len();
+        let (nt, nx, m) = (ctx.n_stmt, ctx.n_ex, self.n_par);
+        let n = ds + nt + nx + m;
+        let mut sys = System::new(n);
+        // Context constraints over (t, ex, p) → shift by ds.
+        let (e, i) = piece_rows(piece, nt + nx, m);
+        let shift = |r: Vec<i64>| {
+            let mut out = vec![0; ds];
+            out.extend(r);
+            out
+        };
+        e.into_iter().for_each(|r| sys.add_eq(shift(r)));
+        i.into_iter().for_each(|r| sys.add_ineq(shift(r)));
+        if let Some(f) = f {
+            if f.len() != ds {
+                return Err(DepsError::Unsupported(format!(
+                    "access with {} indices to a statement with {ds} iterators",
+                    f.len()
+                )));
+            }
+            for (k, a) in f.iter().enumerate() {
+                // s_k - a(t, ex, p) = 0
+                let mut r = vec![0i64; n + 1];
+                r[k] = 1;
+                for (j, c) in a.idx.iter().enumerate().take(nt + nx) {
+                    r[ds + j] = c.checked_neg().ok_or(DepsError::Overflow)?;
+                }
+                for (j, c) in a.par.iter().enumerate().take(m) {
+                    r[ds + nt + nx + j] = c.checked_neg().ok_or(DepsError::Overflow)?;
+                }
+                r[n] = a.constant.checked_neg().ok_or(DepsError::Overflow)?;
+                sys.add_eq(r);
+            }
+        }
+        let sys = project_out(sys, ds + nt, nx)?;
+        self.deps.push((src, ctx.stmt, sys));
+        Ok(())
+    }
+
+    fn fresh(&mut self, var: VarId) -> usize {
+        self.counter[var] += 1;
+        self.counter[var]
+    }
+
+    fn walk(&mut self, e: &Expr, ctx: &Ctx) -> Result<(), DepsError> {
+        match &e.kind {
+            ExprKind::IntConst(_)
+            | ExprKind::FloatConst(_)
+            | ExprKind::BoolConst(_)
+            | ExprKind::Index(_) => Ok(()),
+            ExprKind::Read { var, access } => {
+                self.accesses.push(Access {
+                    stmt: ctx.stmt,
+                    var: *var,
+                    map: Some(access.clone()),
+                    write: false,
+                });
+                for w in self.writers[*var].clone() {
+                    for piece in &ctx.pieces {
+                        self.add_read_dep(w, ctx, Some(access), piece)?;
+                    }
+                }
+                Ok(())
+            }
+            ExprKind::IndirectRead { var, indices } => {
+                self.accesses.push(Access {
+                    stmt: ctx.stmt,
+                    var: *var,
+                    map: None,
+                    write: false,
+                });
+                for w in self.writers[*var].clone() {
+                    for piece in &ctx.pieces {
+                        self.add_read_dep(w, ctx, None, piece)?;
+                    }
+                }
+                let inner = Ctx {
+                    top: false,
+                    ..ctx.clone()
+                };
+                indices.iter().try_for_each(|x| self.walk(x, &inner))
+            }
+            ExprKind::Unary(_, a) => self.walk(
+                a,
+                &Ctx {
+                    top: false,
+                    ..ctx.clone()
+                },
+            ),
+            ExprKind::Binary(_, a, b) => {
+                let inner = Ctx {
+                    top: false,
+                    ..ctx.clone()
+                };
+                self.walk(a, &inner)?;
+                self.walk(b, &inner)
+            }
+            ExprKind::If(c, a, b) => {
+                let inner = Ctx {
+                    top: false,
+                    ..ctx.clone()
+                };
+                self.walk(c, &inner)?;
+                self.walk(a, &inner)?;
+                self.walk(b, &inner)
+            }
+            ExprKind::Case(branches) => {
+                for (d, x) in branches {
+                    let inner = Ctx {
+                        pieces: cross(&ctx.pieces, d),
+                        top: false,
+                        ..ctx.clone()
+                    };
+                    self.walk(x, &inner)?;
+                }
+                Ok(())
+            }
+            ExprKind::Restrict(d, x) => {
+                let inner = Ctx {
+                    pieces: cross(&ctx.pieces, d),
+                    top: false,
+                    ..ctx.clone()
+                };
+                self.walk(x, &inner)
+            }
+            ExprKind::Builtin(_, args)
+            | ExprKind::External(_, args)
+            | ExprKind::Random(_, args, _) => {
+                let inner = Ctx {
+                    top: false,
+                    ..ctx.clone()
+                };
+                args.iter().try_for_each(|x| self.walk(x, &inner))
+            }
+            ExprKind::Categorical(c) => {
+                let inner = Ctx {
+                    n_ex: ctx.n_ex + 1,
+                    pieces: cross(&ctx.pieces, &c.domain),
+                    top: false,
+                    ..ctx.clone()
+                };
+                self.walk(&c.weight, &inner)
+            }
+            ExprKind::Reduce(r) => self.reduce(r, ctx),
+        }
+    }
+
+    fn reduce(&mut self, r: &ir::Reduction, ctx: &Ctx) -> Result<(), DepsError> {
+        if ctx.n_ex > 0 {
+            return Err(DepsError::Unsupported(
+                "a reduction inside a categorical weight".to_string(),
+            ));
+        }
+        let var = self.stmts[ctx.stmt].var;
+        let vname = self.sys.vars[var].name.clone();
+        let k = self.fresh(var);
+        // Completion statements: the equation statement itself for a
+        // top-level reduction, else one per context piece.
+        let comps: Vec<usize> = if ctx.top {
+            vec![ctx.stmt]
+        } else {
+            let dims = self.stmts[ctx.stmt].dims.clone();
+            let mut v = Vec::new();
+            for (pi, piece) in ctx.pieces.iter().enumerate() {
+                let name = if ctx.pieces.len() > 1 {
+                    format!("{vname}_red{k}_{pi}")
+                } else {
+                    format!("{vname}_red{k}")
+                };
+                let c = self.add_stmt(name, StmtKind::Complete, var, dims.clone(), piece);
+                // The enclosing statement reads the completed value: identity.
+                let ident: Vec<AffExpr> = (0..ctx.n_stmt)
+                    .map(|j| AffExpr::index(ctx.n_stmt, self.n_par, j))
+                    .collect();
+                self.add_read_dep(c, ctx, Some(&ident), piece)?;
+                v.push(c);
+            }
+            v
+        };
+        let nb = r.dims.len();
+        for (bi, bpiece) in r.body_domain.pieces.iter().enumerate() {
+            let name = if r.body_domain.pieces.len() > 1 {
+                format!("{vname}_acc{k}_{bi}")
+            } else {
+                format!("{vname}_acc{k}")
+            };
+            let acc = self.add_stmt(name, StmtKind::Accumulate, var, r.dims.clone(), bpiece);
+            // Acc[y] -> Comp[proj(y)].
+            for &c in &comps {
+                // Piece over (y, x, p) with x = proj(y).
+                let n = nb + self.stmts[c].dims.len() + self.n_par;
+                let nc = self.stmts[c].dims.len();
+                if r.proj.len() != nc {
+                    return Err(DepsError::Unsupported(format!(
+                        "reduction projection with {} results into a {nc}-dimensional context",
+                        r.proj.len()
+                    )));
+                }
+                let mut sys = System::new(n);
+                for (j, a) in r.proj.iter().enumerate() {
+                    // x_j - proj_j(y) = 0
+                    let mut row = vec![0i64; n + 1];
+                    row[nb + j] = 1;
+                    for (q, cf) in a.idx.iter().enumerate().take(nb) {
+                        row[q] = cf.checked_neg().ok_or(DepsError::Overflow)?;
+                    }
+                    for (q, cf) in a.par.iter().enumerate().take(self.n_par) {
+                        row[nb + nc + q] = cf.checked_neg().ok_or(DepsError::Overflow)?;
+                    }
+                    row[n] = a.constant.checked_neg().ok_or(DepsError::Overflow)?;
+                    sys.add_eq(row);
+                }
+                self.deps.push((acc, c, sys));
+            }
+            let bctx = Ctx {
+                stmt: acc,
+                n_stmt: nb,
+                n_ex: 0,
+                pieces: vec![Vec::new()],
+                top: false,
+            };
+            self.walk(&r.body, &bctx)?;
+        }
+        Ok(())
+    }
+}
+
+/// Rational Fourier–Motzkin elimination of `count` variables starting at
+/// `first` (a superset of the integer projection).
+fn project_out(sys: System, first: usize, count: usize) -> Result<System, DepsError> {
+    if count == 0 {
+        return Ok(sys);
+    }
+    let n = sys.n_vars;
+    let mut eqs = sys.eqs;
+    let mut ineqs = sys.ineqs;
+    let comb = |p: &[i64], a: i64, q: &[i64], b: i64| -> Result<Vec<i64>, DepsError> {
+        p.iter()
+            .zip(q)
+            .map(|(x, y)| {
+                let v = (*x as i128) * (a as i128) - (*y as i128) * (b as i128);
+                i64::try_from(v).map_err(|_| DepsError::Overflow)
+            })
+            .collect()
+    };
+    for v in first..first + count {
+        if let Some(pos) = eqs.iter().position(|r| r[v] != 0) {
+            let p = eqs.remove(pos);
+            let (pv, sign) = (p[v].abs(), p[v].signum());
+            for r in eqs.iter_mut().chain(ineqs.iter_mut()) {
+                if r[v] != 0 {
+                    *r = comb(r, pv, &p, sign * r[v])?;
+                }
+            }
+            continue;
+        }
+        let (with, mut out): (Vec<_>, Vec<_>) = ineqs.into_iter().partition(|r| r[v] != 0);
+        for p in with.iter().filter(|r| r[v] > 0) {
+            for q in with.iter().filter(|r| r[v] < 0) {
+                out.push(comb(p, -q[v], q, -p[v])?);
+            }
+        }
+        ineqs = out;
+    }
+    // Drop the eliminated columns.
+    let cut = |r: Vec<i64>| -> Vec<i64> {
+        r.iter()
+            .enumerate()
+            .filter(|(k, _)| *k < first || *k >= first + count)
+            .map(|(_, x)| *x)
+            .collect()
+    };
+    let mut s = System::new(n - count);
+    eqs.into_iter().for_each(|r| s.add_eq(cut(r)));
+    ineqs.into_iter().for_each(|r| s.add_ineq(cut(r)));
+    Ok(s)
+}
+
+/// Statements, accesses and flow dependences of system `index` of the
+/// program (see the module comment for the construction).
+pub fn analyze_system(program: &Program, index: usize) -> Result<SystemDeps, DepsError> {
+    let sys = program
+        .systems
+        .get(index)
+        .ok_or_else(|| DepsError::Unsupported(format!("no system {index}")))?;
+    let n_par = sys.params.len();
+    if sys.context.pieces.len() > 1 {
+        return Err(DepsError::Unsupported(format!(
+            "system {}: a non-convex parameter context",
+            sys.name
+        )));
+    }
+    let mut b = Builder {
+        sys,
+        n_par,
+        stmts: Vec::new(),
+        accesses: Vec::new(),
+        writers: vec![Vec::new(); sys.vars.len()],
+        deps: Vec::new(),
+        counter: vec![0; sys.vars.len()],
+    };
+    // 1. Equation statements (one per convex piece of the variable's domain).
+    let mut eq_stmts = Vec::new();
+    for eq in &sys.equations {
+        let v = &sys.vars[eq.var];
+        let np = v.domain.pieces.len();
+        let mut mine = Vec::new();
+        for (pi, piece) in v.domain.pieces.iter().enumerate() {
+            let name = if np > 1 {
+                format!("{}_{pi}", v.name)
+            } else {
+                v.name.clone()
+            };
+            let s = b.add_stmt(name, StmtKind::Equation, eq.var, eq.indices.clone(), piece);
+            b.writers[eq.var].push(s);
+            let ident = (0..eq.indices.len())
+                .map(|j| AffExpr::index(eq.indices.len(), n_par, j))
+                .collect();
+            b.accesses.push(Access {
+                stmt: s,
+                var: eq.var,
+                map: Some(ident),
+                write: true,
+            });
+            mine.push((s, piece.clone()));
+        }
+        eq_stmts.push((eq, mine));
+    }
+    // 2. Walk every right-hand side.
+    for (eq, mine) in eq_stmts {
+        for (s, _piece) in mine {
+            let ctx = Ctx {
+                stmt: s,
+                n_stmt: eq.indices.len(),
+                n_ex: 0,
+                pieces: vec![Vec::new()],
+                top: true,
+            };
+            b.walk(&eq.expr, &ctx)?;
+        }
+    }
+    // 3. The model, with empty pieces dropped, and the graph.
+    let mut model = Model::new(n_par);
+    for st in &b.stmts {
+        model.add_statement(&st.name, st.dims.len(), st.domain.clone());
+    }
+    let mut graph = DiGraph::new();
+    let nodes: Vec<_> = (0..b.stmts.len()).map(|k| graph.add_node(k)).collect();
+    for (src, tgt, poly) in b.deps {
+        let piece = schedule::DepPiece {
+            source: src,
+            target: tgt,
+            poly,
+        };
+        let full = model.dep_with_domains(&piece).map_err(|e| match e {
+            ScheduleError::Poly(p) => DepsError::Poly(p),
+            other => DepsError::Schedule(other),
+        })?;
+        if solver::integer_sample(&full)?.is_none() {
+            continue;
+        }
+        model.deps.push(piece);
+        graph.add_edge(nodes[src], nodes[tgt], model.deps.len() - 1);
+    }
+    Ok(SystemDeps {
+        name: sys.name.clone(),
+        params: sys.params.clone(),
+        stmts: b.stmts,
+        accesses: b.accesses,
+        model,
+        graph,
+    })
+}
+
+/// The schedule of one system.
+#[derive(Debug, Clone)]
+pub struct SystemSchedule {
+    pub deps: SystemDeps,
+    pub schedule: Schedule,
+    pub scheduler: Scheduler,
+}
+
+/// Schedules of every system of a program.
+#[derive(Debug, Clone)]
+pub struct ProgramSchedule {
+    pub systems: Vec<SystemSchedule>,
+}
+
+/// Analyze and schedule every system of the program with the chosen
+/// scheduler. The schedules are legal and sequential (verified by the
+/// checker in `schedule`). An unschedulable dependence cycle is reported
+/// with the variables (equations) whose statements are on it.
+pub fn schedule_program(
+    program: &Program,
+    scheduler: Scheduler,
+) -> Result<ProgramSchedule, DepsError> {
+    let mut systems = Vec::new();
+    for k in 0..program.systems.len() {
+        let deps = analyze_system(program, k)?;
+        let sched = match schedule::schedule(&deps.model, scheduler) {
+            Ok(s) => s,
+            Err(ScheduleError::Cycle { statements }) => {
+                let mut eqs: Vec<String> = statements
+                    .iter()
+                    .filter_map(|n| deps.stmts.iter().find(|s| &s.name == n))
+                    .map(|s| program.systems[k].vars[s.var].name.clone())
+                    .collect();
+                eqs.sort();
+                eqs.dedup();
+                return Err(DepsError::Cycle {
+                    system: deps.name.clone(),
+                    equations: eqs,
+                });
+            }
+            Err(ScheduleError::Poly(p)) => return Err(DepsError::Poly(p)),
+            Err(e) => return Err(DepsError::Schedule(e)),
+        };
+        systems.push(SystemSchedule {
+            deps,
+            schedule: sched,
+            scheduler,
+        });
+    }
+    Ok(ProgramSchedule { systems })
+}
+
+fn aff_text(row: &[i64], names: &[&str]) -> String {
+    let mut out = String::new();
+    for (k, name) in names.iter().enumerate() {
+        let c = row[k];
+        if c == 0 {
+            continue;
+        }
+        if out.is_empty() {
+            if c < 0 {
+                out.push('-');
+            }
+        } else {
+            out.push_str(if c > 0 { " + " } else { " - " });
+        }
+        if c.unsigned_abs() != 1 {
+            out.push_str(&c.unsigned_abs().to_string());
+        }
+        out.push_str(name);
+    }
+    let c = row[names.len()];
+    if out.is_empty() {
+        return c.to_string();
+    }
+    if c != 0 {
+        out.push_str(if c > 0 { " + " } else { " - " });
+        out.push_str(&c.unsigned_abs().to_string());
+    }
+    out
+}
+
+impl ProgramSchedule {
+    /// The schedule as text, per system: a comment line naming the
+    /// scheduler and the parallel (coincident) and scalar dimensions, then
+    /// one line per statement in isl notation, e.g.
+    /// `[N] -> { S1[i, j] -> [0, i, j] }`.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for s in &self.systems {
+            let kinds: Vec<&str> = s
+                .schedule
+                .dims
+                .iter()
+                .map(|d| {
+                    if d.scalar {
+                        "scalar"
+                    } else if d.coincident {
+                        "parallel"
+                    } else {
+                        "sequential"
+                    }
+                })
+                .collect();
+            out.push_str(&format!(
+                "// system {} ({} scheduler); dimensions: [{}]\n",
+                s.deps.name,
+                match s.scheduler {
+                    Scheduler::Feautrier => "feautrier",
+                    Scheduler::Pluto => "pluto",
+                },
+                kinds.join(", ")
+            ));
+            let params = if s.deps.params.is_empty() {
+                String::new()
+            } else {
+                format!("[{}] -> ", s.deps.params.join(", "))
+            };
+            for (k, st) in s.deps.stmts.iter().enumerate() {
+                let mut names: Vec<&str> = st.dims.iter().map(|x| x.as_str()).collect();
+                names.extend(s.deps.params.iter().map(|x| x.as_str()));
+                let rows: Vec<String> = s.schedule.rows[k]
+                    .iter()
+                    .map(|r| aff_text(r, &names))
+                    .collect();
+                out.push_str(&format!(
+                    "{params}{{ {}[{}] -> [{}] }}\n",
+                    st.name,
+                    st.dims.join(", "),
+                    rows.join(", ")
+                ));
+            }
+        }
+        out
+    }
+
+    /// `Θ_X` for the SDR heuristic: the linear part (iterator columns) of
+    /// the schedule rows of the (first) equation statement of variable
+    /// `var` in system `system`, outermost first; `None` if unknown.
+    pub fn result_rows(&self, system: usize, var: VarId) -> Option<Vec<Vec<i64>>> {
+        let s = self.systems.get(system)?;
+        let k = s
+            .deps
+            .stmts
+            .iter()
+            .position(|st| st.var == var && st.kind == StmtKind::Equation)?;
+        let d = s.deps.stmts[k].dims.len();
+        Some(s.schedule.rows[k].iter().map(|r| r[..d].to_vec()).collect())
+    }
+}
+
+/// Parse-free convenience for the CLI: schedule a program and return the
+/// text of [`ProgramSchedule::to_text`].
+pub fn schedule_text(program: &Program, scheduler: Scheduler) -> Result<String, DepsError> {
+    Ok(schedule_program(program, scheduler)?.to_text())
+}

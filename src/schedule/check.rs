@@ -1,0 +1,208 @@
+//! The legality checker: for a schedule and the dependence pieces of a
+//! model, the schedule level at which each piece is carried, or an integer
+//! counterexample (a dependence instance pair the schedule violates); and
+//! the sequentiality test. Every scheduler result passes through here
+//! before it is returned.
+//!
+//! Owns: legality and sequentiality of given schedules. Must not know how
+//! schedules are found.
+
+use super::error::{ScheduleError, ScheduleResult};
+use super::linalg;
+use super::model::{DepPiece, DimInfo, Model, Schedule};
+use crate::poly::solver::{self, System};
+
+/// Status of one dependence piece under a legal schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepStatus {
+    /// The piece has no integer instance pair (within the domains).
+    Empty,
+    /// Carried at this schedule level: for every instance pair, source and
+    /// target times are equal at all earlier levels, and the pairs still
+    /// equal there are strictly ordered at this level (the first level
+    /// after which no pair is tied).
+    Carried(usize),
+}
+
+/// A dependence instance pair the schedule gets wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// Index of the dependence piece in the model.
+    pub dep: usize,
+    /// The first level where the target runs strictly before the source,
+    /// or `None` when source and target get equal times at every level.
+    pub level: Option<usize>,
+    /// Source iteration vector.
+    pub source: Vec<i64>,
+    /// Target iteration vector.
+    pub target: Vec<i64>,
+    /// Parameter values.
+    pub params: Vec<i64>,
+}
+
+/// Result of the legality check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Legality {
+    /// Every piece is empty or carried; one status per piece.
+    Legal(Vec<DepStatus>),
+    /// A counterexample.
+    Illegal(Violation),
+}
+
+/// Check the shape of a schedule against a model.
+pub fn validate_schedule(model: &Model, sched: &Schedule) -> ScheduleResult<()> {
+    if sched.rows.len() != model.statements.len() {
+        return Err(ScheduleError::InvalidModel(format!(
+            "schedule has rows for {} statements, the model has {}",
+            sched.rows.len(),
+            model.statements.len()
+        )));
+    }
+    for (s, rows) in model.statements.iter().zip(&sched.rows) {
+        if rows.len() != sched.dims.len() {
+            return Err(ScheduleError::InvalidModel(format!(
+                "statement {} has {} schedule rows, expected {}",
+                s.name,
+                rows.len(),
+                sched.dims.len()
+            )));
+        }
+        let w = s.n_dims + model.n_params + 1;
+        if rows.iter().any(|r| r.len() != w) {
+            return Err(ScheduleError::InvalidModel(format!(
+                "a schedule row of {} does not have {w} entries",
+                s.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The row over `(s, t, p, 1)` of `θ_T(t) − θ_S(s)` for the given rows of
+/// the source and target statements.
+pub(crate) fn diff_row(
+    model: &Model,
+    dep: &DepPiece,
+    src_row: &[i64],
+    tgt_row: &[i64],
+) -> ScheduleResult<Vec<i64>> {
+    let m = model.n_params;
+    let ds = model.statements[dep.source].n_dims;
+    let dt = model.statements[dep.target].n_dims;
+    let n = ds + dt + m;
+    let mut r = vec![0i64; n + 1];
+    for k in 0..ds {
+        r[k] = src_row[k].checked_neg().ok_or(ScheduleError::Overflow)?;
+    }
+    r[ds..ds + dt].copy_from_slice(&tgt_row[..dt]);
+    for k in 0..m {
+        r[ds + dt + k] = tgt_row[dt + k]
+            .checked_sub(src_row[ds + k])
+            .ok_or(ScheduleError::Overflow)?;
+    }
+    r[n] = tgt_row[dt + m]
+        .checked_sub(src_row[ds + m])
+        .ok_or(ScheduleError::Overflow)?;
+    Ok(r)
+}
+
+fn split_point(
+    model: &Model,
+    dep: &DepPiece,
+    dep_idx: usize,
+    level: Option<usize>,
+    pt: &[i64],
+) -> Violation {
+    let ds = model.statements[dep.source].n_dims;
+    let dt = model.statements[dep.target].n_dims;
+    Violation {
+        dep: dep_idx,
+        level,
+        source: pt[..ds].to_vec(),
+        target: pt[ds..ds + dt].to_vec(),
+        params: pt[ds + dt..].to_vec(),
+    }
+}
+
+/// Check `sched` against every dependence piece of `model` (intersected
+/// with the statement domains): for piece `D` and levels `l = 0, 1, ...`,
+/// a violation is an integer point of `D ∧ (δ_k = 0 for k < l) ∧ δ_l <= −1`
+/// with `δ_k = θ_T,k(t) − θ_S,k(s)`; the piece is carried at the first `l`
+/// where `D ∧ (δ_k = 0 for k <= l)` has no integer point; if that never
+/// happens the pair equal at all levels is the counterexample.
+pub fn check_schedule(model: &Model, sched: &Schedule) -> ScheduleResult<Legality> {
+    model.validate()?;
+    validate_schedule(model, sched)?;
+    let mut statuses = Vec::with_capacity(model.deps.len());
+    for (k, dep) in model.deps.iter().enumerate() {
+        let mut sys: System = model.dep_with_domains(dep)?;
+        let Some(mut witness) = solver::integer_sample(&sys)? else {
+            statuses.push(DepStatus::Empty);
+            continue;
+        };
+        let mut carried = None;
+        for l in 0..sched.n_dims() {
+            let delta = diff_row(
+                model,
+                dep,
+                &sched.rows[dep.source][l],
+                &sched.rows[dep.target][l],
+            )?;
+            let mut viol = sys.clone();
+            let mut neg: Vec<i64> = delta
+                .iter()
+                .map(|x| x.checked_neg().ok_or(ScheduleError::Overflow))
+                .collect::<ScheduleResult<_>>()?;
+            let last = neg.len() - 1;
+            neg[last] = neg[last].checked_sub(1).ok_or(ScheduleError::Overflow)?;
+            viol.add_ineq(neg);
+            if let Some(pt) = solver::integer_sample(&viol)? {
+                return Ok(Legality::Illegal(split_point(model, dep, k, Some(l), &pt)));
+            }
+            sys.add_eq(delta);
+            match solver::integer_sample(&sys)? {
+                None => {
+                    carried = Some(l);
+                    break;
+                }
+                Some(pt) => witness = pt,
+            }
+        }
+        match carried {
+            Some(l) => statuses.push(DepStatus::Carried(l)),
+            None => {
+                return Ok(Legality::Illegal(split_point(
+                    model, dep, k, None, &witness,
+                )))
+            }
+        }
+    }
+    Ok(Legality::Legal(statuses))
+}
+
+/// Is the schedule sequential: does every statement's iterator-coefficient
+/// matrix (its rows restricted to the iterator columns) have full column
+/// rank `n_dims`? Then distinct instances of a statement get distinct
+/// times.
+pub fn is_sequential(model: &Model, sched: &Schedule) -> ScheduleResult<bool> {
+    validate_schedule(model, sched)?;
+    Ok(model
+        .statements
+        .iter()
+        .zip(&sched.rows)
+        .all(|(s, rows)| linalg::rank(rows, s.n_dims) == s.n_dims))
+}
+
+/// The per-dimension flags of a legal schedule: a dimension is coincident
+/// when no piece is carried there, scalar when every row there is constant.
+pub fn dim_flags(model: &Model, sched: &Schedule, statuses: &[DepStatus]) -> Vec<DimInfo> {
+    (0..sched.n_dims())
+        .map(|l| DimInfo {
+            coincident: !statuses.contains(&DepStatus::Carried(l)),
+            scalar: model.statements.iter().zip(&sched.rows).all(|(s, rows)| {
+                let r = &rows[l];
+                r[..s.n_dims + model.n_params].iter().all(|x| *x == 0)
+            }),
+        })
+        .collect()
+}

@@ -1,0 +1,359 @@
+//! The scheduling driver: combines Pluto bands, Feautrier steps, splitting
+//! into strongly connected components with scalar dimensions, and rank
+//! completion into one sequential schedule, then verifies it.
+//!
+//! Algorithm on a subproblem (statements `S`, remaining pieces `D`, rows so
+//! far; all statements of `S` have the same number of rows):
+//! 1. `D` empty: complete every statement to full column rank with unit
+//!    rows (outer iterators first), pad with zero rows; done.
+//! 2. Pluto only, some statement not of full rank: compute a band; if it has
+//!    members, append them and go on with the uncarried parts of `D`.
+//! 3. A Feautrier step; if it carries some piece, append the row and go on.
+//! 4. Nothing can be carried: split `S` into the strongly connected
+//!    components of the graph of `D` (petgraph); one component means an
+//!    unschedulable cycle (typed error). Otherwise a scalar dimension orders
+//!    the components topologically (carrying every piece between them) and
+//!    each component is scheduled on its own; results are padded.
+//!
+//! After appending rows, each piece `P` is replaced by its uncarried part
+//! `P ∧ (θ_T,k(t) = θ_S,k(s))` for the new rows `k` (every row weakly
+//! satisfies `P`, so the uncarried pairs are exactly the tied ones); an
+//! integer-empty piece is dropped. This is Feautrier's refinement of
+//! partially carried dependences ("greedier" than the original).
+//!
+//! Owns: the driver, completion and the final verification. Must not know
+//! the ILP encodings (those are in `feautrier`, `pluto`, `ilp`).
+
+use super::check::{check_schedule, diff_row, dim_flags, is_sequential, Legality};
+use super::error::{ScheduleError, ScheduleResult};
+use super::farkas::{valid_cone, FarkasCone};
+use super::linalg;
+use super::model::{DepPiece, Model, Schedule};
+use super::{feautrier, pluto};
+use crate::poly::solver::{self, Optimum, System};
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::DiGraph;
+
+/// Which scheduling algorithm to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheduler {
+    /// Feautrier's: each level carries as many dependence pieces as possible.
+    Feautrier,
+    /// isl's Pluto-style bands with Feautrier fallback.
+    Pluto,
+}
+
+/// A remaining dependence piece with its Farkas cone.
+#[derive(Clone, Debug)]
+pub(crate) struct Piece {
+    pub src: usize,
+    pub tgt: usize,
+    /// Over `(s, t, p)`, domains included.
+    pub poly: System,
+    pub cone: FarkasCone,
+}
+
+/// A subproblem as seen by the Feautrier and Pluto steps.
+pub(crate) struct Sub<'a> {
+    pub model: &'a Model,
+    /// Global statement indices, in local order.
+    pub stmts: &'a [usize],
+    pub pieces: &'a [Piece],
+    /// Rows so far of every (global) statement.
+    pub rows: &'a [Vec<Vec<i64>>],
+    /// `sizes[g][j]`: size of statement `g`'s domain in direction `j`
+    /// (isl report §7.5.2), `None` if unbounded.
+    pub sizes: &'a [Vec<Option<i64>>],
+}
+
+impl Sub<'_> {
+    /// Local index of a global statement.
+    pub fn local(&self, g: usize) -> ScheduleResult<usize> {
+        self.stmts.iter().position(|&x| x == g).ok_or_else(|| {
+            ScheduleError::Internal(format!("statement {g} is not in the subproblem"))
+        })
+    }
+}
+
+struct Ctx<'a> {
+    model: &'a Model,
+    which: Scheduler,
+    rows: Vec<Vec<Vec<i64>>>,
+    sizes: Vec<Vec<Option<i64>>>,
+}
+
+/// Size of the domain of a statement in direction `j` (isl (98)):
+/// `max { x'_j − x_j : x, x' ∈ D, x'_k = x_k (k != j) }`, `None` when
+/// unbounded or empty.
+fn size(model: &Model, g: usize, j: usize) -> ScheduleResult<Option<i64>> {
+    let st = &model.statements[g];
+    let (d, m) = (st.n_dims, model.n_params);
+    let n = 2 * d + m;
+    let mut sys = System::new(n);
+    let embed = |row: &[i64], off: usize| {
+        let mut r = vec![0; n + 1];
+        r[off..off + d].copy_from_slice(&row[..d]);
+        r[2 * d..2 * d + m].copy_from_slice(&row[d..d + m]);
+        r[n] = row[d + m];
+        r
+    };
+    for off in [0, d] {
+        for r in &st.domain.eqs {
+            sys.add_eq(embed(r, off));
+        }
+        for r in &st.domain.ineqs {
+            sys.add_ineq(embed(r, off));
+        }
+    }
+    for k in (0..d).filter(|&k| k != j) {
+        let mut r = vec![0; n + 1];
+        r[k] = 1;
+        r[d + k] = -1;
+        sys.add_eq(r);
+    }
+    let mut obj = vec![0; n + 1];
+    obj[d + j] = 1;
+    obj[j] = -1;
+    Ok(match solver::integer_max(&sys, &obj)? {
+        Optimum::Value(v) => Some(v),
+        _ => None,
+    })
+}
+
+fn make_piece(poly: System, src: usize, tgt: usize) -> ScheduleResult<Option<Piece>> {
+    if solver::integer_sample(&poly)?.is_none() {
+        return Ok(None);
+    }
+    Ok(valid_cone(&poly)?.map(|cone| Piece {
+        src,
+        tgt,
+        poly,
+        cone,
+    }))
+}
+
+impl Ctx<'_> {
+    fn n_rows(&self, stmts: &[usize]) -> usize {
+        stmts.iter().map(|&g| self.rows[g].len()).max().unwrap_or(0)
+    }
+
+    /// Pad every statement of `stmts` with zero rows to the same length.
+    fn pad(&mut self, stmts: &[usize]) {
+        let len = self.n_rows(stmts);
+        for &g in stmts {
+            let w = self.model.statements[g].n_dims + self.model.n_params + 1;
+            while self.rows[g].len() < len {
+                self.rows[g].push(vec![0; w]);
+            }
+        }
+    }
+
+    /// Refine pieces by the equalities of the rows appended from `from` on.
+    fn refine(&self, pieces: Vec<Piece>, from: usize) -> ScheduleResult<Vec<Piece>> {
+        let mut out = Vec::with_capacity(pieces.len());
+        for p in pieces {
+            let len = self.rows[p.src].len();
+            if from >= len {
+                out.push(p);
+                continue;
+            }
+            let mut poly = p.poly.clone();
+            let dep = DepPiece {
+                source: p.src,
+                target: p.tgt,
+                poly: System::new(0),
+            };
+            for k in from..len {
+                poly.add_eq(diff_row(
+                    self.model,
+                    &dep,
+                    &self.rows[p.src][k],
+                    &self.rows[p.tgt][k],
+                )?);
+            }
+            if let Some(np) = make_piece(poly, p.src, p.tgt)? {
+                out.push(np);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Append unit rows until every statement has full column rank.
+    fn complete(&mut self, stmts: &[usize]) {
+        for &g in stmts {
+            let d = self.model.statements[g].n_dims;
+            let w = d + self.model.n_params + 1;
+            let mut r = linalg::rank(&self.rows[g], d);
+            for j in 0..d {
+                if r == d {
+                    break;
+                }
+                let mut e = vec![0; w];
+                e[j] = 1;
+                self.rows[g].push(e);
+                let r2 = linalg::rank(&self.rows[g], d);
+                if r2 == r {
+                    self.rows[g].pop();
+                } else {
+                    r = r2;
+                }
+            }
+        }
+        self.pad(stmts);
+    }
+
+    fn run(&mut self, stmts: Vec<usize>, mut pieces: Vec<Piece>) -> ScheduleResult<()> {
+        loop {
+            if pieces.is_empty() {
+                self.complete(&stmts);
+                return Ok(());
+            }
+            let from = self.n_rows(&stmts);
+            if self.which == Scheduler::Pluto {
+                let needs_rank = stmts.iter().any(|&g| {
+                    linalg::rank(&self.rows[g], self.model.statements[g].n_dims)
+                        < self.model.statements[g].n_dims
+                });
+                if needs_rank {
+                    let sub = Sub {
+                        model: self.model,
+                        stmts: &stmts,
+                        pieces: &pieces,
+                        rows: &self.rows,
+                        sizes: &self.sizes,
+                    };
+                    let band = pluto::band(&sub)?;
+                    if !band.is_empty() {
+                        for member in band {
+                            for (s, row) in member.into_iter().enumerate() {
+                                self.rows[stmts[s]].push(row);
+                            }
+                        }
+                        pieces = self.refine(pieces, from)?;
+                        continue;
+                    }
+                }
+            }
+            let sub = Sub {
+                model: self.model,
+                stmts: &stmts,
+                pieces: &pieces,
+                rows: &self.rows,
+                sizes: &self.sizes,
+            };
+            if let Some(step) = feautrier::step(&sub)? {
+                for (s, row) in step.rows.into_iter().enumerate() {
+                    self.rows[stmts[s]].push(row);
+                }
+                pieces = self.refine(pieces, from)?;
+                continue;
+            }
+            // Nothing can be carried: split into strongly connected components.
+            let mut graph = DiGraph::<usize, ()>::new();
+            let nodes: Vec<_> = stmts.iter().map(|&g| graph.add_node(g)).collect();
+            for p in &pieces {
+                let (a, b) = (sub.local(p.src)?, sub.local(p.tgt)?);
+                graph.add_edge(nodes[a], nodes[b], ());
+            }
+            // tarjan_scc lists components in reverse topological order.
+            let mut sccs = tarjan_scc(&graph);
+            sccs.reverse();
+            if sccs.len() == 1 {
+                let mut names: Vec<usize> = stmts.clone();
+                names.sort_unstable();
+                return Err(ScheduleError::Cycle {
+                    statements: names
+                        .iter()
+                        .map(|&g| self.model.statements[g].name.clone())
+                        .collect(),
+                });
+            }
+            let comps: Vec<Vec<usize>> = sccs
+                .iter()
+                .map(|c| {
+                    let mut v: Vec<usize> = c.iter().map(|&n| graph[n]).collect();
+                    v.sort_unstable();
+                    v
+                })
+                .collect();
+            for (q, comp) in comps.iter().enumerate() {
+                for &g in comp {
+                    let w = self.model.statements[g].n_dims + self.model.n_params + 1;
+                    let mut r = vec![0; w];
+                    r[w - 1] = i64::try_from(q).map_err(|_| ScheduleError::Overflow)?;
+                    self.rows[g].push(r);
+                }
+            }
+            let pieces = self.refine(pieces, from)?;
+            for comp in comps {
+                let inner: Vec<Piece> = pieces
+                    .iter()
+                    .filter(|p| comp.contains(&p.src) && comp.contains(&p.tgt))
+                    .cloned()
+                    .collect();
+                if pieces
+                    .iter()
+                    .any(|p| comp.contains(&p.src) != comp.contains(&p.tgt))
+                {
+                    return Err(ScheduleError::Internal(
+                        "a piece between components survived the ordering dimension".to_string(),
+                    ));
+                }
+                self.run(comp, inner)?;
+            }
+            self.pad(&stmts);
+            return Ok(());
+        }
+    }
+}
+
+/// Compute a sequential affine schedule of `model` with the chosen
+/// algorithm. The result is legal (every dependence piece is carried at
+/// some level, checked by [`check_schedule`]) and sequential (every
+/// statement's iterator coefficients have full column rank, checked by
+/// [`is_sequential`]); otherwise an `Internal` error is returned, never an
+/// illegal schedule. Dimension flags are computed from the check.
+pub fn schedule(model: &Model, which: Scheduler) -> ScheduleResult<Schedule> {
+    model.validate()?;
+    let mut sizes = Vec::with_capacity(model.statements.len());
+    for (g, st) in model.statements.iter().enumerate() {
+        sizes.push(
+            (0..st.n_dims)
+                .map(|j| size(model, g, j))
+                .collect::<ScheduleResult<Vec<_>>>()?,
+        );
+    }
+    let mut pieces = Vec::new();
+    for dep in &model.deps {
+        if let Some(p) = make_piece(model.dep_with_domains(dep)?, dep.source, dep.target)? {
+            pieces.push(p);
+        }
+    }
+    let mut ctx = Ctx {
+        model,
+        which,
+        rows: vec![Vec::new(); model.statements.len()],
+        sizes,
+    };
+    let all: Vec<usize> = (0..model.statements.len()).collect();
+    ctx.run(all.clone(), pieces)?;
+    ctx.pad(&all);
+    let n = ctx.n_rows(&all);
+    let mut sched = Schedule {
+        rows: ctx.rows,
+        dims: vec![Default::default(); n],
+    };
+    match check_schedule(model, &sched)? {
+        Legality::Legal(statuses) => {
+            if !is_sequential(model, &sched)? {
+                return Err(ScheduleError::Internal("computed schedule is not sequential".to_string()));
+            }
+            sched.dims = dim_flags(model, &sched, &statuses);
+            Ok(sched)
+        }
+        Legality::Illegal(v) => Err(ScheduleError::Internal(format!(
+            "computed schedule violates dependence piece {} at level {:?}: {:?} -> {:?} (params {:?})",
+            v.dep, v.level, v.source, v.target, v.params
+        ))),
+    }
+}

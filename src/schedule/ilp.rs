@@ -1,0 +1,278 @@
+//! The variable layout of the scheduling (I)LPs, shared by the Feautrier
+//! and Pluto steps (isl report §6.4.2 and §6.5.5).
+//!
+//! For each statement `S` of the subproblem with `d` iterators and the
+//! model's `m` parameters, the unknown schedule row
+//! `θ_S(i) = (a⁺ − a⁻)·i + b·p + k` is encoded by non-negative integer
+//! variables laid out as `a⁻_{d-1}, a⁺_{d-1}, ..., a⁻_0, a⁺_0, b_0..b_{m-1}, k`
+//! (reverse iterator order, negative part first: a lexicographic minimum
+//! then prefers zero coefficients on inner iterators and positive
+//! coefficients). `b, k >= 0` loses nothing: adding the same parameter
+//! multiple or constant to every statement of a subproblem changes no
+//! difference `θ_T − θ_S`. Callers reserve `prefix` variables before the
+//! statement blocks and `suffix` variables after them.
+//!
+//! Owns: the layout, the linear forms of schedule coefficients and of the
+//! Farkas cone variables of a dependence. Must not know about solving.
+
+use super::error::{ScheduleError, ScheduleResult};
+
+/// Variable layout of one scheduling problem.
+#[derive(Clone, Debug)]
+pub(crate) struct Layout {
+    pub n_params: usize,
+    /// Iterator counts of the subproblem's statements (local order).
+    pub dims: Vec<usize>,
+    /// First variable of each statement block.
+    pub off: Vec<usize>,
+    pub prefix: usize,
+    pub suffix: usize,
+    pub n_vars: usize,
+}
+
+/// A linear form over the layout's variables plus a constant (last entry).
+pub(crate) type Form = Vec<i64>;
+
+impl Layout {
+    pub fn new(n_params: usize, dims: Vec<usize>, prefix: usize, suffix: usize) -> Layout {
+        let mut off = Vec::with_capacity(dims.len());
+        let mut cur = prefix;
+        for d in &dims {
+            off.push(cur);
+            cur += 2 * d + n_params + 1;
+        }
+        Layout {
+            n_params,
+            dims,
+            off,
+            prefix,
+            suffix,
+            n_vars: cur + suffix,
+        }
+    }
+
+    /// First variable after the statement blocks.
+    pub fn suffix_start(&self) -> usize {
+        self.n_vars - self.suffix
+    }
+
+    pub fn a_minus(&self, s: usize, j: usize) -> usize {
+        self.off[s] + 2 * (self.dims[s] - 1 - j)
+    }
+    pub fn a_plus(&self, s: usize, j: usize) -> usize {
+        self.a_minus(s, j) + 1
+    }
+    pub fn b(&self, s: usize, j: usize) -> usize {
+        self.off[s] + 2 * self.dims[s] + j
+    }
+    pub fn k(&self, s: usize) -> usize {
+        self.off[s] + 2 * self.dims[s] + self.n_params
+    }
+
+    pub fn zero(&self) -> Form {
+        vec![0; self.n_vars + 1]
+    }
+
+    /// The form of a single variable.
+    pub fn var(&self, v: usize) -> Form {
+        let mut f = self.zero();
+        f[v] = 1;
+        f
+    }
+
+    /// `a⁺_j − a⁻_j` of statement `s`.
+    pub fn coef(&self, s: usize, j: usize) -> Form {
+        let mut f = self.zero();
+        f[self.a_plus(s, j)] = 1;
+        f[self.a_minus(s, j)] = -1;
+        f
+    }
+
+    /// The forms of the Farkas cone variables `(c_s, c_t, c_p, d)` for the
+    /// affine form `sign·(θ_T(t) − θ_S(s))` over a dependence polyhedron on
+    /// `(s, t, p)`, from source `src` to target `tgt` (local indices).
+    /// Works for `src == tgt` too (the parameter and constant parts cancel).
+    pub fn diff_forms(&self, src: usize, tgt: usize, sign: i64) -> ScheduleResult<Vec<Form>> {
+        let (ds, dt, m) = (self.dims[src], self.dims[tgt], self.n_params);
+        let mut forms = Vec::with_capacity(ds + dt + m + 1);
+        for j in 0..ds {
+            forms.push(scale(&self.coef(src, j), -sign)?);
+        }
+        for j in 0..dt {
+            forms.push(scale(&self.coef(tgt, j), sign)?);
+        }
+        for j in 0..m {
+            let mut f = self.zero();
+            f[self.b(tgt, j)] += sign;
+            f[self.b(src, j)] -= sign;
+            forms.push(f);
+        }
+        let mut f = self.zero();
+        f[self.k(tgt)] += sign;
+        f[self.k(src)] -= sign;
+        forms.push(f);
+        Ok(forms)
+    }
+
+    /// `x_v >= 0` for every statement-block variable.
+    pub fn nonneg_rows(&self) -> Vec<Vec<i64>> {
+        (self.prefix..self.suffix_start())
+            .map(|v| self.var(v))
+            .collect()
+    }
+
+    /// `Σ_s Σ_j b_{s,j}`.
+    pub fn sum_params(&self) -> Form {
+        let mut f = self.zero();
+        for s in 0..self.dims.len() {
+            for j in 0..self.n_params {
+                f[self.b(s, j)] = 1;
+            }
+        }
+        f
+    }
+
+    /// `Σ_s Σ_j (a⁺_{s,j} + a⁻_{s,j})`.
+    pub fn sum_abs_coefs(&self) -> Form {
+        let mut f = self.zero();
+        for s in 0..self.dims.len() {
+            for j in 0..self.dims[s] {
+                f[self.a_plus(s, j)] = 1;
+                f[self.a_minus(s, j)] = 1;
+            }
+        }
+        f
+    }
+
+    /// One objective per statement-block variable, in layout order.
+    pub fn block_objectives(&self) -> Vec<Form> {
+        (self.prefix..self.suffix_start())
+            .map(|v| self.var(v))
+            .collect()
+    }
+
+    /// The schedule row over `(i, p, 1)` of statement `s` in a solution.
+    pub fn extract_row(&self, sol: &[i64], s: usize) -> ScheduleResult<Vec<i64>> {
+        let d = self.dims[s];
+        let mut row = Vec::with_capacity(d + self.n_params + 1);
+        for j in 0..d {
+            row.push(
+                sol[self.a_plus(s, j)]
+                    .checked_sub(sol[self.a_minus(s, j)])
+                    .ok_or(ScheduleError::Overflow)?,
+            );
+        }
+        for j in 0..self.n_params {
+            row.push(sol[self.b(s, j)]);
+        }
+        row.push(sol[self.k(s)]);
+        Ok(row)
+    }
+}
+
+/// `c·f`, checked.
+pub(crate) fn scale(f: &[i64], c: i64) -> ScheduleResult<Form> {
+    f.iter()
+        .map(|x| x.checked_mul(c).ok_or(ScheduleError::Overflow))
+        .collect()
+}
+
+/// `f + g`, checked.
+pub(crate) fn add(f: &[i64], g: &[i64]) -> ScheduleResult<Form> {
+    f.iter()
+        .zip(g)
+        .map(|(x, y)| x.checked_add(*y).ok_or(ScheduleError::Overflow))
+        .collect()
+}
+
+/// Integer lexicographic minimum of `objs` over `sys`, through rational
+/// relaxations (exact; faster than a plain integer lexmin on the scheduling
+/// problems, whose relaxations are usually integral or nearly so).
+///
+/// With objectives `0..k` already fixed: if the rational lexicographic
+/// minimum of `objs[k..]` is attained at an integral point, that point is
+/// an integer lexicographic minimum (the rational optima bound the integer
+/// ones from below, objective by objective, and it attains them). If the
+/// relaxation is empty, so is the integer problem. Otherwise objective `k`
+/// is first fixed optimistically at `ceil` of its rational minimum, a lower
+/// bound of its integer minimum; if the rest is then integer-empty, the
+/// exact integer minimum of objective `k` above that bound is computed by
+/// the solver and fixed instead.
+pub(crate) fn lexmin(
+    sys: &crate::poly::solver::System,
+    objs: &[Form],
+) -> ScheduleResult<crate::poly::solver::Optimum<Vec<i64>>> {
+    lexmin_from(sys.clone(), objs, 0, None)
+}
+
+/// `hint`, when given, is a rational lexicographic minimum of `objs[k..]`
+/// over `cur` (known from the caller, which only fixed an objective at the
+/// integral value it already had there), saving a simplex run.
+fn lexmin_from(
+    cur: crate::poly::solver::System,
+    objs: &[Form],
+    k: usize,
+    hint: Option<Vec<num_rational::BigRational>>,
+) -> ScheduleResult<crate::poly::solver::Optimum<Vec<i64>>> {
+    use crate::poly::solver::{self, Optimum};
+    use num_rational::BigRational;
+    use num_traits::ToPrimitive;
+    let n = cur.n_vars;
+    if k == objs.len() {
+        return Ok(match solver::integer_sample(&cur)? {
+            Some(p) => Optimum::Value(p),
+            None => Optimum::Empty,
+        });
+    }
+    let v = match hint {
+        Some(v) => v,
+        None => match solver::rational_lexmin(&cur, &objs[k..])? {
+            Optimum::Empty => return Ok(Optimum::Empty),
+            Optimum::Unbounded => return Ok(solver::integer_lexmin(&cur, &objs[k..])?),
+            Optimum::Value(v) => v,
+        },
+    };
+    if v.iter().all(|x| x.is_integer()) {
+        let ints: Option<Vec<i64>> = v.iter().map(|x| x.to_integer().to_i64()).collect();
+        if let Some(ints) = ints {
+            return Ok(Optimum::Value(ints));
+        }
+    }
+    // Rational value of objective k at the relaxed optimum.
+    let f = &objs[k];
+    let mut val = BigRational::from_integer(f[n].into());
+    for (c, x) in f[..n].iter().zip(&v) {
+        val += BigRational::from_integer((*c).into()) * x;
+    }
+    let integral = val.is_integer();
+    let lo = val
+        .ceil()
+        .to_integer()
+        .to_i64()
+        .ok_or(ScheduleError::Overflow)?;
+    let fix = |sys: &crate::poly::solver::System,
+               m: i64|
+     -> ScheduleResult<crate::poly::solver::System> {
+        let mut s = sys.clone();
+        let mut eq = f.clone();
+        eq[n] = eq[n].checked_sub(m).ok_or(ScheduleError::Overflow)?;
+        s.add_eq(eq);
+        Ok(s)
+    };
+    // If objective k is already integral at `v`, fixing it there keeps `v`
+    // a rational lexicographic minimum of the remaining objectives.
+    let hint = if integral { Some(v) } else { None };
+    if let Optimum::Value(p) = lexmin_from(fix(&cur, lo)?, objs, k + 1, hint)? {
+        return Ok(Optimum::Value(p));
+    }
+    // f = lo has no integer point: the exact minimum with f >= lo + 1.
+    let mut above = cur.clone();
+    let mut r = f.clone();
+    r[n] = r[n].checked_sub(lo + 1).ok_or(ScheduleError::Overflow)?;
+    above.add_ineq(r);
+    match solver::integer_min(&above, f)? {
+        Optimum::Value(m) => lexmin_from(fix(&above, m)?, objs, k + 1, None),
+        Optimum::Empty => Ok(Optimum::Empty),
+        Optimum::Unbounded => Ok(Optimum::Unbounded),
+    }
+}

@@ -1,0 +1,212 @@
+//! Small exact linear algebra on integer matrices for the scheduler: rank
+//! and a normalized integer basis of the kernel (used for linear
+//! independence of new schedule rows, isl report §6.5.6).
+//!
+//! Everything is computed over `BigRational`, so nothing overflows inside;
+//! results are converted back to `i64` with a checked conversion.
+//! Must not know about statements, dependences or solvers.
+
+use super::error::{ScheduleError, ScheduleResult};
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_rational::BigRational;
+use num_traits::{One, ToPrimitive, Zero};
+
+fn to_rat(m: &[Vec<i64>], ncols: usize) -> Vec<Vec<BigRational>> {
+    m.iter()
+        .map(|r| {
+            (0..ncols)
+                .map(|j| BigRational::from_integer(BigInt::from(r.get(j).copied().unwrap_or(0))))
+                .collect()
+        })
+        .collect()
+}
+
+/// Reduced row echelon form in place; returns the pivot columns.
+fn rref(a: &mut [Vec<BigRational>], ncols: usize) -> Vec<usize> {
+    let mut pivots = Vec::new();
+    let mut row = 0;
+    for col in 0..ncols {
+        if row >= a.len() {
+            break;
+        }
+        let Some(p) = (row..a.len()).find(|&r| !a[r][col].is_zero()) else {
+            continue;
+        };
+        a.swap(row, p);
+        let inv = BigRational::one() / a[row][col].clone();
+        for v in a[row].iter_mut() {
+            *v = v.clone() * inv.clone();
+        }
+        for r in 0..a.len() {
+            if r != row && !a[r][col].is_zero() {
+                let f = a[r][col].clone();
+                let pivot_row = a[row].clone();
+                for (x, p) in a[r].iter_mut().zip(&pivot_row) {
+                    *x = x.clone() - f.clone() * p.clone();
+                }
+            }
+        }
+        pivots.push(col);
+        row += 1;
+    }
+    pivots
+}
+
+/// Rank of the matrix formed by the first `ncols` entries of each row
+/// (missing entries count as zero).
+pub fn rank(m: &[Vec<i64>], ncols: usize) -> usize {
+    let mut a = to_rat(m, ncols);
+    rref(&mut a, ncols).len()
+}
+
+/// Scale a rational vector to the primitive integer vector with the same
+/// direction (entries coprime).
+fn primitive(v: &[BigRational]) -> ScheduleResult<Vec<i64>> {
+    let mut l = BigInt::one();
+    for x in v {
+        l = l.lcm(x.denom());
+    }
+    let ints: Vec<BigInt> = v
+        .iter()
+        .map(|x| (x * BigRational::from_integer(l.clone())).to_integer())
+        .collect();
+    let mut g = BigInt::zero();
+    for x in &ints {
+        g = g.gcd(x);
+    }
+    if g.is_zero() {
+        g = BigInt::one();
+    }
+    ints.iter()
+        .map(|x| (x / &g).to_i64().ok_or(ScheduleError::Overflow))
+        .collect()
+}
+
+/// A basis `K` of the rational kernel `{x : C x = 0}` of `C` (first `ncols`
+/// columns), as primitive integer rows normalized as in the isl report
+/// §6.5.6: Gaussian elimination from the last column (so rows have as many
+/// trailing zeros as possible), each row lexicographically positive, rows
+/// sorted by the position of their last non-zero entry. A vector `y` is
+/// linearly independent of the rows of `C` iff `K y != 0`.
+pub fn kernel_basis(c: &[Vec<i64>], ncols: usize) -> ScheduleResult<Vec<Vec<i64>>> {
+    let mut a = to_rat(c, ncols);
+    let pivots = rref(&mut a, ncols);
+    // Kernel vectors: one per free column f: x_f = 1, x_p = -a[row(p)][f].
+    let mut basis: Vec<Vec<BigRational>> = Vec::new();
+    for f in (0..ncols).filter(|f| !pivots.contains(f)) {
+        let mut v = vec![BigRational::zero(); ncols];
+        v[f] = BigRational::one();
+        for (r, &p) in pivots.iter().enumerate() {
+            v[p] = -a[r][f].clone();
+        }
+        basis.push(v);
+    }
+    // Echelon form from the right: eliminate last columns first.
+    let mut out: Vec<Vec<BigRational>> = Vec::new();
+    let mut rest = basis;
+    for col in (0..ncols).rev() {
+        let Some(p) = rest.iter().position(|v| !v[col].is_zero()) else {
+            continue;
+        };
+        let piv = rest.remove(p);
+        for v in rest.iter_mut() {
+            if !v[col].is_zero() {
+                let f = v[col].clone() / piv[col].clone();
+                for k in 0..ncols {
+                    let sub = f.clone() * piv[k].clone();
+                    v[k] = v[k].clone() - sub;
+                }
+            }
+        }
+        out.push(piv);
+    }
+    // `out` is ordered by decreasing last-nonzero position; reverse it.
+    out.reverse();
+    let mut res = Vec::new();
+    for v in out {
+        let mut r = primitive(&v)?;
+        if let Some(first) = r.iter().find(|x| **x != 0) {
+            if *first < 0 {
+                for x in r.iter_mut() {
+                    *x = -*x;
+                }
+            }
+        }
+        res.push(r);
+    }
+    Ok(res)
+}
+
+/// `Σ a_k b_k` with checked arithmetic.
+pub fn dot(a: &[i64], b: &[i64]) -> ScheduleResult<i64> {
+    let mut s: i64 = 0;
+    for (x, y) in a.iter().zip(b) {
+        s = x
+            .checked_mul(*y)
+            .and_then(|p| s.checked_add(p))
+            .ok_or(ScheduleError::Overflow)?;
+    }
+    Ok(s)
+}
+
+/// Absolute value that reports overflow instead of wrapping.
+pub fn abs(x: i64) -> ScheduleResult<i64> {
+    x.checked_abs().ok_or(ScheduleError::Overflow)
+}
+
+/// Divide a row by the gcd of its entries (all of them, constant included)
+/// so that equal constraints compare equal. Leaves a zero row unchanged.
+pub fn normalize_row(row: &mut [i64]) {
+    let g = row.iter().fold(0i64, |g, &x| g.gcd(&x));
+    if g > 1 {
+        for x in row.iter_mut() {
+            *x /= g;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_of_isl_example_11() {
+        // C = [4 2 1] → normalized kernel rows [1 -2 0], [1 0 -4].
+        let k = kernel_basis(&[vec![4, 2, 1]], 3).unwrap();
+        assert_eq!(k, vec![vec![1, -2, 0], vec![1, 0, -4]]);
+        // C = [[4 2 1],[1 0 0]] → [0 1 -2].
+        let k = kernel_basis(&[vec![4, 2, 1], vec![1, 0, 0]], 3).unwrap();
+        assert_eq!(k, vec![vec![0, 1, -2]]);
+    }
+
+    #[test]
+    fn kernel_of_empty_is_identity() {
+        let k = kernel_basis(&[], 2).unwrap();
+        assert_eq!(k, vec![vec![1, 0], vec![0, 1]]);
+    }
+
+    #[test]
+    fn rank_and_kernel_agree() {
+        // Property on a grid of small matrices: rank + dim ker = ncols and
+        // every kernel row is orthogonal to every row of C.
+        let vals = [-2i64, -1, 0, 1, 3];
+        for a in vals {
+            for b in vals {
+                for c in vals {
+                    for d in vals {
+                        let m = vec![vec![a, b, 1], vec![c, d, a]];
+                        let k = kernel_basis(&m, 3).unwrap();
+                        assert_eq!(rank(&m, 3) + k.len(), 3);
+                        for kr in &k {
+                            for r in &m {
+                                assert_eq!(dot(kr, r).unwrap(), 0);
+                            }
+                            assert!(kr.iter().any(|x| *x != 0));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

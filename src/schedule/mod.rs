@@ -1,0 +1,31 @@
+//! Affine scheduling of polyhedral programs.
+//!
+//! Owns: the raw scheduling model ([`model`]: statements with integer
+//! polyhedral domains, dependence pieces, multidimensional affine
+//! schedules), the Farkas linearization ([`farkas`]), Feautrier's scheduler
+//! and isl's Pluto-style band scheduler (with Feautrier fallback, linear
+//! independence, non-trivial search and loop-coalescing avoidance), SCC
+//! ordering by scalar dimensions, completion to a *sequential* schedule, and
+//! the legality checker ([`check`]) through which every result passes.
+//!
+//! Must not know about: the `.alpha` language, the IR, or how dependences
+//! are computed (`deps` builds a [`Model`] from a program); it only uses the
+//! exact solver of `poly`.
+//!
+//! References: the isl/PPCG scheduler report (§6.1–6.5, §7.5) and
+//! Feautrier's multidimensional scheduling, in `shared/papers/`.
+
+pub mod check;
+mod driver;
+pub mod error;
+pub mod farkas;
+mod feautrier;
+mod ilp;
+pub mod linalg;
+pub mod model;
+mod pluto;
+
+pub use check::{check_schedule, is_sequential, DepStatus, Legality, Violation};
+pub use driver::{schedule, Scheduler};
+pub use error::{ScheduleError, ScheduleResult};
+pub use model::{DepPiece, DimInfo, Model, Schedule, Statement};

@@ -1,0 +1,285 @@
+//! The Pluto-style band scheduler of isl (report §6.5): a permutable band
+//! of schedule rows, each weakly satisfying every remaining dependence
+//! piece, minimizing the proximity bound `u·p + w` on dependence distances,
+//! linearly independent of the rows found so far (§6.5.6), non-trivial by
+//! the case split of §6.5.7, with coefficient bounds against loop
+//! coalescing (§7.5.3).
+//!
+//! ILP variables: `u⁻_0, u⁺_0, ..., u⁻_{m-1}, u⁺_{m-1}, w` then the
+//! statement blocks of [`super::ilp::Layout`]. Constraints per piece
+//! (Farkas): `θ_T − θ_S >= 0` and `(u⁺ − u⁻)·p + w − (θ_T − θ_S) >= 0`.
+//! Objectives, lexicographically: `Σ(u⁺ + u⁻)`, `w`, `Σ b`, `Σ |a|`, then
+//! every variable in layout order.
+//!
+//! Owns: band construction. Must not know about Feautrier steps, SCC
+//! splitting or completion (the driver combines them).
+
+use super::driver::Sub;
+use super::error::{ScheduleError, ScheduleResult};
+use super::farkas::instantiate;
+use super::ilp::{add, lexmin, scale, Form, Layout};
+use super::linalg;
+use crate::poly::solver::{Optimum, System};
+
+/// Upper bound on ILP solves spent looking for one non-trivial member.
+const SEARCH_BUDGET: usize = 256;
+
+struct Problem {
+    layout: Layout,
+    base: System,
+    objs: Vec<Form>,
+}
+
+impl Problem {
+    fn u_minus(&self, j: usize) -> usize {
+        2 * j
+    }
+    fn u_plus(&self, j: usize) -> usize {
+        2 * j + 1
+    }
+    fn w(&self) -> usize {
+        2 * self.layout.n_params
+    }
+}
+
+fn build(sub: &Sub) -> ScheduleResult<Problem> {
+    let m = sub.model.n_params;
+    let dims: Vec<usize> = sub
+        .stmts
+        .iter()
+        .map(|&g| sub.model.statements[g].n_dims)
+        .collect();
+    let layout = Layout::new(m, dims, 2 * m + 1, 0);
+    let mut p = Problem {
+        layout,
+        base: System::new(0),
+        objs: Vec::new(),
+    };
+    let l = &p.layout;
+    let mut sys = System::new(l.n_vars);
+    for v in 0..l.prefix {
+        sys.add_ineq(l.var(v));
+    }
+    for r in l.nonneg_rows() {
+        sys.add_ineq(r);
+    }
+    for piece in sub.pieces {
+        let (ls, lt) = (sub.local(piece.src)?, sub.local(piece.tgt)?);
+        // Validity: θ_T − θ_S >= 0.
+        let (eqs, ineqs) = instantiate(&piece.cone, &l.diff_forms(ls, lt, 1)?)?;
+        eqs.into_iter().for_each(|r| sys.add_eq(r));
+        ineqs.into_iter().for_each(|r| sys.add_ineq(r));
+        // Proximity: (u⁺ − u⁻)·p + w − (θ_T − θ_S) >= 0.
+        let mut forms = l.diff_forms(ls, lt, -1)?;
+        let (ds, dt) = (l.dims[ls], l.dims[lt]);
+        for j in 0..m {
+            let mut u = l.zero();
+            u[p.u_plus(j)] = 1;
+            u[p.u_minus(j)] = -1;
+            forms[ds + dt + j] = add(&forms[ds + dt + j], &u)?;
+        }
+        let last = forms.len() - 1;
+        forms[last] = add(&forms[last], &l.var(p.w()))?;
+        let (eqs, ineqs) = instantiate(&piece.cone, &forms)?;
+        eqs.into_iter().for_each(|r| sys.add_eq(r));
+        ineqs.into_iter().for_each(|r| sys.add_ineq(r));
+    }
+    // Coalescing avoidance (isl (104)): |a_j| <= min_{k != j} ceil(S_k / 2)
+    // over the finite sizes S_k >= 1 of the statement's domain.
+    for (s, &g) in sub.stmts.iter().enumerate() {
+        let d = l.dims[s];
+        for j in 0..d {
+            let bound = (0..d)
+                .filter(|&k| k != j)
+                .filter_map(|k| sub.sizes[g][k])
+                .filter(|&sz| sz >= 1)
+                .map(|sz| (sz + 1) / 2)
+                .min();
+            if let Some(b) = bound {
+                for v in [l.a_plus(s, j), l.a_minus(s, j)] {
+                    let mut r = scale(&l.var(v), -1)?;
+                    r[l.n_vars] = b;
+                    sys.add_ineq(r);
+                }
+            }
+        }
+    }
+    let mut sum_u = l.zero();
+    for j in 0..m {
+        sum_u[p.u_plus(j)] = 1;
+        sum_u[p.u_minus(j)] = 1;
+    }
+    let mut objs = vec![sum_u, l.var(p.w()), l.sum_params(), l.sum_abs_coefs()];
+    objs.extend((0..l.prefix - 1).map(|v| l.var(v)));
+    objs.extend(l.block_objectives());
+    p.base = sys;
+    p.objs = objs;
+    Ok(p)
+}
+
+/// A region (§6.5.7): linear forms at least one of which must be non-zero.
+type Region = Vec<Form>;
+
+struct Search<'a> {
+    prob: &'a Problem,
+    regions: Vec<Region>,
+    best: Option<Vec<i64>>,
+    solves: usize,
+    optimal: bool,
+}
+
+impl Search<'_> {
+    fn eval(form: &[i64], sol: &[i64]) -> ScheduleResult<i64> {
+        let n = sol.len();
+        let v = linalg::dot(&form[..n], sol)?;
+        v.checked_add(form[n]).ok_or(ScheduleError::Overflow)
+    }
+
+    fn solve(
+        &mut self,
+        extra_eqs: &[Form],
+        extra_ineqs: &[Form],
+    ) -> ScheduleResult<Option<Vec<i64>>> {
+        self.solves += 1;
+        let mut sys = self.prob.base.clone();
+        extra_eqs.iter().for_each(|r| sys.add_eq(r.clone()));
+        extra_ineqs.iter().for_each(|r| sys.add_ineq(r.clone()));
+        // Once a solution is known, look only for significantly better ones
+        // (isl §6.5.7): the first significant objective (Σ|u|, then w) that
+        // is non-zero in the best solution must be zero, and the ones before
+        // it (zero in the best solution) stay zero.
+        if let Some(best) = &self.best {
+            for obj in &self.prob.objs[..2] {
+                sys.add_eq(obj.clone());
+                if Self::eval(obj, best)? != 0 {
+                    break;
+                }
+            }
+        }
+        match lexmin(&sys, &self.prob.objs)? {
+            Optimum::Value(v) => Ok(Some(v)),
+            Optimum::Empty => Ok(None),
+            Optimum::Unbounded => Err(ScheduleError::Internal(
+                "Pluto ILP objective unbounded below".to_string(),
+            )),
+        }
+    }
+
+    fn run(&mut self, eqs: Vec<Form>, ineqs: Vec<Form>) -> ScheduleResult<()> {
+        if self.optimal || self.solves >= SEARCH_BUDGET {
+            return Ok(());
+        }
+        let Some(sol) = self.solve(&eqs, &ineqs)? else {
+            return Ok(());
+        };
+        let mut trivial = None;
+        for (ri, reg) in self.regions.iter().enumerate() {
+            let mut all_zero = true;
+            for f in reg {
+                if Self::eval(f, &sol)? != 0 {
+                    all_zero = false;
+                    break;
+                }
+            }
+            if all_zero {
+                trivial = Some(ri);
+                break;
+            }
+        }
+        let Some(ri) = trivial else {
+            let sig_zero = self.prob.objs[..2]
+                .iter()
+                .map(|o| Self::eval(o, &sol))
+                .collect::<ScheduleResult<Vec<_>>>()?
+                .iter()
+                .all(|v| *v == 0);
+            self.best = Some(sol);
+            if sig_zero {
+                self.optimal = true;
+            }
+            return Ok(());
+        };
+        let region = self.regions[ri].clone();
+        let n = self.prob.layout.n_vars;
+        for r in 0..region.len() {
+            for sign in [1i64, -1] {
+                let mut e = eqs.clone();
+                e.extend(region[..r].iter().cloned());
+                let mut i = ineqs.clone();
+                // sign·f − 1 >= 0.
+                let mut f = scale(&region[r], sign)?;
+                f[n] = f[n].checked_sub(1).ok_or(ScheduleError::Overflow)?;
+                i.push(f);
+                self.run(e, i)?;
+                if self.optimal || self.solves >= SEARCH_BUDGET {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Iterator-coefficient rows of global statement `g`: its rows so far plus
+/// the band members found.
+fn iter_rows(sub: &Sub, members: &[Vec<Vec<i64>>], s: usize) -> Vec<Vec<i64>> {
+    let g = sub.stmts[s];
+    let mut c: Vec<Vec<i64>> = sub.rows[g].clone();
+    c.extend(members.iter().map(|mem| mem[s].clone()));
+    c
+}
+
+/// Compute a band for the subproblem: a list of members, each one row per
+/// local statement. Empty when not even a first member exists.
+pub(crate) fn band(sub: &Sub) -> ScheduleResult<Vec<Vec<Vec<i64>>>> {
+    let prob = build(sub)?;
+    let l = &prob.layout;
+    let mut members: Vec<Vec<Vec<i64>>> = Vec::new();
+    loop {
+        // Linear independence (§6.5.6) on the statements of maximal slack.
+        let mut slack = Vec::with_capacity(l.dims.len());
+        let mut kernels = Vec::with_capacity(l.dims.len());
+        for s in 0..l.dims.len() {
+            let c = iter_rows(sub, &members, s);
+            let k = linalg::kernel_basis(&c, l.dims[s])?;
+            slack.push(k.len());
+            kernels.push(k);
+        }
+        let max_slack = slack.iter().copied().max().unwrap_or(0);
+        if max_slack == 0 {
+            return Ok(members);
+        }
+        let mut regions = Vec::new();
+        for s in 0..l.dims.len() {
+            if slack[s] != max_slack {
+                continue;
+            }
+            let mut reg = Vec::new();
+            for krow in &kernels[s] {
+                let mut f = l.zero();
+                for (j, &kj) in krow.iter().enumerate() {
+                    if kj != 0 {
+                        f = add(&f, &scale(&l.coef(s, j), kj)?)?;
+                    }
+                }
+                reg.push(f);
+            }
+            regions.push(reg);
+        }
+        let mut search = Search {
+            prob: &prob,
+            regions,
+            best: None,
+            solves: 0,
+            optimal: false,
+        };
+        search.run(Vec::new(), Vec::new())?;
+        let Some(sol) = search.best else {
+            return Ok(members);
+        };
+        let member = (0..l.dims.len())
+            .map(|s| l.extract_row(&sol, s))
+            .collect::<ScheduleResult<Vec<_>>>()?;
+        members.push(member);
+    }
+}

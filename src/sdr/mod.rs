@@ -76,3 +76,50 @@ pub struct Decision {
     /// Why (for reports): "applied", "no share direction", ...
     pub reason: String,
 }
+
+use crate::deps::{schedule_program, DepsError, ProgramSchedule};
+use crate::ir::Program;
+use crate::schedule::Scheduler;
+
+impl ResultOrder for ProgramSchedule {
+    fn result_rows(&self, system: usize, var: VarId, n_dims: usize) -> Option<Vec<Vec<i64>>> {
+        let rows = ProgramSchedule::result_rows(self, system, var)?;
+        rows.iter().all(|r| r.len() == n_dims).then_some(rows)
+    }
+}
+
+/// The optimizer's result: the optimized program and what was decided.
+#[derive(Debug, Clone)]
+pub struct Optimized {
+    pub program: Program,
+    pub decisions: Vec<Decision>,
+}
+
+/// An error of the whole optimization pipeline.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum OptimizeError {
+    /// The input program has a dependence cycle or cannot be scheduled.
+    #[error("{0}")]
+    Deps(#[from] DepsError),
+    #[error("{0}")]
+    Sdr(#[from] SdrError),
+    /// The optimized program failed verification: a bug in the optimizer.
+    #[error("internal error: the optimized program is not schedulable: {0}")]
+    Verification(DepsError),
+}
+
+/// The SDR heuristic end to end (paper, Figure 8): normalize the
+/// reductions, compute a sequential schedule of the augmented program with
+/// `scheduler`, simplify every reduction along the directions that agree
+/// with it, and verify that the result is still schedulable (acyclic, with
+/// a legal sequential schedule checked by the legality checker).
+pub fn optimize(program: &Program, scheduler: Scheduler) -> Result<Optimized, OptimizeError> {
+    let normalized = normalize::normalize(program)?;
+    let schedule = schedule_program(&normalized, scheduler)?;
+    let (optimized, decisions) = transform::simplify(&normalized, &schedule)?;
+    schedule_program(&optimized, scheduler).map_err(OptimizeError::Verification)?;
+    Ok(Optimized {
+        program: optimized,
+        decisions,
+    })
+}

@@ -214,6 +214,16 @@ impl Cx {
         Ok(Set::from_basic(img))
     }
 
+    /// The projection of a reduction as a function on its body space.
+    fn proj_map(&self, red: &Reduction, body: &Space) -> Result<MultiAff, SdrError> {
+        let rows: Vec<Vec<i64>> = red.proj.iter().map(aff_row).collect();
+        Ok(MultiAff::new(
+            body.clone(),
+            crate::poly::Tuple::anonymous("x", rows.len()),
+            rows,
+        )?)
+    }
+
     /// `P` is not of constant thickness along `r`: `max { t : y ∈ P,
     /// y + t·r ∈ P, params ∈ context }` is unbounded.
     fn profitable(&self, piece: &BasicSet, r: &[i64]) -> Result<bool, SdrError> {
@@ -308,6 +318,34 @@ impl Cx {
             self.decide(&target_name, -1, None, "empty body domain");
             return Ok(original);
         };
+        // Only body points that project into the result's domain are ever
+        // used: P := P ∩ proj⁻¹(D_X) (when D_X is convex), which makes the
+        // share space and the shells those of the reduction actually
+        // computed.
+        let d_x = to_set(&s.vars[job.target].domain, &self.params)?;
+        let mut job = job;
+        let piece = match d_x.pieces() {
+            [one] => {
+                let f = self.proj_map(&job.red, piece.space())?;
+                let pre = Set::from_basic(one.clone()).preimage(&f)?;
+                match pre.pieces() {
+                    [p] => {
+                        let eff = piece.intersect(p)?.simplify()?;
+                        if eff.is_empty()? {
+                            self.decide(&target_name, -1, None, "empty body domain");
+                            return Ok(identity(job.red.op, job.ty, job.span));
+                        }
+                        job.red.body_domain = canonical_domain(
+                            &from_set(&Set::from_basic(eff.clone()), &job.red.dims),
+                            &self.params,
+                        )?;
+                        eff
+                    }
+                    _ => piece,
+                }
+            }
+            _ => piece,
+        };
         let face_dim = piece.dimension()?;
         if depth > MAX_DEPTH {
             self.decide(&target_name, face_dim, None, "recursion limit");
@@ -320,7 +358,6 @@ impl Cx {
             return Ok(original);
         }
         let proj_lin: Vec<Vec<i64>> = job.red.proj.iter().map(|a| a.idx.clone()).collect();
-        let d_x = to_set(&s.vars[job.target].domain, &self.params)?;
         let x_space = d_x.space().clone();
         let mut reason = "share directions lie in the projection's kernel";
         for b in &basis {

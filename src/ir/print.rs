@@ -289,6 +289,14 @@ impl Ctx<'_> {
     fn expr(&self, e: &Expr, min: u8) -> String {
         let params = &self.system.params;
         match &e.kind {
+            // i64::MIN has no literal form: write it as arithmetic, which
+            // lowering folds back into the constant.
+            ExprKind::IntConst(i64::MIN) => "(-9223372036854775807 - 1)".to_string(),
+            // Non-finite floats (identities of max/min) have no literal
+            // form either: IEEE division produces them.
+            ExprKind::FloatConst(v) if v.is_nan() => "(0.0 / 0.0)".to_string(),
+            ExprKind::FloatConst(v) if v.is_infinite() && *v > 0.0 => "(1.0 / 0.0)".to_string(),
+            ExprKind::FloatConst(v) if v.is_infinite() => "(-1.0 / 0.0)".to_string(),
             ExprKind::IntConst(v) => Self::paren(
                 v.to_string(),
                 if *v < 0 { PREC_UNARY } else { PREC_ATOM },

@@ -29,6 +29,24 @@ struct Cli {
     command: Command,
 }
 
+/// The scheduling algorithms.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum SchedulerArg {
+    /// Feautrier's: each level carries as many dependences as possible.
+    Feautrier,
+    /// Pluto-style bands (isl's scheduler) with a Feautrier fallback.
+    Pluto,
+}
+
+impl From<SchedulerArg> for crate::schedule::Scheduler {
+    fn from(s: SchedulerArg) -> Self {
+        match s {
+            SchedulerArg::Feautrier => crate::schedule::Scheduler::Feautrier,
+            SchedulerArg::Pluto => crate::schedule::Scheduler::Pluto,
+        }
+    }
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Parse and check a program; report every error with its location.
@@ -68,6 +86,22 @@ enum Command {
         /// Use the reference interpreter.
         #[arg(long)]
         interp: bool,
+        /// Run the program as written, without simplifying its reductions.
+        #[arg(long)]
+        no_optimize: bool,
+    },
+    /// Print each statement's affine schedule in isl notation.
+    Schedule {
+        /// The `.alpha` file.
+        file: PathBuf,
+        /// The scheduling algorithm.
+        #[arg(long, value_enum, default_value_t = SchedulerArg::Pluto)]
+        scheduler: SchedulerArg,
+    },
+    /// Simplify the reductions (SDR) and print the optimized program as `.alpha`.
+    Optimize {
+        /// The `.alpha` file.
+        file: PathBuf,
     },
     /// Evaluate an isl-notation expression with the polyhedral library.
     Calc {
@@ -165,8 +199,14 @@ fn dispatch(cli: Cli) -> Result<String, CliError> {
             generate_inputs,
             seed,
             interp: _,
+            no_optimize,
         } => {
             let (_, program) = compile_file(&file)?;
+            let program = if no_optimize {
+                program
+            } else {
+                optimize_program(&program)?.program
+            };
             run_command(
                 &program,
                 system.as_deref(),
@@ -176,6 +216,16 @@ fn dispatch(cli: Cli) -> Result<String, CliError> {
                 generate_inputs,
                 seed,
             )
+        }
+        Command::Schedule { file, scheduler } => {
+            let (_, program) = compile_file(&file)?;
+            crate::deps::schedule_text(&program, scheduler.into()).map_err(deps_error)
+        }
+        Command::Optimize { file } => {
+            let (_, program) = compile_file(&file)?;
+            Ok(ir::print::program_to_alpha(
+                &optimize_program(&program)?.program,
+            ))
         }
     }
 }
@@ -340,4 +390,21 @@ fn summarize(name: &str, a: &crate::runtime::Array) -> String {
 
 fn calc(_expr: &str) -> Result<String, CliError> {
     Err(CliError::User("calc: not available yet".into()))
+}
+
+/// A dependence-analysis error: a cycle (or an unschedulable program) is
+/// the user's; anything else is ours.
+fn deps_error(e: crate::deps::DepsError) -> CliError {
+    match e {
+        crate::deps::DepsError::Cycle { .. } => CliError::User(e.to_string()),
+        other => CliError::Internal(other.to_string()),
+    }
+}
+
+/// The SDR pipeline with the default (Pluto) scheduler.
+fn optimize_program(program: &Program) -> Result<crate::sdr::Optimized, CliError> {
+    crate::sdr::optimize(program, crate::schedule::Scheduler::Pluto).map_err(|e| match e {
+        crate::sdr::OptimizeError::Deps(d) => deps_error(d),
+        other => CliError::Internal(other.to_string()),
+    })
 }

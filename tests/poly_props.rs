@@ -281,6 +281,7 @@ proptest! {
         let (p, exact) = s.project_out(first, n).unwrap();
         stat(if exact { "project:exact" } else { "project:inexact" });
         let nd2 = r.nd - n;
+        let mut extra = false;
         for (pp, y) in grid(r.np, nd2, 1) {
             // brute: ∃ z in the box
             let ex = grid(0, n, 0).iter().any(|(_, z)| {
@@ -289,11 +290,17 @@ proptest! {
                 x.extend_from_slice(&y[first..]);
                 s.contains(&pp, &x)
             });
+            if !ex && p.contains(&pp, &y) {
+                extra = true;
+            }
             if ex {
                 prop_assert!(p.contains(&pp, &y), "projection lost {:?} {:?}", pp, y);
             } else if exact {
                 prop_assert!(!p.contains(&pp, &y), "exact projection has extra {:?} {:?}", pp, y);
             }
+        }
+        if !exact {
+            stat(if extra { "project:inexact-really" } else { "project:inexact-spurious" });
         }
     }
 

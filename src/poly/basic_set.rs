@@ -349,8 +349,14 @@ impl BasicSet {
         if self.is_obviously_empty() {
             return Ok((BasicSet::empty(space), true));
         }
+        // redundant constraints would only add Fourier–Motzkin pairs (and
+        // spurious inexactness): simplify first
+        let s = self.simplify()?;
+        if s.is_obviously_empty() {
+            return Ok((BasicSet::empty(space), true));
+        }
         let cols: Vec<usize> = (np + first..np + first + n).collect();
-        let rows = Rows::new(self.space.n_vars(), self.eqs.clone(), self.ineqs.clone())?;
+        let rows = Rows::new(self.space.n_vars(), s.eqs, s.ineqs)?;
         let (rows, exact) = eliminate(rows, &cols, true)?;
         if rows.infeasible {
             return Ok((BasicSet::empty(space), true));

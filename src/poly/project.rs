@@ -159,7 +159,7 @@ pub fn eliminate(mut rows: Rows, cols: &[usize], check_exact: bool) -> PolyResul
         let step_exact = eliminate_one(&mut rows, x, check_exact)?;
         exact &= step_exact;
         rows.dedup()?;
-        if rows.ineqs.len() > 24 && !rows.infeasible {
+        if !rows.infeasible && (rows.ineqs.len() > 24 || (check_exact && !todo.is_empty())) {
             prune_redundant(&mut rows)?;
         }
     }

@@ -181,7 +181,7 @@ fn cfg(cases: u32) -> ProptestConfig {
 }
 
 proptest! {
-    #![proptest_config(cfg(300))]
+    #![proptest_config(cfg(400))]
 
     #[test]
     fn print_parse_print_is_stable(r in raw_set(3)) {
@@ -193,6 +193,11 @@ proptest! {
         prop_assert_eq!(&t1, &t2);
         same_members(&s, &p, r.np, r.nd)?;
     }
+
+}
+
+proptest! {
+    #![proptest_config(cfg(500))]
 
     #[test]
     fn boolean_operations((ra, rb) in raw_pair(2)) {
@@ -212,6 +217,11 @@ proptest! {
             prop_assert_eq!(c.contains(&p, &x), !ia);
         }
     }
+
+}
+
+proptest! {
+    #![proptest_config(cfg(600))]
 
     #[test]
     fn emptiness_inclusion_equality((ra, rb) in raw_pair(2)) {
@@ -233,6 +243,11 @@ proptest! {
         prop_assert!(a.is_equal(&a.make_disjoint().unwrap()).unwrap());
     }
 
+}
+
+proptest! {
+    #![proptest_config(cfg(250))]
+
     #[test]
     fn make_disjoint_and_simplify(r in raw_set(3)) {
         let s = build(&r);
@@ -244,6 +259,11 @@ proptest! {
         let t2 = t.simplify().unwrap();
         prop_assert_eq!(t.to_string(), t2.to_string());
     }
+
+}
+
+proptest! {
+    #![proptest_config(cfg(500))]
 
     #[test]
     fn enumeration_and_fixed_parameter_queries(r in raw_set(2)) {
@@ -272,6 +292,11 @@ proptest! {
             None => prop_assert!(brute_empty(&s, r.np, r.nd)),
         }
     }
+
+}
+
+proptest! {
+    #![proptest_config(cfg(600))]
 
     #[test]
     fn projection(r in raw_set(2), first in 0usize..4, n in 1usize..3) {
@@ -304,6 +329,11 @@ proptest! {
         }
     }
 
+}
+
+proptest! {
+    #![proptest_config(cfg(200))]
+
     #[test]
     fn hull_and_dimension(r in raw_set(2)) {
         let s = build(&r);
@@ -332,6 +362,11 @@ proptest! {
         }
     }
 
+}
+
+proptest! {
+    #![proptest_config(cfg(400))]
+
     #[test]
     fn parametric_lexmin_lexmax(r in raw_set(2)) {
         let s = build(&r);
@@ -351,6 +386,11 @@ proptest! {
             }
         }
     }
+
+}
+
+proptest! {
+    #![proptest_config(cfg(600))]
 
     #[test]
     fn images_and_preimages(r in raw_set(2), f in prop::collection::vec(prop::collection::vec(-2i64..=2, 6), 1..=3)) {
@@ -395,6 +435,11 @@ proptest! {
             }
         }
     }
+
+}
+
+proptest! {
+    #![proptest_config(cfg(300))]
 
     #[test]
     fn maps(r in raw_set_dims(1, 3, 2), q in raw_set_dims(1, 3, 2), split in 1usize..3) {

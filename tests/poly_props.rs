@@ -256,6 +256,8 @@ proptest! {
         same_members(&s, &d, r.np, r.nd)?;
         let t = s.simplify().unwrap();
         same_members(&s, &t, r.np, r.nd)?;
+        same_members(&s, &s.detect_equalities().unwrap(), r.np, r.nd)?;
+        same_members(&s, &s.remove_redundancies().unwrap(), r.np, r.nd)?;
         let t2 = t.simplify().unwrap();
         prop_assert_eq!(t.to_string(), t2.to_string());
     }

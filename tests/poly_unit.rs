@@ -176,3 +176,29 @@ fn named_tuples_and_notation() {
         "{ [i] : i >= 1 and i <= 3 }"
     );
 }
+
+#[test]
+fn equalities_and_redundancy() {
+    let s = set("{ [i, j] : i <= j and j <= i and 0 <= i <= 5 and i <= 7 and j >= -3 }");
+    let b = &s.pieces()[0];
+    let d = b.detect_equalities().unwrap();
+    assert_eq!(d.eqs().len(), 1);
+    let r = b.remove_redundancies().unwrap();
+    assert!(r.ineqs().len() < b.ineqs().len());
+    assert!(Set::from_basic(r).is_equal(&s).unwrap());
+    // an implicit equality that only the solver sees
+    let s = set("{ [i, j] : i + j >= 4 and i <= 2 and j <= 2 }");
+    assert_eq!(s.pieces()[0].detect_equalities().unwrap().eqs().len(), 2);
+    assert_eq!(s.dimension().unwrap(), 0);
+    let bx = Set::r#box(
+        alphac::poly::Space::set::<&str, &str>(&[], &["a", "b"]),
+        &[(0, 1), (2, 2)],
+    )
+    .unwrap();
+    assert_eq!(bx.points(&[]).unwrap(), vec![vec![0, 2], vec![1, 2]]);
+    // affine hull of a union of two points
+    let u = set("{ [i, j] : i = 0 and j = 1; [i, j] : i = 2 and j = 3 }");
+    let h = u.affine_hull().unwrap();
+    assert_eq!(h.eqs().len(), 1);
+    assert!(h.contains(&[], &[5, 6]) && !h.contains(&[], &[5, 5]));
+}

@@ -311,6 +311,32 @@ impl Set {
         })
     }
 
+    /// Redundancy removal in every piece (see `BasicSet::remove_redundancies`).
+    pub fn remove_redundancies(&self) -> PolyResult<Set> {
+        let pieces = self
+            .pieces
+            .iter()
+            .map(|p| p.remove_redundancies())
+            .collect::<PolyResult<Vec<_>>>()?;
+        Set::from_basics(self.space.clone(), pieces)
+    }
+
+    /// Implicit-equality detection in every piece (see
+    /// `BasicSet::detect_equalities`).
+    pub fn detect_equalities(&self) -> PolyResult<Set> {
+        let pieces = self
+            .pieces
+            .iter()
+            .map(|p| p.detect_equalities())
+            .collect::<PolyResult<Vec<_>>>()?;
+        Set::from_basics(self.space.clone(), pieces)
+    }
+
+    /// The box `{ x : lo_k <= x_k <= hi_k }` (same as `bounded_box`).
+    pub fn r#box(space: Space, bounds: &[(i64, i64)]) -> PolyResult<Set> {
+        Set::bounded_box(space, bounds)
+    }
+
     /// Same as `simplify` (isl's name).
     pub fn coalesce(&self) -> PolyResult<Set> {
         self.simplify()

@@ -202,3 +202,17 @@ fn equalities_and_redundancy() {
     assert_eq!(h.eqs().len(), 1);
     assert!(h.contains(&[], &[5, 6]) && !h.contains(&[], &[5, 5]));
 }
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let deep = format!(
+        "{{ [i] : {}i{} >= 0 }}",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    assert!(matches!(Set::parse(&deep), Err(PolyError::Parse { .. })));
+    let minus = format!("{{ [i] : {}i >= 0 }}", "-".repeat(100_000));
+    assert!(matches!(Set::parse(&minus), Err(PolyError::Parse { .. })));
+    let nested_ok = format!("{{ [i] : {}i >= 0{} }}", "(".repeat(50), ")".repeat(50));
+    assert!(Set::parse(&nested_ok).is_ok());
+}

@@ -253,6 +253,8 @@ struct Parser {
     i: usize,
     /// Names in scope, in variable order; `None` for generated dimensions.
     scope: Vec<Option<String>>,
+    /// Nesting depth of expressions (bounded: no stack overflow on input).
+    depth: usize,
 }
 
 impl Parser {
@@ -261,6 +263,7 @@ impl Parser {
             toks: lex(s)?,
             i: 0,
             scope: Vec::new(),
+            depth: 0,
         })
     }
     fn peek(&self) -> &Tok {
@@ -429,6 +432,16 @@ impl Parser {
 
     fn factor(&mut self) -> PolyResult<Lin> {
         let p = self.pos();
+        if self.depth > 256 {
+            return perr(p, "expression nested too deeply");
+        }
+        self.depth += 1;
+        let r = self.factor_inner(p);
+        self.depth -= 1;
+        r
+    }
+
+    fn factor_inner(&mut self, p: usize) -> PolyResult<Lin> {
         match self.bump() {
             Tok::Int(v) => Ok(Lin::constant(v)),
             Tok::Ident(n) => match self.lookup(&n) {

@@ -327,7 +327,7 @@ proptest! {
             }
         }
         if !exact {
-            stat(if extra { "project:inexact-really" } else { "project:inexact-spurious" });
+            stat(&format!("project:inexact-{}-n{n}", if extra { "really" } else { "spurious" }));
         }
     }
 

@@ -47,6 +47,14 @@ mod lattice;
 mod num;
 mod tableau;
 
+/// Counters for profiling (pivots, big-integer fallbacks).
+#[doc(hidden)]
+pub mod stats {
+    use std::sync::atomic::AtomicU64;
+    pub static PIVOTS: AtomicU64 = AtomicU64::new(0);
+    pub static FALLBACKS: AtomicU64 = AtomicU64::new(0);
+}
+
 #[cfg(test)]
 mod tests;
 

@@ -69,6 +69,9 @@ impl Int for i128 {
     fn gcd(&self, o: &Self) -> OResult<Self> {
         let mut a = self.checked_abs().ok_or(Ovf)?;
         let mut b = o.checked_abs().ok_or(Ovf)?;
+        if let (Ok(x), Ok(y)) = (u64::try_from(a), u64::try_from(b)) {
+            return Ok(i128::from(binary_gcd(x, y)));
+        }
         while b != 0 {
             let t = a % b;
             a = b;
@@ -140,6 +143,28 @@ impl Int for BigInt {
     }
     fn is_one(&self) -> bool {
         One::is_one(self)
+    }
+}
+
+/// Stein's binary gcd on `u64` (much cheaper than `i128` remainders).
+fn binary_gcd(mut a: u64, mut b: u64) -> u64 {
+    if a == 0 {
+        return b;
+    }
+    if b == 0 {
+        return a;
+    }
+    let shift = (a | b).trailing_zeros();
+    a >>= a.trailing_zeros();
+    loop {
+        b >>= b.trailing_zeros();
+        if a > b {
+            std::mem::swap(&mut a, &mut b);
+        }
+        b -= a;
+        if b == 0 {
+            return a << shift;
+        }
     }
 }
 

@@ -183,7 +183,7 @@ fn fm_range(s: &System, f: &[i64]) -> Option<(Option<Rat>, Option<Rat>)> {
         v.push(r[n] as i128);
         v
     };
-    let mut add = |v: Vec<i128>, rows: &mut Vec<(Vec<i128>, u64)>| {
+    let add = |v: Vec<i128>, rows: &mut Vec<(Vec<i128>, u64)>| {
         let bit = 1u64 << rows.len();
         rows.push((v, bit));
     };
@@ -430,7 +430,7 @@ proptest! {
         };
         prop_assert_eq!(rational_max(&s, &obj).unwrap(), expect_max);
         // The lexmin point is feasible and attains the minimum.
-        if let Optimum::Value(x) = rational_lexmin(&s, &[obj.clone()]).unwrap() {
+        if let Optimum::Value(x) = rational_lexmin(&s, std::slice::from_ref(&obj)).unwrap() {
             let zero = rat(0);
             for e in &s.eqs {
                 prop_assert_eq!(eval_rat(e, &x), zero.clone());

@@ -434,10 +434,15 @@ impl BasicSet {
     /// integer-empty pieces are dropped.
     pub fn subtract(&self, other: &BasicSet) -> PolyResult<Vec<BasicSet>> {
         self.space.check(&other.space, "subtract")?;
+        self.subtract_prepared(&other.simplify()?)
+    }
+
+    /// `subtract` with `b` already simplified (fewer constraints, fewer
+    /// pieces) and in the same space.
+    pub(crate) fn subtract_prepared(&self, b: &BasicSet) -> PolyResult<Vec<BasicSet>> {
         if self.is_empty()? {
             return Ok(Vec::new());
         }
-        let b = other.simplify()?;
         let mut out = Vec::new();
         let mut prefix = self.clone();
         for c in b.constraints() {

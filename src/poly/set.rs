@@ -161,12 +161,13 @@ impl Set {
     /// `P_1, P_2 − P_1, P_3 − (P_1 ∪ P_2), …`.
     pub fn make_disjoint(&self) -> PolyResult<Set> {
         let mut out: Vec<BasicSet> = Vec::new();
+        let simple = self.simplified_pieces()?;
         for (i, p) in self.pieces.iter().enumerate() {
             let mut rest = vec![p.clone()];
-            for q in &self.pieces[..i] {
+            for q in &simple[..i] {
                 let mut next = Vec::new();
                 for r in &rest {
-                    next.extend(r.subtract(q)?);
+                    next.extend(r.subtract_prepared(q)?);
                 }
                 rest = next;
                 if rest.is_empty() {
@@ -191,10 +192,10 @@ impl Set {
     pub fn subtract(&self, other: &Set) -> PolyResult<Set> {
         self.space.check(&other.space, "subtract")?;
         let mut pieces = self.make_disjoint()?.pieces;
-        for b in &other.pieces {
+        for b in &other.simplified_pieces()? {
             let mut next = Vec::new();
             for p in &pieces {
-                next.extend(p.subtract(b)?);
+                next.extend(p.subtract_prepared(b)?);
             }
             pieces = next;
             if pieces.is_empty() {
@@ -247,19 +248,26 @@ impl Set {
         Ok(())
     }
 
+    /// The pieces simplified (see `BasicSet::simplify`); pieces found empty
+    /// on the way are kept as `empty` (they still subtract nothing).
+    fn simplified_pieces(&self) -> PolyResult<Vec<BasicSet>> {
+        self.pieces.iter().map(|p| p.simplify()).collect()
+    }
+
     /// `self ⊆ other` over the integers (all parameter values): `self −
     /// other` is empty.
     pub fn is_subset(&self, other: &Set) -> PolyResult<bool> {
         self.space.check(&other.space, "is_subset")?;
+        let others = other.simplified_pieces()?;
         for a in &self.pieces {
             if a.is_empty()? {
                 continue;
             }
             let mut rest = vec![a.clone()];
-            for b in &other.pieces {
+            for b in &others {
                 let mut next = Vec::new();
                 for r in &rest {
-                    next.extend(r.subtract(b)?);
+                    next.extend(r.subtract_prepared(b)?);
                 }
                 rest = next;
                 if rest.is_empty() {

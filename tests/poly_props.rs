@@ -523,6 +523,33 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(cfg(300))]
+
+    #[test]
+    fn deltas_and_align_params(r in raw_set_dims(1, 2, 2)) {
+        let s = build(&r);
+        let m = map_of(&s, 1);
+        match m.deltas() {
+            Err(PolyError::Unsupported(_)) => stat("deltas:unsupported"),
+            Err(e) => prop_assert!(false, "{}", e),
+            Ok(d) => {
+                stat("deltas:ok");
+                for p in params_grid(1) {
+                    let mut want: Vec<Vec<i64>> = m.pairs(&p).unwrap().into_iter().map(|(x, y)| vec![y[0] - x[0]]).collect();
+                    want.sort();
+                    want.dedup();
+                    prop_assert_eq!(d.points(&p).unwrap(), want);
+                }
+            }
+        }
+        let a = s.align_params(&["M", "N"]).unwrap();
+        for (p, x) in grid(1, 2, 1) {
+            prop_assert_eq!(a.contains(&[5, p[0]], &x), s.contains(&p, &x));
+        }
+    }
+}
+
 fn map_of(s: &Set, split: usize) -> Map {
     let nd = s.space().n_dims();
     let sp = Space::map(

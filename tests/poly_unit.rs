@@ -216,3 +216,21 @@ fn deep_nesting_is_an_error_not_a_crash() {
     let nested_ok = format!("{{ [i] : {}i >= 0{} }}", "(".repeat(50), ")".repeat(50));
     assert!(Set::parse(&nested_ok).is_ok());
 }
+
+#[test]
+fn align_params_and_deltas() {
+    let s = set("[N] -> { [i] : 0 <= i < N }");
+    let a = s.align_params(&["K", "N"]).unwrap();
+    assert_eq!(a.space().params, vec!["K", "N"]);
+    assert_eq!(a.points(&[7, 3]).unwrap(), vec![vec![0], vec![1], vec![2]]);
+    assert!(s.align_params(&["K"]).is_err());
+    let m = Map::parse("[N] -> { [i, j] -> [i + 1, j - 2] : 0 <= i, j < N }").unwrap();
+    let d = m.deltas().unwrap();
+    assert_eq!(d.points(&[3]).unwrap(), vec![vec![1, -2]]);
+    assert!(d.is_empty_for(&[0]).unwrap());
+    let m = Map::parse("{ [i] -> [j] : 0 <= i < j <= 3 }").unwrap();
+    assert_eq!(
+        m.deltas().unwrap().points(&[]).unwrap(),
+        vec![vec![1], vec![2], vec![3]]
+    );
+}

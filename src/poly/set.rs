@@ -602,6 +602,51 @@ impl Set {
         Ok(Set { space, pieces })
     }
 
+    /// The same set over the parameter list `params`, which must contain
+    /// every parameter of the set (by name, in any order; the new ones are
+    /// unconstrained). Rows are remapped column by column.
+    pub fn align_params<S: AsRef<str>>(&self, params: &[S]) -> PolyResult<Set> {
+        let new: Vec<String> = params.iter().map(|s| s.as_ref().to_string()).collect();
+        for (k, p) in new.iter().enumerate() {
+            if new[..k].contains(p) {
+                return Err(PolyError::Invalid(format!("parameter '{p}' listed twice")));
+            }
+        }
+        let mut pos = Vec::with_capacity(self.space.n_params());
+        for p in &self.space.params {
+            match new.iter().position(|q| q == p) {
+                Some(k) => pos.push(k),
+                None => {
+                    return Err(PolyError::SpaceMismatch(format!(
+                        "align_params: parameter '{p}' is missing from [{}]",
+                        new.join(", ")
+                    )))
+                }
+            }
+        }
+        let np = self.space.n_params();
+        let nd = self.space.n_dims();
+        let remap = |r: &Vec<i64>| {
+            let mut v = vec![0; new.len() + nd + 1];
+            for (k, &c) in r[..np].iter().enumerate() {
+                v[pos[k]] = c;
+            }
+            v[new.len()..].copy_from_slice(&r[np..]);
+            v
+        };
+        let mut space = self.space.clone();
+        space.params = new.clone();
+        let mut pieces = Vec::new();
+        for b in &self.pieces {
+            pieces.push(BasicSet::from_rows(
+                space.clone(),
+                b.eqs.iter().map(remap).collect(),
+                b.ineqs.iter().map(remap).collect(),
+            )?);
+        }
+        Set::from_basics(space, pieces)
+    }
+
     /// The same set with its tuple renamed (`None` removes the name).
     pub fn set_tuple_name(&self, name: Option<&str>) -> Set {
         let mut s = self.clone();

@@ -234,3 +234,36 @@ fn align_params_and_deltas() {
         vec![vec![1], vec![2], vec![3]]
     );
 }
+
+#[test]
+fn composition_order_and_function_text() {
+    let m1 = Map::parse("{ [i] -> [i + 1] }").unwrap();
+    let m2 = Map::parse("{ [i] -> [2i] }").unwrap();
+    // apply_range: first m1, then m2
+    let c = m1.apply_range(&m2).unwrap();
+    assert!(c.contains(&[], &[3], &[8]));
+    assert!(!c.contains(&[], &[3], &[7]));
+    let f = MultiAff::parse("[N] -> { S[i, j] -> A[i - 1, 2j + N, 0] }").unwrap();
+    let t = f.to_string();
+    assert_eq!(t, "[N] -> { S[i, j] -> A[i - 1, N + 2j, 0] }");
+    assert_eq!(MultiAff::parse(&t).unwrap(), f);
+    assert_eq!(f.eval(&[10], &[3, 4]).unwrap(), vec![2, 18, 0]);
+    let g = MultiAff::parse("[N] -> { [a, b, c] -> [a + c, b] }").unwrap();
+    let h = g.pullback(&f).unwrap(); // g(f(x))
+    assert_eq!(h.eval(&[10], &[3, 4]).unwrap(), vec![2, 18]);
+    let a = alphac::poly::Aff::parse("[N] -> { [i] -> [N - i] }").unwrap();
+    assert_eq!(a.to_string(), "[N] -> { [i] -> [N - i] }");
+    assert_eq!(a.eval(&[5], &[2]).unwrap(), 3);
+    // image of a strided set is not a polyhedron: typed error
+    let s = set("{ [i] : 0 <= i <= 4 }");
+    let dbl = MultiAff::parse("{ [i] -> [2i] }").unwrap();
+    assert!(matches!(s.image(&dbl), Err(PolyError::Unsupported(_))));
+    assert_eq!(
+        s.image(&MultiAff::parse("{ [i] -> [i + 3] }").unwrap())
+            .unwrap()
+            .points(&[])
+            .unwrap()
+            .len(),
+        5
+    );
+}

@@ -335,3 +335,132 @@ fn sample_gen<T: Int>(n: usize, rows: &[Vec<i64>]) -> OResult<Option<Vec<i64>>> 
     }
     Ok(Some(y))
 }
+
+/// Outcome of [`lexmin_if_bounded`].
+pub(crate) enum BoundedLex {
+    /// The rational polyhedron is empty.
+    Empty,
+    /// The polyhedron is unbounded: use the general method.
+    NotBounded,
+    /// No integer point.
+    NoInteger,
+    /// The integer lexicographic minimum.
+    Point(Vec<i64>),
+}
+
+/// Integer lexicographic minimum over a *bounded* polyhedron by
+/// lexicographic branch and bound: at each node the rational lexmin of the
+/// objectives (successive maximization of the negated objectives, each
+/// followed by restriction to the optimal face) is a lower bound for every
+/// integer point of the node; nodes whose bound is not lexicographically
+/// below the incumbent are pruned; an integral rational lexmin point is a
+/// new incumbent; otherwise the node splits on a fractional coordinate
+/// `x_k <= ⌊p_k⌋ | x_k >= ⌈p_k⌉`. Every coordinate has a finite integer
+/// range on a bounded polyhedron and each split shrinks one, so the search
+/// is finite. Boundedness is decided first: the recession cone (the same
+/// dictionary with zero constants) is `{0}` iff the equalities and the
+/// cone's implicit equalities have rank `n`.
+pub(crate) fn lexmin_if_bounded<T: Int>(
+    n: usize,
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
+    objs: &[Vec<i64>],
+) -> OResult<BoundedLex> {
+    let (tab, slacks) = build_tab::<T>(n, eqs, ineqs)?;
+    if tab.empty {
+        return Ok(BoundedLex::Empty);
+    }
+    let mut cone = tab.clone();
+    cone.zero_constants();
+    let implicit = implicit_of_tab(&mut cone, &slacks)?;
+    drop(cone);
+    let m: Vec<Vec<i128>> = eqs
+        .iter()
+        .chain(
+            ineqs
+                .iter()
+                .zip(&implicit)
+                .filter(|(_, &i)| i)
+                .map(|(r, _)| r),
+        )
+        .map(|row| row[..n].iter().map(|&v| v as i128).collect())
+        .collect();
+    if ovf(col_echelon(&m, n))?.rank < n {
+        return Ok(BoundedLex::NotBounded);
+    }
+    let negobjs: Vec<(Vec<T>, T)> = objs
+        .iter()
+        .map(|o| -> OResult<(Vec<T>, T)> {
+            let c = o[..n]
+                .iter()
+                .map(|&v| T::from_i64(v).neg())
+                .collect::<OResult<Vec<T>>>()?;
+            Ok((c, T::from_i64(o[n]).neg()?))
+        })
+        .collect::<OResult<_>>()?;
+    let mut best: Option<(Vec<BigRational>, Vec<BigRational>)> = None;
+    let mut stack = vec![tab];
+    while let Some(node) = stack.pop() {
+        let mut t = node.clone();
+        let mut vals = Vec::with_capacity(objs.len());
+        let mut pruned = false;
+        for (c, c0) in &negobjs {
+            let v = t.add_free_row(c, c0)?;
+            match t.maximize(v, Mode::Full)? {
+                // Impossible on a bounded polyhedron; be safe.
+                MaxOutcome::Unbounded => return Ok(BoundedLex::NotBounded),
+                MaxOutcome::Optimal | MaxOutcome::Reached => {}
+            }
+            vals.push(-t.value(v));
+            t.restrict_to_optimal_face(v);
+            t.drop_row_var(v);
+            if let Some((bv, _)) = &best {
+                // Prune as soon as the prefix is decided.
+                let k = vals.len() - 1;
+                if vals[..k] == bv[..k] && vals[k] > bv[k] {
+                    pruned = true;
+                    break;
+                }
+            }
+        }
+        if pruned {
+            continue;
+        }
+        if let Some((bv, _)) = &best {
+            if vals >= *bv {
+                continue;
+            }
+        }
+        let p = t.point();
+        let Some(k) = (0..n).find(|&k| !p[k].is_integer()) else {
+            best = Some((vals, p));
+            continue;
+        };
+        let v = &p[k];
+        let fl = v.floor().to_integer();
+        let nearer_down =
+            (v - BigRational::from_integer(fl.clone())) * BigInt::from(2) <= BigRational::one();
+        let mut coef = vec![T::zero(); n];
+        coef[k] = T::from_i64(-1);
+        let mut down = node.clone();
+        down.add_constraint(&coef, &T::from_big(&fl)?, false)?;
+        coef[k] = T::one();
+        let mut up = node;
+        up.add_constraint(&coef, &T::from_big(&(-(fl + BigInt::from(1))))?, false)?;
+        let (first, second) = if nearer_down { (down, up) } else { (up, down) };
+        if !second.empty {
+            stack.push(second);
+        }
+        if !first.empty {
+            stack.push(first);
+        }
+    }
+    Ok(match best {
+        None => BoundedLex::NoInteger,
+        Some((_, p)) => BoundedLex::Point(
+            p.iter()
+                .map(|v| big_to_i64(&v.to_integer()))
+                .collect::<OResult<Vec<i64>>>()?,
+        ),
+    })
+}

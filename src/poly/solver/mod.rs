@@ -59,7 +59,7 @@ pub mod stats {
 mod tests;
 
 use crate::poly::{PolyError, PolyResult};
-use integer::{build_tab, fallback, implicit_ineqs, sample_ineqs};
+use integer::{build_tab, fallback, implicit_ineqs, sample_ineqs, BoundedLex};
 use num::{Int, OResult};
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -238,6 +238,22 @@ pub fn integer_sample(sys: &System) -> PolyResult<Option<Vec<i64>>> {
     Ok(Some(lattice::apply(&x0, &b, &y)?))
 }
 
+/// Does the integer point `x` satisfy every constraint of `sys`?
+fn satisfies(sys: &System, x: &[i64]) -> PolyResult<bool> {
+    let n = sys.n_vars;
+    let val = |r: &Vec<i64>| {
+        let mut s = BigInt::from(r[n]);
+        for k in 0..n {
+            s += BigInt::from(r[k]) * BigInt::from(x[k]);
+        }
+        s
+    };
+    let zero = BigInt::from(0);
+    Ok(x.len() == n
+        && sys.eqs.iter().all(|r| val(r) == zero)
+        && sys.ineqs.iter().all(|r| val(r) >= zero))
+}
+
 fn eval_int(obj: &[i64], x: &[i64]) -> PolyResult<i64> {
     let n = x.len();
     let mut s = BigInt::from(obj[n]);
@@ -257,6 +273,23 @@ pub fn integer_lexmin(sys: &System, objs: &[Vec<i64>]) -> PolyResult<Optimum<Vec
         sys.check_obj(o)?;
     }
     let n = sys.n_vars;
+    // Bounded polyhedra: lexicographic branch and bound.
+    let bounded = fallback(
+        || integer::lexmin_if_bounded::<i128>(n, &sys.eqs, &sys.ineqs, objs),
+        || integer::lexmin_if_bounded::<BigInt>(n, &sys.eqs, &sys.ineqs, objs),
+    )?;
+    match bounded {
+        BoundedLex::Empty | BoundedLex::NoInteger => return Ok(Optimum::Empty),
+        BoundedLex::Point(p) => {
+            if !satisfies(sys, &p)? {
+                return Err(PolyError::Unsupported("solver: bad lexmin point".into()));
+            }
+            return Ok(Optimum::Value(p));
+        }
+        BoundedLex::NotBounded => {}
+    }
+    // General method (possibly unbounded polyhedra): successive
+    // minimization by bisection with exact integer emptiness tests.
     let mut cur = sys.clone();
     let Some(mut best) = integer_sample(&cur)? else {
         return Ok(Optimum::Empty);
@@ -345,6 +378,26 @@ pub fn implicit_equalities(sys: &System) -> PolyResult<Vec<usize>> {
     })
 }
 
+fn redundant_gen<T: Int>(
+    n: usize,
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
+) -> OResult<Option<Vec<usize>>> {
+    let (mut tab, slacks) = build_tab::<T>(n, eqs, ineqs)?;
+    if tab.empty {
+        return Ok(None);
+    }
+    let mut red = Vec::new();
+    for (k, s) in slacks.iter().enumerate() {
+        // Every inequality of a non-empty system has a slack.
+        let Some(v) = *s else { return Err(num::Ovf) };
+        if tab.test_redundant(v)? {
+            red.push(k);
+        }
+    }
+    Ok(Some(red))
+}
+
 /// Indices of inequalities that can all be removed together without
 /// changing the rational polyhedron `P = {x ∈ Q^n : eqs = 0, ineqs >= 0}`.
 /// Computed sequentially: inequality `i` is removed if it is implied by the
@@ -353,6 +406,17 @@ pub fn implicit_equalities(sys: &System) -> PolyResult<Vec<usize>> {
 /// duplicates, the last one is kept.
 pub fn redundant_ineqs(sys: &System) -> PolyResult<Vec<usize>> {
     sys.check()?;
+    let n = sys.n_vars;
+    // Non-empty polyhedra: one tableau; each inequality in turn is relaxed
+    // and minimized over the others (`Tab::test_redundant`).
+    let fast = fallback(
+        || redundant_gen::<i128>(n, &sys.eqs, &sys.ineqs),
+        || redundant_gen::<BigInt>(n, &sys.eqs, &sys.ineqs),
+    )?;
+    if let Some(red) = fast {
+        return Ok(red);
+    }
+    // Empty polyhedra: the same definition, one LP per inequality.
     let m = sys.ineqs.len();
     let mut removed = vec![false; m];
     for i in 0..m {

@@ -438,6 +438,70 @@ impl<T: Int> Tab<T> {
         }
     }
 
+    /// Is the inequality with slack `v` implied by the other restricted
+    /// variables of this feasible tableau (the minimum of `v` over the
+    /// polyhedron without `v >= 0` is `>= 0`)? If so, `v` is left
+    /// unrestricted (the inequality is dropped); otherwise the tableau is
+    /// restored to a feasible basis of the same polyhedron.
+    pub fn test_redundant(&mut self, v: usize) -> OResult<bool> {
+        if let Pos::Col(j) = self.pos[v] {
+            // Make v basic without losing feasibility: a pivot in the
+            // decreasing direction (rows with a positive entry limit it).
+            let mut best: Option<usize> = None;
+            for i in 0..self.rows.len() {
+                if !self.restricted[self.row_var[i]] || !self.rows[i][j].is_pos() {
+                    continue;
+                }
+                match best {
+                    None => best = Some(i),
+                    Some(b) => {
+                        // compare rows[i][0] / rows[i][j] vs rows[b][0] / rows[b][j]
+                        let lhs = self.rows[i][0].mul(&self.rows[b][j])?;
+                        let rhs = self.rows[b][0].mul(&self.rows[i][j])?;
+                        if lhs < rhs || (lhs == rhs && self.row_var[i] < self.row_var[b]) {
+                            best = Some(i);
+                        }
+                    }
+                }
+            }
+            match best {
+                // Nothing limits decreasing v: not redundant.
+                None => return Ok(false),
+                Some(i) => self.pivot(i, j)?,
+            }
+        }
+        let Pos::Row(r) = self.pos[v] else {
+            return Err(Ovf);
+        };
+        if self.rows[r][0].is_neg() {
+            // Only possible right after the pivot above: v < 0 is feasible
+            // for the others. Restore.
+            self.maximize(v, Mode::UntilNonneg)?;
+            return Ok(false);
+        }
+        self.restricted[v] = false;
+        let neg: Vec<T> = self.rows[r]
+            .iter()
+            .map(|x| x.neg())
+            .collect::<OResult<_>>()?;
+        let w = self.push_row(neg, self.den[r].clone(), false);
+        let out = self.maximize(w, Mode::UntilPositive)?;
+        self.drop_row_var(w);
+        let redundant = out == MaxOutcome::Optimal;
+        if !redundant {
+            self.restricted[v] = true;
+            if self.value_is_neg(v) && self.maximize(v, Mode::UntilNonneg)? != MaxOutcome::Reached {
+                // The polyhedron is non-empty, so this cannot happen.
+                return Err(Ovf);
+            }
+        }
+        Ok(redundant)
+    }
+
+    fn value_is_neg(&self, v: usize) -> bool {
+        matches!(self.pos[v], Pos::Row(r) if self.rows[r][0].is_neg())
+    }
+
     /// Is `v` fixed at 0 (an eliminated equality or a deleted column)?
     pub fn is_dead(&self, v: usize) -> bool {
         self.pos[v] == Pos::Dead

@@ -7,4 +7,9 @@
 
 pub mod cli;
 pub mod diag;
+pub mod interp;
+pub mod ir;
 pub mod poly;
+pub mod runtime;
+pub mod sdr;
+pub mod syntax;

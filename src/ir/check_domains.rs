@@ -1,0 +1,645 @@
+//! Domain checks of a lowered program: every output and local defined over
+//! its whole domain (no top-level restriction excluding points), `case`
+//! pieces disjoint and covering, affine reads inside the read variable's
+//! domain, reduction bodies bounded.
+//!
+//! Owns the checks and their messages. Must not know about the AST or
+//! anything after the IR.
+//!
+//! Method: every check builds the set of *violating* points — over the
+//! parameters (within the system's context) and the indices — with `poly`
+//! (through `poly_bridge`) and asks for an integer sample. The checks are
+//! exact (integer emptiness, no parameter values assumed) and every error
+//! names a witness: the point and the parameter values.
+//! Boundedness of a reduction body is decided separately, for all
+//! parameter values at once: the fiber of a body piece over a fixed result
+//! point is bounded iff its recession cone `{d : A d >= 0, E d = 0,
+//! proj(d) = 0}` is `{0}`, tested by Fourier–Motzkin elimination in checked
+//! `i128` arithmetic (pieces without integer points are skipped).
+
+use std::collections::HashSet;
+
+use super::poly_bridge::to_set;
+use super::types::*;
+use crate::diag::{Diagnostic, Span};
+use crate::poly::{PolyError, PolyResult, Set};
+
+/// Runs every domain check on every equation of `p`.
+pub fn check_program(p: &Program) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    for s in &p.systems {
+        let ctx = match to_set(&s.context, &s.params) {
+            Ok(c) => c,
+            Err(e) => {
+                errors.push(poly_failure(e, s.span));
+                continue;
+            }
+        };
+        for eq in &s.equations {
+            let mut w = Walker {
+                sys: s,
+                eq,
+                context: &ctx,
+                errors: &mut errors,
+                reported: HashSet::new(),
+            };
+            let mut dom = s.vars[eq.var].domain.clone();
+            // Name the points with the equation's own index names.
+            if dom.dims.len() == eq.indices.len() {
+                dom.dims = eq.indices.clone();
+            }
+            w.walk(&eq.expr, &dom, false);
+        }
+    }
+    errors
+}
+
+fn poly_failure(e: PolyError, span: Span) -> Diagnostic {
+    Diagnostic::error(format!("the domain checks failed here: {e}"), span)
+        .with_label("the polyhedral library could not decide this")
+}
+
+fn apply(f: &[AffExpr], x: &[i64], params: &[i64]) -> Option<Vec<i64>> {
+    f.iter().map(|a| a.eval(x, params)).collect()
+}
+
+struct Walker<'a> {
+    sys: &'a System,
+    eq: &'a Equation,
+    /// The parameter context as a set with no dimensions.
+    context: &'a Set,
+    errors: &'a mut Vec<Diagnostic>,
+    /// (node span, check kind) already reported: one witness per node.
+    reported: HashSet<(usize, usize, u8)>,
+}
+
+/// The kinds of check, for reporting each node once.
+const READ: u8 = 0;
+const PARTIAL: u8 = 1;
+const OVERLAP: u8 = 2;
+const GAP: u8 = 3;
+const UNBOUNDED: u8 = 4;
+const FAILED: u8 = 5;
+
+impl Walker<'_> {
+    fn report(&mut self, span: Span, kind: u8, d: Diagnostic) {
+        if self.reported.insert((span.start, span.end, kind)) {
+            self.errors.push(d);
+        }
+    }
+
+    fn np(&self) -> usize {
+        self.sys.params.len()
+    }
+
+    /// An integer point of `v` within the context, as (parameters, point):
+    /// the smallest parameter values first (small non-negative values in
+    /// order of their sum), then the lexicographically smallest point; any
+    /// sample when no small parameter values work.
+    fn witness_of(&self, v: &Set) -> PolyResult<Option<(Vec<i64>, Vec<i64>)>> {
+        let v = v.intersect_params(self.context)?;
+        let np = self.np();
+        if v.is_empty()? {
+            return Ok(None);
+        }
+        let max: i64 = match np {
+            0 => 0,
+            1 => 12,
+            2 => 8,
+            3 => 5,
+            _ => 3,
+        };
+        for total in 0..=max * i64::try_from(np).unwrap_or(1) {
+            for ps in tuples_with_sum(np, total, max) {
+                let point = match v.lexmin_point(&ps) {
+                    Ok(x) => x,
+                    // No lexicographic minimum (unbounded below): any point.
+                    Err(PolyError::Unbounded(_)) => v.sample_for(&ps)?,
+                    Err(e) => return Err(e),
+                };
+                if let Some(x) = point {
+                    return Ok(Some((ps, x)));
+                }
+            }
+        }
+        Ok(v.sample()?.map(|w| {
+            let k = np.min(w.len());
+            (w[..k].to_vec(), w[k..].to_vec())
+        }))
+    }
+
+    fn set(&self, d: &Domain) -> PolyResult<Set> {
+        to_set(d, &self.sys.params)
+    }
+
+    /// `i = 1, j = 2 when N = 3`.
+    fn witness(&self, names: &[String], x: &[i64], params: &[i64]) -> String {
+        let pt: Vec<String> = names
+            .iter()
+            .zip(x)
+            .map(|(n, v)| format!("{n} = {v}"))
+            .collect();
+        let ps: Vec<String> = self
+            .sys
+            .params
+            .iter()
+            .zip(params)
+            .map(|(n, v)| format!("{n} = {v}"))
+            .collect();
+        match (pt.is_empty(), ps.is_empty()) {
+            (true, true) => "at the (only) point".to_string(),
+            (true, false) => format!("when {}", ps.join(", ")),
+            (false, true) => format!("at {}", pt.join(", ")),
+            (false, false) => format!("at {} when {}", pt.join(", "), ps.join(", ")),
+        }
+    }
+
+    fn lhs(&self, x: &[i64]) -> String {
+        let v = &self.sys.vars[self.eq.var];
+        if x.is_empty() {
+            v.name.clone()
+        } else {
+            let xs: Vec<String> = x.iter().map(|c| c.to_string()).collect();
+            format!("{}[{}]", v.name, xs.join(", "))
+        }
+    }
+
+    /// Walks `e`, evaluated at the points of `ctx` (a domain of the current
+    /// real space: the equation's when `in_body` is false, a reduction
+    /// body's or a categorical's otherwise — there, reads and restrictions
+    /// shape the body domain instead of being errors).
+    fn walk(&mut self, e: &Expr, ctx: &Domain, in_body: bool) {
+        if let Err(err) = self.walk_inner(e, ctx, in_body) {
+            let d = poly_failure(err, e.span);
+            self.report(e.span, FAILED, d);
+        }
+    }
+
+    fn walk_inner(&mut self, e: &Expr, ctx: &Domain, in_body: bool) -> PolyResult<()> {
+        match &e.kind {
+            ExprKind::Read { var, access } => {
+                if in_body {
+                    return Ok(());
+                }
+                let v = &self.sys.vars[*var];
+                let Some(pre) = preimage(&v.domain, access, &ctx.dims) else {
+                    return Err(PolyError::Overflow);
+                };
+                let bad = self.set(ctx)?.subtract(&self.set(&pre)?)?;
+                if let Some((ps, x)) = self.witness_of(&bad)? {
+                    let y = apply(access, &x, &ps).unwrap_or_default();
+                    let ys: Vec<String> = y.iter().map(|c| c.to_string()).collect();
+                    let msg = format!(
+                        "read of `{}[{}]` outside the domain of `{}` {}",
+                        v.name,
+                        ys.join(", "),
+                        v.name,
+                        self.witness(&ctx.dims, &x, &ps)
+                    );
+                    let d = Diagnostic::error(msg, e.span)
+                        .with_label("reads outside the declared domain")
+                        .with_secondary(v.span, "declared here");
+                    self.report(e.span, READ, d);
+                }
+            }
+            ExprKind::Restrict(d, x) => {
+                if !in_body {
+                    let bad = self.set(ctx)?.subtract(&self.set(d)?)?;
+                    if let Some((ps, p)) = self.witness_of(&bad)? {
+                        let msg = format!(
+                            "`{}` is only partly defined: `{}` is excluded by this restriction ({})",
+                            self.sys.vars[self.eq.var].name,
+                            self.lhs(&p),
+                            self.witness(&ctx.dims, &p, &ps)
+                        );
+                        let diag = Diagnostic::error(msg, e.span)
+                            .with_label("the equation is undefined outside this restriction")
+                            .with_secondary(self.sys.vars[self.eq.var].span, "declared domain");
+                        self.report(e.span, PARTIAL, diag);
+                    }
+                }
+                let inner = intersect(ctx, d);
+                self.walk(x, &inner, in_body);
+            }
+            ExprKind::Case(pieces) => {
+                let c = self.set(ctx)?;
+                let sets: Vec<Set> = pieces
+                    .iter()
+                    .map(|(d, _)| self.set(d))
+                    .collect::<PolyResult<_>>()?;
+                'overlap: for i in 0..sets.len() {
+                    for j in i + 1..sets.len() {
+                        let both = c.intersect(&sets[i])?.intersect(&sets[j])?;
+                        if let Some((ps, p)) = self.witness_of(&both)? {
+                            let names = if in_body {
+                                (0..p.len()).map(|k| format!("x{k}")).collect()
+                            } else {
+                                ctx.dims.clone()
+                            };
+                            let msg = format!(
+                                "`case` pieces {} and {} overlap {}",
+                                i + 1,
+                                j + 1,
+                                self.witness(&names, &p, &ps)
+                            );
+                            let d = Diagnostic::error(msg, e.span)
+                                .with_label("pieces must be disjoint")
+                                .with_secondary(pieces[i].1.span, "this piece")
+                                .with_secondary(pieces[j].1.span, "and this one");
+                            self.report(e.span, OVERLAP, d);
+                            break 'overlap;
+                        }
+                    }
+                }
+                if !in_body {
+                    let mut union = Set::empty(c.space().clone());
+                    for s in &sets {
+                        union = union.union(s)?;
+                    }
+                    let gap = c.subtract(&union)?;
+                    if let Some((ps, p)) = self.witness_of(&gap)? {
+                        let msg = format!(
+                            "`case` does not cover `{}` ({}): no piece contains this point",
+                            self.lhs(&p),
+                            self.witness(&ctx.dims, &p, &ps)
+                        );
+                        let d = Diagnostic::error(msg, e.span)
+                            .with_label("pieces leave a gap")
+                            .with_secondary(self.sys.vars[self.eq.var].span, "declared domain");
+                        self.report(e.span, GAP, d);
+                    }
+                }
+                for (d, x) in pieces {
+                    let inner = intersect(ctx, d);
+                    self.walk(x, &inner, in_body);
+                }
+            }
+            ExprKind::Reduce(r) => {
+                let Some(pulled) = preimage(ctx, &r.proj, &r.dims) else {
+                    return Err(PolyError::Overflow);
+                };
+                let inner = intersect(&r.body_domain, &pulled);
+                if self.unbounded(&inner, &r.proj) {
+                    let d = Diagnostic::error(
+                        "the body of this reduction is unbounded: for a fixed result point, its domain has infinitely many points",
+                        e.span,
+                    )
+                    .with_label("bound the new indices with a restriction, e.g. `{: 0 <= k < N} : ...`");
+                    self.report(e.span, UNBOUNDED, d);
+                }
+                self.walk(&r.body, &inner, true);
+            }
+            ExprKind::Categorical(c) => {
+                let n_outer = ctx.dims.len();
+                let mut dims = ctx.dims.clone();
+                dims.push(c.index.clone());
+                let proj: Vec<AffExpr> = (0..n_outer)
+                    .map(|k| AffExpr::index(n_outer + 1, self.np(), k))
+                    .collect();
+                let Some(lifted) = preimage(ctx, &proj, &dims) else {
+                    return Err(PolyError::Overflow);
+                };
+                let inner = intersect(&c.domain, &lifted);
+                if self.unbounded(&inner, &proj) {
+                    let d = Diagnostic::error(
+                        format!(
+                            "the domain of `{}` in this `categorical` is unbounded",
+                            c.index
+                        ),
+                        e.span,
+                    )
+                    .with_label(
+                        "bound the drawn index with a restriction, e.g. `{: 0 <= k < K} : ...`",
+                    );
+                    self.report(e.span, UNBOUNDED, d);
+                }
+                self.walk(&c.weight, &inner, true);
+            }
+            ExprKind::IndirectRead { indices: xs, .. }
+            | ExprKind::Builtin(_, xs)
+            | ExprKind::External(_, xs)
+            | ExprKind::Random(_, xs, _) => {
+                for x in xs {
+                    self.walk(x, ctx, in_body);
+                }
+            }
+            ExprKind::Unary(_, x) => self.walk(x, ctx, in_body),
+            ExprKind::Binary(_, a, b) => {
+                self.walk(a, ctx, in_body);
+                self.walk(b, ctx, in_body);
+            }
+            ExprKind::If(a, b, c) => {
+                self.walk(a, ctx, in_body);
+                self.walk(b, ctx, in_body);
+                self.walk(c, ctx, in_body);
+            }
+            ExprKind::IntConst(_)
+            | ExprKind::FloatConst(_)
+            | ExprKind::BoolConst(_)
+            | ExprKind::Index(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Is some piece of `body` (within the context) unbounded along the
+    /// fibers of `proj`?
+    fn unbounded(&self, body: &Domain, proj: &[AffExpr]) -> bool {
+        let np = self.np();
+        let n = body.dims.len();
+        for bp in &body.pieces {
+            for xp in &self.sys.context.pieces {
+                let mut piece: Vec<AffConstraint> = bp.clone();
+                piece.extend(xp.iter().map(|c| AffConstraint {
+                    aff: AffExpr {
+                        idx: vec![0; n],
+                        par: c.aff.par.clone(),
+                        constant: c.aff.constant,
+                    },
+                    kind: c.kind,
+                }));
+                if piece_unbounded(&piece, proj, n, np) == Some(true) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
+/// All tuples of `n` values in `0..=max` summing to `total`, in
+/// lexicographic order.
+fn tuples_with_sum(n: usize, total: i64, max: i64) -> Vec<Vec<i64>> {
+    if n == 0 {
+        return if total == 0 {
+            vec![Vec::new()]
+        } else {
+            Vec::new()
+        };
+    }
+    let mut out = Vec::new();
+    for first in 0..=max.min(total) {
+        for mut rest in tuples_with_sum(n - 1, total - first, max) {
+            rest.insert(0, first);
+            out.push(rest);
+        }
+    }
+    out
+}
+
+/// Intersection of two domains of the same space (pairwise products of
+/// pieces).
+fn intersect(a: &Domain, b: &Domain) -> Domain {
+    Domain {
+        dims: a.dims.clone(),
+        pieces: intersect_pieces(&a.pieces, &b.pieces),
+    }
+}
+
+// ---------------------------------------------------------------- boundedness
+
+fn intersect_pieces(a: &[Vec<AffConstraint>], b: &[Vec<AffConstraint>]) -> Vec<Vec<AffConstraint>> {
+    let mut out = Vec::new();
+    for p in a {
+        for q in b {
+            let mut r = p.clone();
+            r.extend(q.iter().cloned());
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// `{ y : f(y) ∈ d }` for `f` from a space with `dims` (`None` on overflow).
+fn preimage(d: &Domain, f: &[AffExpr], dims: &[String]) -> Option<Domain> {
+    let n = dims.len();
+    let mut pieces = Vec::new();
+    for p in &d.pieces {
+        let mut q = Vec::new();
+        for c in p {
+            let mut a = AffExpr {
+                idx: vec![0; n],
+                par: c.aff.par.clone(),
+                constant: c.aff.constant,
+            };
+            for (coef, fk) in c.aff.idx.iter().zip(f) {
+                if *coef == 0 {
+                    continue;
+                }
+                for (t, v) in fk.idx.iter().enumerate() {
+                    a.idx[t] = a.idx[t].checked_add(coef.checked_mul(*v)?)?;
+                }
+                for (t, v) in fk.par.iter().enumerate() {
+                    a.par[t] = a.par[t].checked_add(coef.checked_mul(*v)?)?;
+                }
+                a.constant = a.constant.checked_add(coef.checked_mul(fk.constant)?)?;
+            }
+            q.push(AffConstraint {
+                aff: a,
+                kind: c.kind,
+            });
+        }
+        pieces.push(q);
+    }
+    Some(Domain {
+        dims: dims.to_vec(),
+        pieces,
+    })
+}
+
+/// A linear inequality `coeffs · x + constant >= 0` over the rationals.
+type Ineq = (Vec<i128>, i128);
+
+/// Is the piece (over `n` indices and `np` parameters) rationally
+/// non-empty with a non-zero recession direction `d` (over the indices,
+/// with parameters fixed) such that `proj(d) = 0`? `None` when the
+/// arithmetic overflows or the elimination grows too large.
+fn piece_unbounded(piece: &[AffConstraint], proj: &[AffExpr], n: usize, np: usize) -> Option<bool> {
+    // Non-emptiness over (indices, parameters).
+    let mut sys: Vec<Ineq> = Vec::new();
+    for c in piece {
+        let coeffs: Vec<i128> = c
+            .aff
+            .idx
+            .iter()
+            .chain(&c.aff.par)
+            .map(|&v| i128::from(v))
+            .collect();
+        push_constraint(&mut sys, coeffs, i128::from(c.aff.constant), c.kind);
+    }
+    if !fm_feasible(sys, n + np)? {
+        return Some(false);
+    }
+    // The recession cone over the indices.
+    let mut cone: Vec<Ineq> = Vec::new();
+    for c in piece {
+        let coeffs: Vec<i128> = c.aff.idx.iter().map(|&v| i128::from(v)).collect();
+        push_constraint(&mut cone, coeffs, 0, c.kind);
+    }
+    for f in proj {
+        let coeffs: Vec<i128> = f.idx.iter().map(|&v| i128::from(v)).collect();
+        push_constraint(&mut cone, coeffs, 0, ConstraintKind::Eq);
+    }
+    for t in 0..n {
+        for s in [1i128, -1] {
+            let mut sys = cone.clone();
+            let mut coeffs = vec![0i128; n];
+            coeffs[t] = s;
+            sys.push((coeffs, -1));
+            if fm_feasible(sys, n)? {
+                return Some(true);
+            }
+        }
+    }
+    Some(false)
+}
+
+/// Adds `coeffs · x + constant >= 0` (and `<= 0` for an equality), each
+/// divided by the gcd of its coefficients with the constant rounded down
+/// (valid for integer points; makes `2k = 2i + 1` infeasible).
+fn push_constraint(sys: &mut Vec<Ineq>, coeffs: Vec<i128>, constant: i128, kind: ConstraintKind) {
+    if kind == ConstraintKind::Eq {
+        let neg: Vec<i128> = coeffs.iter().map(|c| -c).collect();
+        sys.push(tighten(neg, -constant));
+    }
+    sys.push(tighten(coeffs, constant));
+}
+
+fn tighten(coeffs: Vec<i128>, constant: i128) -> Ineq {
+    let g = coeffs.iter().fold(0, |g, &x| gcd(g, x));
+    if g > 1 {
+        (
+            coeffs.iter().map(|x| x / g).collect(),
+            constant.div_euclid(g),
+        )
+    } else {
+        (coeffs, constant)
+    }
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    let (mut a, mut b) = (a.abs(), b.abs());
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    a
+}
+
+/// Feasibility of `{ x : coeffs · x + c >= 0 for all }` by Fourier–Motzkin
+/// elimination with gcd tightening: `false` means there is no integer
+/// point; `true` means there is a rational one. `None` on overflow or when
+/// the system grows beyond a fixed size.
+fn fm_feasible(mut sys: Vec<Ineq>, n: usize) -> Option<bool> {
+    for v in 0..n {
+        let mut pos = Vec::new();
+        let mut neg = Vec::new();
+        let mut rest = Vec::new();
+        for c in sys {
+            match c.0[v].signum() {
+                1 => pos.push(c),
+                -1 => neg.push(c),
+                _ => rest.push(c),
+            }
+        }
+        for p in &pos {
+            for q in &neg {
+                let a = p.0[v];
+                let b = q.0[v].checked_neg()?;
+                let mut coeffs = Vec::with_capacity(n);
+                for k in 0..n {
+                    coeffs.push(p.0[k].checked_mul(b)?.checked_add(q.0[k].checked_mul(a)?)?);
+                }
+                let c = p.1.checked_mul(b)?.checked_add(q.1.checked_mul(a)?)?;
+                let g = coeffs.iter().fold(0, |g, &x| gcd(g, x));
+                let (coeffs, c) = if g > 1 {
+                    // Dividing by the gcd and rounding the constant down is
+                    // valid for every integer point (a Chvátal–Gomory cut),
+                    // so "infeasible" still means "no integer point"; the
+                    // cone tests are scale-invariant.
+                    (coeffs.iter().map(|x| x / g).collect(), c.div_euclid(g))
+                } else {
+                    (coeffs, c)
+                };
+                rest.push((coeffs, c));
+            }
+        }
+        if rest.len() > 20_000 {
+            return None;
+        }
+        rest.sort();
+        rest.dedup();
+        sys = rest;
+    }
+    Some(sys.iter().all(|(_, c)| *c >= 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn ge(i: i64, k: i64, c: i64, eq: bool) -> AffConstraint {
+        AffConstraint {
+            aff: AffExpr {
+                idx: vec![i, k],
+                par: vec![],
+                constant: c,
+            },
+            kind: if eq {
+                ConstraintKind::Eq
+            } else {
+                ConstraintKind::Ge
+            },
+        }
+    }
+
+    fn proj_i() -> Vec<AffExpr> {
+        vec![AffExpr::index(2, 0, 0)]
+    }
+
+    #[test]
+    fn boundedness_examples() {
+        // 0 <= k <= i: bounded for fixed i.
+        let p = vec![ge(0, 1, 0, false), ge(1, -1, 0, false)];
+        assert_eq!(piece_unbounded(&p, &proj_i(), 2, 0), Some(false));
+        // k >= i: unbounded.
+        let p = vec![ge(-1, 1, 0, false)];
+        assert_eq!(piece_unbounded(&p, &proj_i(), 2, 0), Some(true));
+        // k >= i and 2k = 2i + 1: no integer point, so not reported.
+        let p = vec![ge(-1, 1, 0, false), ge(-2, 2, -1, true)];
+        assert_eq!(piece_unbounded(&p, &proj_i(), 2, 0), Some(false));
+        // k = 2i: one point per i.
+        let p = vec![ge(2, -1, 0, true)];
+        assert_eq!(piece_unbounded(&p, &proj_i(), 2, 0), Some(false));
+    }
+
+    proptest! {
+        /// If a fiber {k : (i, k) in P} has a point far away (|k| >= 50 for
+        /// some small i), the piece must be reported unbounded; if reported
+        /// bounded, no fiber has a far point. (With coefficients <= 2 and
+        /// constants <= 4, bounded fibers stay within |k| <= 20 for |i| <= 5.)
+        #[test]
+        fn boundedness_agrees_with_enumeration(
+            cons in proptest::collection::vec((-2i64..=2, -2i64..=2, -4i64..=4, proptest::bool::weighted(0.2)), 1..4)
+        ) {
+            let piece: Vec<AffConstraint> = cons.iter().map(|&(a, b, c, e)| ge(a, b, c, e)).collect();
+            let verdict = piece_unbounded(&piece, &proj_i(), 2, 0);
+            let d = Domain { dims: vec!["i".into(), "k".into()], pieces: vec![piece.clone()] };
+            let mut far = false;
+            for i in -5i64..=5 {
+                for k in -60i64..=60 {
+                    if k.abs() >= 50 && d.contains(&[i, k], &[]) {
+                        far = true;
+                    }
+                }
+            }
+            if far {
+                prop_assert_eq!(verdict, Some(true));
+            }
+            if verdict == Some(false) {
+                prop_assert!(!far);
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! The intermediate representation: checked, typed, normalized programs.
+//!
+//! Owns: the IR data types (`types`), lowering from the AST with every
+//! static check (`lower`, `check*`), conversion of IR domains to
+//! polyhedral sets (`poly_bridge`), and the pretty-printer back to valid
+//! `.alpha` (`print`), which re-parses to the same IR.
+//!
+//! Contract for later stages: a `Program` that exists has passed every
+//! check — names resolved, types consistent, every output and local defined
+//! exactly once over its whole domain, `case` pieces disjoint and covering,
+//! reduction bodies bounded, affine reads inside the read variable's domain.
+//! Later stages never look at the AST.
+//!
+//! Canonical form (so that `print` → parse → lower gives back the same IR,
+//! spans aside). Lowering guarantees:
+//! 1. Named constants are substituted; whole-variable notation `C = A`
+//!    becomes a read with the identity access; dependence expressions
+//!    `f @ E` are substituted into `E`.
+//! 2. An int-typed expression built only from indices, parameters, int
+//!    literals, `val(...)`, `+`, binary and unary `-`, and `*` by an int
+//!    literal folds into one `ExprKind::Index(aff)`; when `aff` has no index
+//!    and no parameter term it is `ExprKind::IntConst` instead. Unary minus
+//!    of a float literal folds into the literal.
+//! 3. Every `Domain` is in the canonical form of
+//!    `poly_bridge::canonical_domain` (exact simplification through
+//!    `poly`: redundant constraints removed, equalities detected, empty
+//!    pieces dropped, normalized order).
+//! 4. A restriction directly around a reduction body (`reduce(+, [k],
+//!    {: c} : E)`) is merged into `Reduction::body_domain`, not kept as a
+//!    `Restrict` node; `body_domain` is that restriction intersected with the
+//!    domains of the affine reads of the body (and of nested restrictions
+//!    and case pieces' union), canonicalized.
+//! 5. Stochastic call sites are numbered in pre-order within each equation.
+//!
+//! Must not know about: parsing details (pest), schedules, code generation.
+
+pub mod check_domains;
+pub mod lower;
+pub mod poly_bridge;
+pub mod print;
+pub mod types;
+
+pub use types::*;

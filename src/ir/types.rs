@@ -1,0 +1,402 @@
+//! The IR data types: a checked, normalized program.
+//!
+//! Conventions shared by every stage that reads the IR:
+//! - A *system* has parameters `p_0..p_{P-1}` (names in `System::params`).
+//! - Every expression is evaluated in an *index space*: the names of the
+//!   indices in scope, outermost first. The right-hand side of an equation
+//!   lives in the space of the equation's left-hand-side indices; the body
+//!   of a reduction lives in the reduction's own body space
+//!   (`Reduce::dims`).
+//! - Affine functions of the indices and parameters are [`AffExpr`] values
+//!   whose `idx` length is the dimension of the index space they live in.
+//! - Domains are [`Domain`]s: finite unions of conjunctions of affine
+//!   constraints over an index space and the parameters. They are a
+//!   structural form, converted to `poly::Set` where polyhedral operations
+//!   are needed (`ir::poly_bridge`).
+//! - Dependence expressions `f @ E` of the source do not survive lowering:
+//!   `f` is substituted into `E` (the Alpha normalization), so every read is
+//!   an access function of the index space it is evaluated in.
+
+use crate::diag::Span;
+
+/// Element type of a variable or expression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ElemType {
+    Int,
+    Float,
+    Bool,
+}
+
+impl ElemType {
+    pub fn name(self) -> &'static str {
+        match self {
+            ElemType::Int => "int",
+            ElemType::Float => "float",
+            ElemType::Bool => "bool",
+        }
+    }
+}
+
+/// An affine function of the indices in scope and the parameters:
+/// `Σ idx[k]·x_k + Σ par[p]·p_p + constant`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AffExpr {
+    /// One coefficient per index of the index space (outermost first).
+    pub idx: Vec<i64>,
+    /// One coefficient per parameter of the system.
+    pub par: Vec<i64>,
+    pub constant: i64,
+}
+
+impl AffExpr {
+    /// The zero function over `n_idx` indices and `n_par` parameters.
+    pub fn zero(n_idx: usize, n_par: usize) -> AffExpr {
+        AffExpr {
+            idx: vec![0; n_idx],
+            par: vec![0; n_par],
+            constant: 0,
+        }
+    }
+    /// The constant function `c`.
+    pub fn constant(n_idx: usize, n_par: usize, c: i64) -> AffExpr {
+        AffExpr {
+            constant: c,
+            ..AffExpr::zero(n_idx, n_par)
+        }
+    }
+    /// The function `x_k` (index `k` of the space).
+    pub fn index(n_idx: usize, n_par: usize, k: usize) -> AffExpr {
+        let mut a = AffExpr::zero(n_idx, n_par);
+        a.idx[k] = 1;
+        a
+    }
+    /// Value at an index point and parameter values; `None` on overflow.
+    pub fn eval(&self, point: &[i64], params: &[i64]) -> Option<i64> {
+        let mut v = self.constant;
+        for (c, x) in self.idx.iter().zip(point) {
+            v = v.checked_add(c.checked_mul(*x)?)?;
+        }
+        for (c, x) in self.par.iter().zip(params) {
+            v = v.checked_add(c.checked_mul(*x)?)?;
+        }
+        Some(v)
+    }
+    /// True when the function does not depend on the indices.
+    pub fn is_index_free(&self) -> bool {
+        self.idx.iter().all(|&c| c == 0)
+    }
+}
+
+/// The relation of an affine constraint to zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConstraintKind {
+    /// `aff >= 0`
+    Ge,
+    /// `aff == 0`
+    Eq,
+}
+
+/// An affine constraint `aff >= 0` or `aff == 0`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AffConstraint {
+    pub aff: AffExpr,
+    pub kind: ConstraintKind,
+}
+
+/// A finite union of conjunctions of affine constraints over the index
+/// space `dims` and the system's parameters: `∪_p { x : ∧ c(x, params) }`.
+/// An empty `pieces` is the empty set; a piece with no constraints is the
+/// universe.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Domain {
+    /// Names of the dimensions (the index space the domain lives in).
+    pub dims: Vec<String>,
+    pub pieces: Vec<Vec<AffConstraint>>,
+}
+
+impl Domain {
+    /// The whole index space.
+    pub fn universe(dims: Vec<String>) -> Domain {
+        Domain {
+            dims,
+            pieces: vec![Vec::new()],
+        }
+    }
+    pub fn n_dims(&self) -> usize {
+        self.dims.len()
+    }
+    /// Membership of an integer point for given parameter values
+    /// (overflow counts as "not a member").
+    pub fn contains(&self, point: &[i64], params: &[i64]) -> bool {
+        self.pieces.iter().any(|piece| {
+            piece.iter().all(|c| match c.aff.eval(point, params) {
+                Some(v) => match c.kind {
+                    ConstraintKind::Ge => v >= 0,
+                    ConstraintKind::Eq => v == 0,
+                },
+                None => false,
+            })
+        })
+    }
+}
+
+/// Index of a variable in `System::vars`.
+pub type VarId = usize;
+
+/// Role of a variable in its system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum VarKind {
+    Input,
+    Output,
+    Local,
+}
+
+/// A declared variable: an array over a polyhedral domain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variable {
+    pub name: String,
+    pub kind: VarKind,
+    pub ty: ElemType,
+    /// The variable's domain; its `dims` are the declared index names (or
+    /// generated ones `i0, i1, ...` for the `[N, M]` shorthand).
+    pub domain: Domain,
+    pub span: Span,
+}
+
+/// `var[indices] = expr` over the whole domain of `var`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Equation {
+    pub var: VarId,
+    /// The index names bound by the left-hand side (the right-hand side's
+    /// index space), one per dimension of the variable.
+    pub indices: Vec<String>,
+    pub expr: Expr,
+    pub span: Span,
+}
+
+/// A system of affine recurrence equations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct System {
+    pub name: String,
+    pub params: Vec<String>,
+    /// Constraints on the parameters (a domain with no dimensions).
+    pub context: Domain,
+    pub vars: Vec<Variable>,
+    /// Exactly one equation per output and local (checked by lowering),
+    /// in source order.
+    pub equations: Vec<Equation>,
+    pub span: Span,
+}
+
+impl System {
+    pub fn var_by_name(&self, name: &str) -> Option<VarId> {
+        self.vars.iter().position(|v| v.name == name)
+    }
+    /// The equation defining `var`, if any.
+    pub fn equation_of(&self, var: VarId) -> Option<&Equation> {
+        self.equations.iter().find(|e| e.var == var)
+    }
+}
+
+/// An external function declaration `external foo(2)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct External {
+    pub name: String,
+    pub arity: usize,
+    pub span: Span,
+}
+
+/// A whole checked program: its systems, named constants (already
+/// substituted into the systems; kept for printing) and externals.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Program {
+    pub constants: Vec<(String, i64)>,
+    pub externals: Vec<External>,
+    pub systems: Vec<System>,
+}
+
+/// A typed expression with its source location.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: ElemType,
+    pub span: Span,
+}
+
+/// Unary operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+/// Binary operators. Arithmetic on two ints is int (`/` and `%` truncate
+/// like Rust; division by zero is a runtime error); with a float operand
+/// the int is promoted. Comparisons yield bool; `And`/`Or` take bools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+/// Reduction operators. `Add` and `Mul` have inverses; the others do not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    Add,
+    Mul,
+    Max,
+    Min,
+    And,
+    Or,
+}
+
+impl ReduceOp {
+    pub fn has_inverse(self) -> bool {
+        matches!(self, ReduceOp::Add | ReduceOp::Mul)
+    }
+    /// The operator as written in `.alpha` (`+`, `*`, `max`, ...).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            ReduceOp::Add => "+",
+            ReduceOp::Mul => "*",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+            ReduceOp::And => "and",
+            ReduceOp::Or => "or",
+        }
+    }
+}
+
+/// Deterministic built-in functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    Exp,
+    Log,
+    Sqrt,
+    Abs,
+    Pow,
+    Floor,
+    Ceil,
+    Lgamma,
+    /// `float(x)`: int or bool to float.
+    ToFloat,
+    /// `int(x)`: float to int (truncation toward zero), bool to 0/1.
+    ToInt,
+    /// n-ary `max(a, b, ...)` (int if all int, else float).
+    Max,
+    /// n-ary `min(a, b, ...)`.
+    Min,
+}
+
+/// Stochastic built-ins (counter-based: a draw is a pure function of
+/// `(seed, call site, iteration point)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Distribution {
+    /// `uniform()`: float in [0, 1).
+    Uniform,
+    /// `normal(mean, sd)`: float.
+    Normal,
+    /// `gamma(shape, scale)`: float.
+    Gamma,
+    /// `beta(a, b)`: float.
+    Beta,
+    /// `bernoulli(p)`: bool.
+    Bernoulli,
+    /// `poisson(lambda)`: int.
+    Poisson,
+}
+
+/// The identity of a stochastic call: the system, the variable whose
+/// equation contains it, and the call's position (pre-order ordinal among
+/// the stochastic calls of that equation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CallSite {
+    pub var: VarId,
+    pub ordinal: u32,
+}
+
+/// Expression forms. Index spaces: every form is evaluated at a point of
+/// the index space of its context (see the module comment).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExprKind {
+    IntConst(i64),
+    FloatConst(f64),
+    BoolConst(bool),
+    /// The value of an affine function of the indices and parameters
+    /// (`i`, `N`, `val (i, j -> i + j)`), an int.
+    Index(AffExpr),
+    /// `var[f(x)]`: an affine read.
+    Read {
+        var: VarId,
+        access: Vec<AffExpr>,
+    },
+    /// `var[e_1, ..., e_n]` where some `e_k` is data-dependent; every index
+    /// is an int expression (affine ones are `Index` expressions). A point
+    /// outside `var`'s domain is a runtime error naming `var` and the point.
+    IndirectRead {
+        var: VarId,
+        indices: Vec<Expr>,
+    },
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `if c then a else b`, pointwise.
+    If(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `case { D_1 : E_1; ... }`: the pieces' domains are disjoint (checked).
+    Case(Vec<(Domain, Expr)>),
+    /// `{: c} : E`: `E` restricted to a subdomain of the current space.
+    Restrict(Domain, Box<Expr>),
+    /// `reduce(op, proj, body)`: for an outer point `x`,
+    /// `⊕ { body(y) : y ∈ body_domain, proj(y) = x }` (the operator's
+    /// identity when empty). The body lives in the space `dims`; for the
+    /// `[k, l]` form, `dims` is the outer indices followed by `k, l` and
+    /// `proj` keeps the outer ones.
+    Reduce(Box<Reduction>),
+    /// A call of a deterministic built-in.
+    Builtin(Builtin, Vec<Expr>),
+    /// A call of a declared external function (index into
+    /// `Program::externals`); float arguments and result.
+    External(usize, Vec<Expr>),
+    /// A stochastic call.
+    Random(Distribution, Vec<Expr>, CallSite),
+    /// `categorical([k], D : W)`: draws `k` with probability proportional
+    /// to the weights `W(x, k)` over the points `k` of `D` (one new index
+    /// appended to the outer space; `domain` lives in that extended space).
+    Categorical(Box<Categorical>),
+}
+
+/// The parts of a reduction (see [`ExprKind::Reduce`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reduction {
+    pub op: ReduceOp,
+    /// Names of the body space's dimensions.
+    pub dims: Vec<String>,
+    /// The projection: for each outer index, an affine function of the body
+    /// space (`dims`) and the parameters.
+    pub proj: Vec<AffExpr>,
+    /// Where the body is evaluated: the explicit restriction intersected
+    /// with the domains of everything the body reads (a domain over `dims`).
+    pub body_domain: Domain,
+    pub body: Expr,
+}
+
+/// The parts of a categorical draw (see [`ExprKind::Categorical`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Categorical {
+    /// Name of the drawn index.
+    pub index: String,
+    /// Domain over the outer indices followed by the drawn index.
+    pub domain: Domain,
+    pub weight: Expr,
+    pub site: CallSite,
+}

@@ -1,0 +1,78 @@
+//! Simplification of dependent reductions (SDR): the pass that lowers the
+//! asymptotic complexity of reductions (Yang, Atkinson and Carbin, POPL
+//! 2021, sections 4–6; Gautam and Rajopadhye 2006).
+//!
+//! Owns: normalization of reductions (`normalize`: every reduction in an
+//! equation of its own, convex body domains), the share space of a
+//! reduction body (`share`), and the simplification transformation applied
+//! per face with the direction chosen from a sequential schedule of the
+//! reduction's result (`transform`).
+//!
+//! Inputs: a checked IR program (normalized with [`normalize::normalize`])
+//! and, for every reduction result, the linear part of its schedule in a
+//! *sequential* schedule of the augmented program ([`ResultOrder`]). Output:
+//! a new IR program (new local variables and equations) computing the same
+//! values, with the decisions taken.
+//!
+//! Must not know about: parsing, code generation, how the schedule was
+//! found (any sequential schedule works, paper section 6.3).
+
+pub mod normalize;
+pub mod share;
+pub mod transform;
+
+use crate::ir::VarId;
+use crate::poly::PolyError;
+use thiserror::Error;
+
+/// Errors of the reduction optimizer: these are internal errors (a checked
+/// program never produces them) or limits of the polyhedral library.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SdrError {
+    #[error("polyhedral library: {0}")]
+    Poly(#[from] PolyError),
+    #[error("internal error in the reduction optimizer: {0}")]
+    Internal(String),
+}
+
+/// The order in which a sequential schedule computes the elements of a
+/// reduction's result variable: the linear part `Θ_X` of the schedule of
+/// the result (rows over the variable's dimensions, outermost first). The
+/// SDR heuristic keeps a reuse vector `r` only when the first non-zero
+/// entry of `Θ_X · proj(r)` is positive.
+pub trait ResultOrder {
+    /// `Θ_X` for variable `var` of system `system`, or `None` when unknown
+    /// (no simplification is then attempted on that reduction).
+    fn result_rows(&self, system: usize, var: VarId, n_dims: usize) -> Option<Vec<Vec<i64>>>;
+}
+
+/// A `ResultOrder` that computes every result in lexicographic order of
+/// its indices (`Θ_X = identity`). It is a legal sequential order only for
+/// programs whose dependences agree with it; tests use it on independent
+/// reductions.
+pub struct LexicographicOrder;
+
+impl ResultOrder for LexicographicOrder {
+    fn result_rows(&self, _system: usize, _var: VarId, n_dims: usize) -> Option<Vec<Vec<i64>>> {
+        Some(
+            (0..n_dims)
+                .map(|k| (0..n_dims).map(|m| i64::from(k == m)).collect())
+                .collect(),
+        )
+    }
+}
+
+/// What the optimizer did with one reduction (or one face of it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    /// The system's name.
+    pub system: String,
+    /// The variable the reduction defines.
+    pub var: String,
+    /// Dimension of the body domain (the face) that was considered.
+    pub face_dim: i64,
+    /// The reuse vector applied, in the body space, or `None`.
+    pub reuse: Option<Vec<i64>>,
+    /// Why (for reports): "applied", "no share direction", ...
+    pub reason: String,
+}

@@ -1,0 +1,326 @@
+//! Normalization of reductions for the optimizer (SDR paper section 3.2,
+//! "every reduction is a statement"):
+//! 1. every reduction is the whole right-hand side of an equation of its
+//!    own: a reduction nested in a larger expression (or in another
+//!    reduction's body) is moved into a new local variable defined over
+//!    the domain where it is evaluated, and read back with the identity
+//!    access;
+//! 2. every reduction body domain is convex: a union is split into
+//!    disjoint convex pieces `P_1 ⊎ … ⊎ P_m`, each a reduction of its own,
+//!    and the result is `R_1 ⊕ … ⊕ R_m` (exact since the pieces are
+//!    disjoint).
+//!
+//! Stochastic call sites keep their identity (`CallSite` is data), so draws
+//! are unchanged by the move.
+
+use super::SdrError;
+use crate::ir::poly_bridge::{canonical_domain, from_set, to_set};
+use crate::ir::*;
+use std::collections::HashSet;
+
+/// Normalizes every system of a checked program (see the module comment).
+pub fn normalize(p: &Program) -> Result<Program, SdrError> {
+    let mut out = p.clone();
+    for s in &mut out.systems {
+        normalize_system(s)?;
+    }
+    Ok(out)
+}
+
+/// Names used anywhere in a system (variables, parameters, index names),
+/// so that generated names never collide.
+pub(crate) fn used_names(s: &System) -> HashSet<String> {
+    let mut names: HashSet<String> = s.vars.iter().map(|v| v.name.clone()).collect();
+    names.extend(s.params.iter().cloned());
+    for v in &s.vars {
+        names.extend(v.domain.dims.iter().cloned());
+    }
+    fn walk(e: &Expr, names: &mut HashSet<String>) {
+        visit_children(e, &mut |c| walk(c, names));
+        match &e.kind {
+            ExprKind::Reduce(r) => names.extend(r.dims.iter().cloned()),
+            ExprKind::Categorical(c) => {
+                names.insert(c.index.clone());
+            }
+            _ => {}
+        }
+    }
+    for eq in &s.equations {
+        names.extend(eq.indices.iter().cloned());
+        walk(&eq.expr, &mut names);
+    }
+    names
+}
+
+/// A fresh name `base_tag`, `base_tag2`, ... not in `used` (and records it).
+pub(crate) fn fresh_name(used: &mut HashSet<String>, base: &str, tag: &str) -> String {
+    let mut k = 1usize;
+    loop {
+        let name = if k == 1 {
+            format!("{base}_{tag}")
+        } else {
+            format!("{base}_{tag}{k}")
+        };
+        if used.insert(name.clone()) {
+            return name;
+        }
+        k += 1;
+    }
+}
+
+/// Calls `f` on every direct sub-expression of `e`.
+pub(crate) fn visit_children(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    match &e.kind {
+        ExprKind::IntConst(_)
+        | ExprKind::FloatConst(_)
+        | ExprKind::BoolConst(_)
+        | ExprKind::Index(_)
+        | ExprKind::Read { .. } => {}
+        ExprKind::IndirectRead { indices: xs, .. }
+        | ExprKind::Builtin(_, xs)
+        | ExprKind::External(_, xs)
+        | ExprKind::Random(_, xs, _) => xs.iter().for_each(f),
+        ExprKind::Unary(_, x) | ExprKind::Restrict(_, x) => f(x),
+        ExprKind::Binary(_, a, b) => {
+            f(a);
+            f(b);
+        }
+        ExprKind::If(a, b, c) => {
+            f(a);
+            f(b);
+            f(c);
+        }
+        ExprKind::Case(pieces) => pieces.iter().for_each(|(_, x)| f(x)),
+        ExprKind::Reduce(r) => f(&r.body),
+        ExprKind::Categorical(c) => f(&c.weight),
+    }
+}
+
+/// `a ⊕ b` as an expression, for a reduction operator `⊕`.
+pub(crate) fn combine(op: ReduceOp, a: Expr, b: Expr, ty: ElemType) -> Expr {
+    let span = a.span.join(b.span);
+    let kind = match op {
+        ReduceOp::Add => ExprKind::Binary(BinOp::Add, Box::new(a), Box::new(b)),
+        ReduceOp::Mul => ExprKind::Binary(BinOp::Mul, Box::new(a), Box::new(b)),
+        ReduceOp::And => ExprKind::Binary(BinOp::And, Box::new(a), Box::new(b)),
+        ReduceOp::Or => ExprKind::Binary(BinOp::Or, Box::new(a), Box::new(b)),
+        ReduceOp::Max => ExprKind::Builtin(Builtin::Max, vec![a, b]),
+        ReduceOp::Min => ExprKind::Builtin(Builtin::Min, vec![a, b]),
+    };
+    Expr { kind, ty, span }
+}
+
+/// The identity read `var[x]` over an index space of `n` indices.
+pub(crate) fn identity_read(var: VarId, n: usize, n_par: usize, ty: ElemType, span: Span) -> Expr {
+    Expr {
+        kind: ExprKind::Read {
+            var,
+            access: (0..n).map(|k| AffExpr::index(n, n_par, k)).collect(),
+        },
+        ty,
+        span,
+    }
+}
+
+use crate::diag::Span;
+
+/// `a ∩ b` of two domains over the same dims, canonical.
+pub(crate) fn intersect_domains(
+    a: &Domain,
+    b: &Domain,
+    params: &[String],
+) -> Result<Domain, SdrError> {
+    let s = to_set(a, params)?.intersect(&to_set(b, params)?)?;
+    Ok(canonical_domain(&from_set(&s, &a.dims), params)?)
+}
+
+struct Normalizer<'a> {
+    sys: &'a mut System,
+    used: HashSet<String>,
+    /// New equations, added after the walk.
+    new_eqs: Vec<Equation>,
+}
+
+fn normalize_system(s: &mut System) -> Result<(), SdrError> {
+    let used = used_names(s);
+    let eqs = std::mem::take(&mut s.equations);
+    let mut n = Normalizer {
+        sys: s,
+        used,
+        new_eqs: Vec::new(),
+    };
+    let mut out = Vec::with_capacity(eqs.len());
+    for eq in eqs {
+        let ctx = n.sys.vars[eq.var].domain.clone();
+        let ctx = Domain {
+            dims: eq.indices.clone(),
+            pieces: ctx.pieces,
+        };
+        let owner = n.sys.vars[eq.var].name.clone();
+        let expr = n.expr(eq.expr, &ctx, true, &owner)?;
+        out.push(Equation { expr, ..eq });
+    }
+    out.append(&mut n.new_eqs);
+    s.equations = out;
+    Ok(())
+}
+
+impl Normalizer<'_> {
+    fn params(&self) -> Vec<String> {
+        self.sys.params.clone()
+    }
+
+    /// Adds a local variable over `domain` defined by `expr` (in the index
+    /// space `domain.dims`); returns its id.
+    fn new_local(&mut self, owner: &str, tag: &str, domain: Domain, expr: Expr) -> VarId {
+        let name = fresh_name(&mut self.used, owner, tag);
+        let id = self.sys.vars.len();
+        self.sys.vars.push(Variable {
+            name,
+            kind: VarKind::Local,
+            ty: expr.ty,
+            domain: domain.clone(),
+            span: expr.span,
+        });
+        self.new_eqs.push(Equation {
+            var: id,
+            indices: domain.dims.clone(),
+            span: expr.span,
+            expr,
+        });
+        id
+    }
+
+    /// Normalizes `e`, evaluated over the domain `ctx` (whose dims are the
+    /// index space of `e`). `top` is true when `e` is the whole right-hand
+    /// side of an equation.
+    fn expr(&mut self, e: Expr, ctx: &Domain, top: bool, owner: &str) -> Result<Expr, SdrError> {
+        let Expr { kind, ty, span } = e;
+        let params = self.params();
+        let kind = match kind {
+            ExprKind::Reduce(r) => {
+                let r = *r;
+                let body_ctx = Domain {
+                    dims: r.dims.clone(),
+                    pieces: r.body_domain.pieces.clone(),
+                };
+                let body = self.expr(r.body, &body_ctx, false, owner)?;
+                let dom = canonical_domain(&r.body_domain, &params)?;
+                let pieces = to_set(&dom, &params)?.make_disjoint()?;
+                let mut parts: Vec<Expr> = Vec::new();
+                let n_pieces = pieces.pieces().len();
+                if n_pieces <= 1 {
+                    let reduction = Reduction {
+                        body_domain: dom,
+                        body,
+                        ..r
+                    };
+                    let red = Expr {
+                        kind: ExprKind::Reduce(Box::new(reduction)),
+                        ty,
+                        span,
+                    };
+                    if top {
+                        return Ok(red);
+                    }
+                    let id = self.new_local(owner, "red", ctx.clone(), red);
+                    return Ok(identity_read(id, ctx.dims.len(), params.len(), ty, span));
+                }
+                for piece in pieces.pieces() {
+                    let one = crate::poly::Set::from_basic(piece.clone());
+                    let d = canonical_domain(&from_set(&one, &r.dims), &params)?;
+                    let reduction = Reduction {
+                        op: r.op,
+                        dims: r.dims.clone(),
+                        proj: r.proj.clone(),
+                        body_domain: d,
+                        body: body.clone(),
+                    };
+                    let red = Expr {
+                        kind: ExprKind::Reduce(Box::new(reduction)),
+                        ty,
+                        span,
+                    };
+                    let id = self.new_local(owner, "part", ctx.clone(), red);
+                    parts.push(identity_read(id, ctx.dims.len(), params.len(), ty, span));
+                }
+                let mut it = parts.into_iter();
+                // Invariant: n_pieces >= 2 here, so there is a first part.
+                let first = it
+                    .next()
+                    .ok_or_else(|| SdrError::Internal("a split reduction has no pieces".into()))?;
+                let combined = it.fold(first, |acc, x| combine(r.op, acc, x, ty));
+                return Ok(combined);
+            }
+            ExprKind::Restrict(d, x) => {
+                let inner = intersect_domains(
+                    ctx,
+                    &Domain {
+                        dims: ctx.dims.clone(),
+                        pieces: d.pieces.clone(),
+                    },
+                    &params,
+                )?;
+                ExprKind::Restrict(d, Box::new(self.expr(*x, &inner, false, owner)?))
+            }
+            ExprKind::Case(pieces) => {
+                let mut out = Vec::with_capacity(pieces.len());
+                for (d, x) in pieces {
+                    let inner = intersect_domains(
+                        ctx,
+                        &Domain {
+                            dims: ctx.dims.clone(),
+                            pieces: d.pieces.clone(),
+                        },
+                        &params,
+                    )?;
+                    out.push((d, self.expr(x, &inner, false, owner)?));
+                }
+                ExprKind::Case(out)
+            }
+            ExprKind::Categorical(c) => {
+                let c = *c;
+                let mut dims = ctx.dims.clone();
+                dims.push(c.index.clone());
+                let inner = Domain {
+                    dims,
+                    pieces: c.domain.pieces.clone(),
+                };
+                let weight = self.expr(c.weight, &inner, false, owner)?;
+                ExprKind::Categorical(Box::new(Categorical { weight, ..c }))
+            }
+            ExprKind::IndirectRead { var, indices } => ExprKind::IndirectRead {
+                var,
+                indices: self.exprs(indices, ctx, owner)?,
+            },
+            ExprKind::Builtin(b, xs) => ExprKind::Builtin(b, self.exprs(xs, ctx, owner)?),
+            ExprKind::External(f, xs) => ExprKind::External(f, self.exprs(xs, ctx, owner)?),
+            ExprKind::Random(d, xs, site) => ExprKind::Random(d, self.exprs(xs, ctx, owner)?, site),
+            ExprKind::Unary(op, x) => {
+                ExprKind::Unary(op, Box::new(self.expr(*x, ctx, false, owner)?))
+            }
+            ExprKind::Binary(op, a, b) => ExprKind::Binary(
+                op,
+                Box::new(self.expr(*a, ctx, false, owner)?),
+                Box::new(self.expr(*b, ctx, false, owner)?),
+            ),
+            ExprKind::If(c, a, b) => ExprKind::If(
+                Box::new(self.expr(*c, ctx, false, owner)?),
+                Box::new(self.expr(*a, ctx, false, owner)?),
+                Box::new(self.expr(*b, ctx, false, owner)?),
+            ),
+            k @ (ExprKind::IntConst(_)
+            | ExprKind::FloatConst(_)
+            | ExprKind::BoolConst(_)
+            | ExprKind::Index(_)
+            | ExprKind::Read { .. }) => k,
+        };
+        Ok(Expr { kind, ty, span })
+    }
+
+    fn exprs(&mut self, xs: Vec<Expr>, ctx: &Domain, owner: &str) -> Result<Vec<Expr>, SdrError> {
+        xs.into_iter()
+            .map(|x| self.expr(x, ctx, false, owner))
+            .collect()
+    }
+}

@@ -1,0 +1,579 @@
+//! The simplification transformation (ST), applied per face, with the
+//! reuse direction chosen from a sequential schedule (SDR paper sections
+//! 4.1–4.3, 5.2 and 6; Gautam and Rajopadhye 2006, Theorem 3).
+//!
+//! For a reduction `X[x] = ⊕ { E(y) : y ∈ P, proj(y) = x }` over the
+//! convex body domain `P` and a reuse vector `r` of the share space with
+//! `r_X = proj_lin(r) ≠ 0`, write `P_x = P ∩ proj⁻¹(x)` and `P' = P + r`.
+//! Because `E(y + r) = E(y)`, `⊕ P'_x = ⊕ P_{x − r_X}`, hence the identity
+//!
+//! ```text
+//! X[x] = X[x − r_X] ⊕ Add[x] ⊖ Sub[x]      for x ∈ R1 = D_X ∩ (D_X + r_X)
+//! Add[x] = ⊕ { E(y) : y ∈ P − P',  proj(y) = x }           (added shell)
+//! Sub[x] = ⊕ { E(y) : y ∈ P − (P − r), proj(y) + r_X = x } (removed shell)
+//! ```
+//!
+//! For `x ∈ D_X − R1` whose shifted slice is empty (`x ∉ proj(P) + r_X`),
+//! `X[x] = Add[x]`; the remaining points (rare: `x − r_X` outside `D_X` but
+//! its slice non-empty) keep the original reduction. The shells decompose
+//! into disjoint pieces, one per facet `a·y + b ≥ 0` of `P` with `t = a·r >
+//! 0` (and `t` slices `a·y + b = c`, `0 ≤ c < t`): each piece lies on a face
+//! of `P` (one more independent equality), becomes a reduction of its own,
+//! and is simplified recursively — one reuse decision per face, so the
+//! recursion terminates (Lemma 5.3).
+//!
+//! Direction (Figure 8): with `Θ_X` the linear part of the result's
+//! sequential schedule, a share-space basis vector `b` is used as `r = b`
+//! when the first non-zero entry of `Θ_X · proj_lin(b)` is positive and as
+//! `r = −b` when it is negative; the chosen `r` must be profitable (`P` is
+//! not of constant thickness along `r`) and, for operators without an
+//! inverse, must need no subtraction (`Sub` empty on `R1`), otherwise the
+//! next basis vector is tried. Only `+` is treated as invertible: the
+//! inverse of `*` fails on zero factors, so `*` is handled like `max`.
+
+use super::normalize::{combine, fresh_name, used_names};
+use super::share::share_space;
+use super::{Decision, ResultOrder, SdrError};
+use crate::diag::Span;
+use crate::ir::poly_bridge::{aff_row, canonical_domain, from_set, to_set};
+use crate::ir::*;
+use crate::poly::solver::{rational_max, Optimum, System as LinSystem};
+use crate::poly::{BasicSet, MultiAff, Set, Space};
+use std::collections::HashSet;
+
+/// Applies the SDR heuristic to every reduction equation of a normalized
+/// program (see `normalize`). Returns the new program and the decisions.
+pub fn simplify(
+    p: &Program,
+    order: &dyn ResultOrder,
+) -> Result<(Program, Vec<Decision>), SdrError> {
+    let mut out = p.clone();
+    let mut decisions = Vec::new();
+    for (si, s) in out.systems.iter_mut().enumerate() {
+        let context = to_set(&s.context, &s.params)?;
+        let mut cx = Cx {
+            used: used_names(s),
+            params: s.params.clone(),
+            context,
+            decisions: Vec::new(),
+            sys_name: s.name.clone(),
+        };
+        let n_eqs = s.equations.len();
+        for e in 0..n_eqs {
+            let var = s.equations[e].var;
+            let ExprKind::Reduce(r) = &s.equations[e].expr.kind else {
+                continue;
+            };
+            let r = (**r).clone();
+            let ty = s.equations[e].expr.ty;
+            let span = s.equations[e].expr.span;
+            let n_dims = s.equations[e].indices.len();
+            let Some(theta) = order.result_rows(si, var, n_dims) else {
+                cx.decide(&s.vars[var].name, -1, None, "no schedule for the result");
+                continue;
+            };
+            let job = Job {
+                target: var,
+                red: r,
+                ty,
+                span,
+                theta,
+            };
+            let expr = cx.process(s, job, 0)?;
+            s.equations[e].expr = expr;
+        }
+        decisions.append(&mut cx.decisions);
+    }
+    Ok((out, decisions))
+}
+
+/// One reduction to simplify: `target[x] = reduce(red)`.
+struct Job {
+    target: VarId,
+    red: Reduction,
+    ty: ElemType,
+    span: Span,
+    /// `Θ_X`: rows over the target's dimensions.
+    theta: Vec<Vec<i64>>,
+}
+
+struct Cx {
+    used: HashSet<String>,
+    params: Vec<String>,
+    /// The parameter context (a set with no dimensions).
+    context: Set,
+    decisions: Vec<Decision>,
+    sys_name: String,
+}
+
+/// Recursion guard: a face has at most as many dimensions as the body
+/// space, and every level adds one independent equality.
+const MAX_DEPTH: usize = 64;
+
+fn lin(row: &[i64], n_par: usize, n: usize) -> Vec<i64> {
+    row[n_par..n_par + n].to_vec()
+}
+
+fn dot(a: &[i64], b: &[i64]) -> Result<i64, SdrError> {
+    let mut s: i64 = 0;
+    for (x, y) in a.iter().zip(b) {
+        s = x
+            .checked_mul(*y)
+            .and_then(|v| s.checked_add(v))
+            .ok_or(crate::poly::PolyError::Overflow)?;
+    }
+    Ok(s)
+}
+
+/// `{ x : x − v ∈ s }` (the translate `s + v`).
+fn translate(s: &Set, v: &[i64]) -> Result<Set, SdrError> {
+    let space = s.space().clone();
+    let np = space.n_params();
+    let nd = space.n_dims();
+    let rows = (0..nd)
+        .map(|k| {
+            let mut r = vec![0; np + nd + 1];
+            r[np + k] = 1;
+            r[np + nd] = -v[k];
+            r
+        })
+        .collect();
+    let f = MultiAff::new(space.clone(), space.output.clone(), rows)?;
+    Ok(s.preimage(&f)?)
+}
+
+impl Cx {
+    fn decide(&mut self, var: &str, face_dim: i64, reuse: Option<Vec<i64>>, reason: &str) {
+        self.decisions.push(Decision {
+            system: self.sys_name.clone(),
+            var: var.to_string(),
+            face_dim,
+            reuse,
+            reason: reason.to_string(),
+        });
+    }
+
+    /// The body domain of a reduction as one basic set (normalized
+    /// reductions have a single convex piece); `None` when empty.
+    fn piece(&self, r: &Reduction) -> Result<Option<BasicSet>, SdrError> {
+        let s = to_set(&r.body_domain, &self.params)?;
+        match s.pieces() {
+            [] => Ok(None),
+            [one] => Ok(Some(one.clone())),
+            _ => Err(SdrError::Internal(
+                "a reduction body domain was not split into convex pieces".into(),
+            )),
+        }
+    }
+
+    /// The image `{ proj(y) + shift : y ∈ piece }` in the space of the
+    /// target (over-approximated by the rational shadow when the integer
+    /// projection is not exact — callers only use it where that is safe).
+    fn image(
+        &self,
+        piece: &BasicSet,
+        proj: &[AffExpr],
+        shift: &[i64],
+        target: &Space,
+    ) -> Result<Set, SdrError> {
+        let np = self.params.len();
+        let ny = piece.space().n_dims();
+        let nx = proj.len();
+        let mut dims: Vec<String> = (0..ny).map(|k| format!("y{k}")).collect();
+        dims.extend((0..nx).map(|k| format!("x{k}")));
+        let joint = Space::set(&self.params, &dims);
+        let widen = |r: &[i64]| {
+            let mut w = r[..np + ny].to_vec();
+            w.extend(vec![0; nx]);
+            w.push(r[np + ny]);
+            w
+        };
+        let mut b = BasicSet::universe(joint);
+        for r in piece.eqs() {
+            b.add_eq(widen(r))?;
+        }
+        for r in piece.ineqs() {
+            b.add_ineq(widen(r))?;
+        }
+        for (k, a) in proj.iter().enumerate() {
+            // x_k − proj_k(y) − shift_k = 0
+            let pr = aff_row(a);
+            let mut row = vec![0i64; np + ny + nx + 1];
+            for c in 0..np + ny {
+                row[c] = -pr[c];
+            }
+            row[np + ny + k] = 1;
+            row[np + ny + nx] = pr[np + ny]
+                .checked_add(shift[k])
+                .map(|v| -v)
+                .ok_or(crate::poly::PolyError::Overflow)?;
+            b.add_eq(row)?;
+        }
+        let (img, _exact) = b.project_out(0, ny)?;
+        let img = BasicSet::from_rows(target.clone(), img.eqs().to_vec(), img.ineqs().to_vec())?;
+        Ok(Set::from_basic(img))
+    }
+
+    /// `P` is not of constant thickness along `r`: `max { t : y ∈ P,
+    /// y + t·r ∈ P, params ∈ context }` is unbounded.
+    fn profitable(&self, piece: &BasicSet, r: &[i64]) -> Result<bool, SdrError> {
+        let np = self.params.len();
+        let n = r.len();
+        let nv = np + n + 1;
+        let mut sys = LinSystem::new(nv);
+        let place = |row: &[i64], t: i64| {
+            let mut w = row[..np + n].to_vec();
+            w.push(t);
+            w.push(row[np + n]);
+            w
+        };
+        for row in piece.eqs() {
+            sys.add_eq(place(row, 0));
+            sys.add_eq(place(row, dot(&lin(row, np, n), r)?));
+        }
+        for row in piece.ineqs() {
+            sys.add_ineq(place(row, 0));
+            sys.add_ineq(place(row, dot(&lin(row, np, n), r)?));
+        }
+        // The context is a conjunction in practice; with several pieces we
+        // use the first (unbounded there implies unbounded in the union).
+        if let Some(cp) = self.context.pieces().first() {
+            for row in cp.eqs() {
+                let mut w = row[..np].to_vec();
+                w.extend(vec![0; n + 1]);
+                w.push(row[np]);
+                sys.add_eq(w);
+            }
+            for row in cp.ineqs() {
+                let mut w = row[..np].to_vec();
+                w.extend(vec![0; n + 1]);
+                w.push(row[np]);
+                sys.add_ineq(w);
+            }
+        }
+        let mut obj = vec![0; nv + 1];
+        obj[nv - 1] = 1;
+        Ok(matches!(rational_max(&sys, &obj)?, Optimum::Unbounded))
+    }
+
+    /// The disjoint pieces of `P − (P + r)`: for each inequality `a·y + b ≥
+    /// 0` of `P` with `t = a·r > 0` (in order), the slices `a·y + b = c`
+    /// (`0 ≤ c < t`) where the earlier such inequalities have `a'·y + b' ≥
+    /// t'`. Each piece has one more independent equality than `P`.
+    fn shell(&self, piece: &BasicSet, r: &[i64]) -> Result<Vec<BasicSet>, SdrError> {
+        let np = self.params.len();
+        let n = r.len();
+        let mut pieces = Vec::new();
+        let mut earlier: Vec<Vec<i64>> = Vec::new();
+        for row in piece.ineqs() {
+            let t = dot(&lin(row, np, n), r)?;
+            if t <= 0 {
+                continue;
+            }
+            for c in 0..t {
+                let mut q = piece.clone();
+                let mut eq = row.clone();
+                eq[np + n] = eq[np + n]
+                    .checked_sub(c)
+                    .ok_or(crate::poly::PolyError::Overflow)?;
+                q.add_eq(eq)?;
+                for e in &earlier {
+                    q.add_ineq(e.clone())?;
+                }
+                if !q.is_empty()? {
+                    pieces.push(q.simplify()?);
+                }
+            }
+            // later pieces: a·y + b ≥ t
+            let mut ge = row.clone();
+            ge[np + n] = ge[np + n]
+                .checked_sub(t)
+                .ok_or(crate::poly::PolyError::Overflow)?;
+            earlier.push(ge);
+        }
+        Ok(pieces)
+    }
+
+    /// Simplifies `job` and returns the new right-hand side of its target.
+    fn process(&mut self, s: &mut System, job: Job, depth: usize) -> Result<Expr, SdrError> {
+        let target_name = s.vars[job.target].name.clone();
+        let original = Expr {
+            kind: ExprKind::Reduce(Box::new(job.red.clone())),
+            ty: job.ty,
+            span: job.span,
+        };
+        let np = self.params.len();
+        let n = job.red.dims.len();
+        let Some(piece) = self.piece(&job.red)? else {
+            self.decide(&target_name, -1, None, "empty body domain");
+            return Ok(original);
+        };
+        let face_dim = piece.dimension()?;
+        if depth > MAX_DEPTH {
+            self.decide(&target_name, face_dim, None, "recursion limit");
+            return Ok(original);
+        }
+        let eq_lin: Vec<Vec<i64>> = piece.eqs().iter().map(|r| lin(r, np, n)).collect();
+        let basis = share_space(&job.red.body, n, &eq_lin)?;
+        if basis.is_empty() {
+            self.decide(&target_name, face_dim, None, "no share direction");
+            return Ok(original);
+        }
+        let proj_lin: Vec<Vec<i64>> = job.red.proj.iter().map(|a| a.idx.clone()).collect();
+        let d_x = to_set(&s.vars[job.target].domain, &self.params)?;
+        let x_space = d_x.space().clone();
+        let mut reason = "share directions lie in the projection's kernel";
+        for b in &basis {
+            let r_x: Vec<i64> = proj_lin
+                .iter()
+                .map(|row| dot(row, b))
+                .collect::<Result<_, _>>()?;
+            if r_x.iter().all(|&v| v == 0) {
+                continue;
+            }
+            let mut sign = 0i64;
+            for row in &job.theta {
+                let v = dot(row, &r_x)?;
+                if v != 0 {
+                    sign = v.signum();
+                    break;
+                }
+            }
+            if sign == 0 {
+                reason = "the schedule does not order the reuse direction";
+                continue;
+            }
+            let r: Vec<i64> = b.iter().map(|&v| v * sign).collect();
+            let r_x: Vec<i64> = r_x.iter().map(|&v| v * sign).collect();
+            if !self.profitable(&piece, &r)? {
+                reason = "constant thickness along every share direction";
+                continue;
+            }
+            let neg_r: Vec<i64> = r.iter().map(|&v| -v).collect();
+            let add_pieces = self.shell(&piece, &r)?;
+            let sub_pieces = self.shell(&piece, &neg_r)?;
+            let r1 = d_x.intersect(&translate(&d_x, &r_x)?)?;
+            let natural = self.image(&piece, &job.red.proj, &vec![0; r_x.len()], &x_space)?;
+            let r2 = d_x.subtract(&r1)?;
+            let r2b = r2.intersect(&translate(&natural, &r_x)?)?.simplify()?;
+            let r2a = r2.subtract(&r2b)?.simplify()?;
+            let r1 = r1.simplify()?;
+            // The removed shell's contributions on R1.
+            let mut subs_used = Vec::new();
+            for q in &sub_pieces {
+                let img = self.image(q, &job.red.proj, &r_x, &x_space)?;
+                if !img.intersect(&r1)?.is_empty()? {
+                    subs_used.push(q.clone());
+                }
+            }
+            if !subs_used.is_empty() && job.red.op != ReduceOp::Add {
+                reason = "the operator has no inverse and the direction needs one";
+                continue;
+            }
+            self.decide(&target_name, face_dim, Some(r.clone()), "applied");
+            return self.build(s, &job, depth, &r_x, add_pieces, subs_used, r1, r2a, r2b);
+        }
+        self.decide(&target_name, face_dim, None, reason);
+        Ok(original)
+    }
+
+    /// Builds the transformed equations (see the module comment).
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        &mut self,
+        s: &mut System,
+        job: &Job,
+        depth: usize,
+        r_x: &[i64],
+        add_pieces: Vec<BasicSet>,
+        sub_pieces: Vec<BasicSet>,
+        r1: Set,
+        r2a: Set,
+        r2b: Set,
+    ) -> Result<Expr, SdrError> {
+        let np = self.params.len();
+        let x_names = s
+            .equation_of(job.target)
+            .map(|e| e.indices.clone())
+            .unwrap_or_else(|| s.vars[job.target].domain.dims.clone());
+        let nx = x_names.len();
+        let base = s.vars[job.target].name.clone();
+        let dom = |set: &Set, this: &Self| -> Result<Domain, SdrError> {
+            Ok(canonical_domain(&from_set(set, &x_names), &this.params)?)
+        };
+        // R1 ∪ R2a = D_X − R2b, written as the latter so that it stays one
+        // piece when R2b is empty (the usual case).
+        let d_x = to_set(&s.vars[job.target].domain, &self.params)?;
+        let use_add = if r2b.is_empty()? {
+            d_x
+        } else {
+            d_x.subtract(&r2b)?.simplify()?
+        };
+        // Added shell: one local per piece, defined where it is used.
+        let mut adds: Vec<VarId> = Vec::new();
+        if !use_add.is_empty()? {
+            for q in add_pieces {
+                let red = Reduction {
+                    body_domain: canonical_domain(
+                        &from_set(&Set::from_basic(q), &job.red.dims),
+                        &self.params,
+                    )?,
+                    ..job.red.clone()
+                };
+                let id = self.new_local(s, &base, "add", dom(&use_add, self)?, job.ty, job.span);
+                let sub_job = Job {
+                    target: id,
+                    red,
+                    ty: job.ty,
+                    span: job.span,
+                    theta: job.theta.clone(),
+                };
+                let e = self.process(s, sub_job, depth + 1)?;
+                self.define(s, id, &x_names, e);
+                adds.push(id);
+            }
+        }
+        // Removed shell: proj(y) + r_X, defined on R1.
+        let mut subs: Vec<VarId> = Vec::new();
+        for q in sub_pieces {
+            let proj: Vec<AffExpr> = job
+                .red
+                .proj
+                .iter()
+                .zip(r_x)
+                .map(|(a, &d)| AffExpr {
+                    constant: a.constant + d,
+                    ..a.clone()
+                })
+                .collect();
+            let red = Reduction {
+                proj,
+                body_domain: canonical_domain(
+                    &from_set(&Set::from_basic(q), &job.red.dims),
+                    &self.params,
+                )?,
+                ..job.red.clone()
+            };
+            let id = self.new_local(s, &base, "sub", dom(&r1, self)?, job.ty, job.span);
+            let sub_job = Job {
+                target: id,
+                red,
+                ty: job.ty,
+                span: job.span,
+                theta: job.theta.clone(),
+            };
+            let e = self.process(s, sub_job, depth + 1)?;
+            self.define(s, id, &x_names, e);
+            subs.push(id);
+        }
+        let read = |var: VarId, shift: Option<&[i64]>| Expr {
+            kind: ExprKind::Read {
+                var,
+                access: (0..nx)
+                    .map(|k| {
+                        let mut a = AffExpr::index(nx, np, k);
+                        if let Some(d) = shift {
+                            a.constant = -d[k];
+                        }
+                        a
+                    })
+                    .collect(),
+            },
+            ty: job.ty,
+            span: job.span,
+        };
+        let sum_adds = |start: Option<Expr>| -> Option<Expr> {
+            adds.iter().fold(start, |acc, &id| {
+                let term = read(id, None);
+                Some(match acc {
+                    None => term,
+                    Some(a) => combine(job.red.op, a, term, job.ty),
+                })
+            })
+        };
+        let mut pieces: Vec<(Domain, Expr)> = Vec::new();
+        if !r1.is_empty()? {
+            let mut e = sum_adds(Some(read(job.target, Some(r_x))))
+                .ok_or_else(|| SdrError::Internal("empty reuse expression".into()))?;
+            for &id in &subs {
+                e = Expr {
+                    kind: ExprKind::Binary(BinOp::Sub, Box::new(e), Box::new(read(id, None))),
+                    ty: job.ty,
+                    span: job.span,
+                };
+            }
+            pieces.push((dom(&r1, self)?, e));
+        }
+        if !r2a.is_empty()? {
+            let e = match sum_adds(None) {
+                Some(e) => e,
+                None => identity(job.red.op, job.ty, job.span),
+            };
+            pieces.push((dom(&r2a, self)?, e));
+        }
+        if !r2b.is_empty()? {
+            let original = Expr {
+                kind: ExprKind::Reduce(Box::new(job.red.clone())),
+                ty: job.ty,
+                span: job.span,
+            };
+            let id = self.new_local(s, &base, "init", dom(&r2b, self)?, job.ty, job.span);
+            self.define(s, id, &x_names, original);
+            pieces.push((dom(&r2b, self)?, read(id, None)));
+        }
+        Ok(match pieces.len() {
+            0 => identity(job.red.op, job.ty, job.span),
+            _ => Expr {
+                kind: ExprKind::Case(pieces),
+                ty: job.ty,
+                span: job.span,
+            },
+        })
+    }
+
+    fn new_local(
+        &mut self,
+        s: &mut System,
+        base: &str,
+        tag: &str,
+        domain: Domain,
+        ty: ElemType,
+        span: Span,
+    ) -> VarId {
+        let name = fresh_name(&mut self.used, base, tag);
+        s.vars.push(Variable {
+            name,
+            kind: VarKind::Local,
+            ty,
+            domain,
+            span,
+        });
+        s.vars.len() - 1
+    }
+
+    fn define(&mut self, s: &mut System, var: VarId, names: &[String], expr: Expr) {
+        s.equations.push(Equation {
+            var,
+            indices: names.to_vec(),
+            span: expr.span,
+            expr,
+        });
+    }
+}
+
+/// The identity element of a reduction operator as a constant.
+pub fn identity(op: ReduceOp, ty: ElemType, span: Span) -> Expr {
+    let kind = match (op, ty) {
+        (ReduceOp::Add, ElemType::Int) => ExprKind::IntConst(0),
+        (ReduceOp::Add, _) => ExprKind::FloatConst(0.0),
+        (ReduceOp::Mul, ElemType::Int) => ExprKind::IntConst(1),
+        (ReduceOp::Mul, _) => ExprKind::FloatConst(1.0),
+        (ReduceOp::Max, ElemType::Int) => ExprKind::IntConst(i64::MIN),
+        (ReduceOp::Max, _) => ExprKind::FloatConst(f64::NEG_INFINITY),
+        (ReduceOp::Min, ElemType::Int) => ExprKind::IntConst(i64::MAX),
+        (ReduceOp::Min, _) => ExprKind::FloatConst(f64::INFINITY),
+        (ReduceOp::And, _) => ExprKind::BoolConst(true),
+        (ReduceOp::Or, _) => ExprKind::BoolConst(false),
+    };
+    Expr { kind, ty, span }
+}

@@ -1,0 +1,295 @@
+//! The abstract syntax tree of a `.alpha` file, exactly as written.
+//!
+//! Owns: the shape of the source program (files, packages, systems,
+//! declarations, domains, equations, expressions), each node with the
+//! [`Span`] of its text. Names are plain strings, not yet resolved; affine
+//! expressions in domains and functions are kept as [`Expr`] trees (the IR
+//! lowering turns them into polyhedral constraints and checks that they are
+//! affine). Must not know about name resolution, types, or the polyhedral
+//! library.
+
+use crate::diag::Span;
+
+/// A name with its location.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+/// A whole source file: its top-level items in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct File {
+    pub items: Vec<Item>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    External(External),
+    Constant(Constant),
+    Package(Package),
+    Import(Import),
+    System(System),
+}
+
+/// `external [TYPE] NAME(ARITY)`: a function implemented outside the
+/// program. The optional result type (an extension) defaults to `float`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct External {
+    pub name: Ident,
+    pub result: Option<(ElemType, Span)>,
+    pub arity: usize,
+    pub span: Span,
+}
+
+/// `constant NAME = VALUE`: a named integer constant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Constant {
+    pub name: Ident,
+    pub value: i64,
+    pub span: Span,
+}
+
+/// `package a.b { ... }` (nestable).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Package {
+    pub name: Vec<Ident>,
+    pub items: Vec<Item>,
+    pub span: Span,
+}
+
+/// `import a.b` or `import a.b.*`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Import {
+    pub path: Vec<Ident>,
+    pub wildcard: bool,
+    pub span: Span,
+}
+
+/// `affine NAME [P...] -> { : context } inputs ... outputs ... locals ... let ... .`
+#[derive(Debug, Clone, PartialEq)]
+pub struct System {
+    pub name: Ident,
+    /// The parameters, in order (empty when the system has none).
+    pub params: Vec<Ident>,
+    /// The parameter context: a set with no index tuple (`{ : ... }`), or
+    /// `None` when no parameter declaration was written.
+    pub context: Option<Domain>,
+    pub inputs: Vec<Decl>,
+    pub outputs: Vec<Decl>,
+    pub locals: Vec<Decl>,
+    pub equations: Vec<Equation>,
+    pub span: Span,
+}
+
+/// Element type of a variable (an extension; `float` when omitted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElemType {
+    Int,
+    Float,
+    Bool,
+}
+
+/// `A, B : TYPE DOMAIN` — several variables sharing one type and domain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decl {
+    pub names: Vec<Ident>,
+    pub ty: Option<(ElemType, Span)>,
+    /// `None` when no domain is written: a scalar.
+    pub domain: Option<Domain>,
+    pub span: Span,
+}
+
+/// A domain as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Domain {
+    pub kind: DomainKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum DomainKind {
+    /// `{ P1 ; P2 ; ... }`: the union of the pieces. An empty list is `{}`,
+    /// which LANGUAGE.md defines as the scalar (zero-dimensional universe).
+    Set(Vec<BasicSet>),
+    /// `[E1, ..., En]`: `{ [i1..in] : 0 <= i1 < E1 and ... }`. `[]` is a scalar.
+    Array(Vec<Expr>),
+}
+
+/// One piece `[i, j] : constraint` of a set. `indices` is `None` for the
+/// restriction form `{ : constraint }`, whose indices are those in scope;
+/// `constraint` is `None` when no constraint is written (`{ [i] }`, `{ : }`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BasicSet {
+    pub indices: Option<Vec<Ident>>,
+    pub constraint: Option<Constraint>,
+    pub span: Span,
+}
+
+/// A Boolean combination of affine comparisons.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Constraint {
+    pub kind: ConstraintKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConstraintKind {
+    /// Conjunction (`and`, `&&`) of at least two constraints.
+    And(Vec<Constraint>),
+    /// Disjunction (`or`, `||`) of at least two constraints.
+    Or(Vec<Constraint>),
+    /// A comparison chain `L0 op1 L1 op2 L2 ...` with `ops.len() + 1 ==
+    /// operands.len()`, meaning `L0 op1 L1 and L1 op2 L2 and ...`. Each
+    /// operand is a non-empty list (tuple shorthand): `0 <= i, j < N` means
+    /// the comparison holds for every choice of one element per list.
+    Chain {
+        operands: Vec<Vec<Expr>>,
+        ops: Vec<(CmpOp, Span)>,
+    },
+}
+
+/// Comparison operators. `=` and `==` are both `Eq`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// `X[i, j] = E` (array notation, `indices` is `Some`) or `X = E`
+/// (whole-variable notation, `None`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Equation {
+    pub var: Ident,
+    pub indices: Option<Vec<Ident>>,
+    pub rhs: Expr,
+    pub span: Span,
+}
+
+/// An expression with its location.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+/// `(i, j -> e1, e2)`: an affine function written in function notation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AffineFn {
+    pub params: Vec<Ident>,
+    pub exprs: Vec<Expr>,
+    pub span: Span,
+}
+
+/// The projection of a reduction.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Projection {
+    /// `[k, l]`: new index names appended to the indices in scope; the
+    /// projection drops them.
+    Names(Vec<Ident>),
+    /// `(i, k -> i)`: an explicit function from the body's space.
+    Function(AffineFn),
+}
+
+/// Reduction operators (`sum`/`prod` are accepted as `+`/`*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReduceOp {
+    Add,
+    Mul,
+    Max,
+    Min,
+    And,
+    Or,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExprKind {
+    /// An integer literal (also `3[]`).
+    Int(i64),
+    /// A floating-point literal (also `0.33333[]`).
+    Float(f64),
+    Bool(bool),
+    /// A bare name: an index, a parameter, a constant, or a whole variable.
+    Name(String),
+    /// `val (i, j -> e)`: the value of an affine function of the indices.
+    Val(AffineFn),
+    /// `A[e1, ..., en]`: a read of variable `A` (indices may be any int
+    /// expressions; affine ones are ordinary dependences).
+    Access {
+        var: Ident,
+        indices: Vec<Expr>,
+    },
+    /// `(i, j -> ...) @ E`.
+    Dep {
+        func: AffineFn,
+        body: Box<Expr>,
+    },
+    Unary {
+        op: UnOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    /// `f(e1, ..., en)`: a built-in or external function call (includes
+    /// n-ary `max`/`min` and stochastic functions other than `categorical`).
+    Call {
+        func: Ident,
+        args: Vec<Expr>,
+    },
+    If {
+        cond: Box<Expr>,
+        then_branch: Box<Expr>,
+        else_branch: Box<Expr>,
+    },
+    /// `case { E1; E2; ... }`: each piece is typically a restriction `D : E`.
+    Case(Vec<Expr>),
+    /// `D : E`.
+    Restrict {
+        domain: Domain,
+        body: Box<Expr>,
+    },
+    /// `reduce(OP, PROJ, BODY)`.
+    Reduce {
+        op: ReduceOp,
+        op_span: Span,
+        projection: Projection,
+        body: Box<Expr>,
+    },
+    /// `categorical([k], BODY)`: draws `k` with probability proportional to
+    /// the weights `BODY` over the body's domain.
+    Categorical {
+        indices: Vec<Ident>,
+        body: Box<Expr>,
+    },
+}

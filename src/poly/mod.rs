@@ -40,7 +40,10 @@ pub mod error;
 pub mod solver;
 
 pub mod basic_set;
+pub mod calc;
+pub mod complexity;
 pub mod constraint;
+pub mod faces;
 pub mod map;
 pub mod multi_aff;
 pub mod parse;
@@ -51,8 +54,10 @@ pub mod space;
 mod sys;
 
 pub use basic_set::BasicSet;
+pub use complexity::{Complexity, Monomial};
 pub use constraint::{Constraint, ConstraintKind};
 pub use error::{PolyError, PolyResult};
+pub use faces::{faces, set_faces};
 pub use map::{BasicMap, Map};
 pub use multi_aff::{Aff, MultiAff};
 pub use set::Set;

@@ -26,14 +26,22 @@ struct Keyed {
     face: BasicSet,
 }
 
-/// Every distinct face of `b`: `b` itself (simplified), the faces of its
-/// facets `b ∩ { c = 0 }` for each irredundant inequality `c` of the
-/// simplified `b` that involves a set dimension (recursively), and the empty
-/// face. Faces are compared as integer sets for all parameter values
+/// Every distinct face of `b`: the non-empty sets `P ∩ { c = 0 : c ∈ S }`
+/// for subsets `S` of the irredundant inequalities of `P = b.simplify()`,
+/// and the empty face. Found level by level: the faces of dimension `d - 1`
+/// are `G ∩ { c = 0 }` for the faces `G` of dimension `d` and the
+/// inequalities `c` of `P`, kept when non-empty (integer points) and of
+/// lower dimension than `G` (a constraint that only restricts the
+/// parameters on `G`, like `N = 1` on a vertex, is context, not a face).
+/// Faces are compared as integer sets for all parameter values
 /// (`Set::is_equal`). Order: decreasing dimension (`BasicSet::dimension`;
 /// the empty face, `-1`, is last), then the canonical text.
 ///
-/// An empty `b` has only the empty face.
+/// An empty `b` has only the empty face. Note: the inequalities are those
+/// of `P`, not the integer-tightened rows of a face, so a face of a face
+/// (computed by `faces` on the face itself) is a face of `P` when `P`'s
+/// vertices are integral, but may not be otherwise (e.g. a lattice point
+/// at the end of an edge whose rational end point is not integral).
 pub fn faces(b: &BasicSet) -> PolyResult<Vec<BasicSet>> {
     let mut found: Vec<Keyed> = Vec::new();
     collect(b, &mut found)?;
@@ -63,34 +71,51 @@ fn collect(b: &BasicSet, found: &mut Vec<Keyed>) -> PolyResult<()> {
     if b.is_empty()? {
         return Ok(());
     }
-    let s = b.simplify()?;
-    let dim = s.dimension()?;
-    let text = s.to_string();
-    for k in found.iter() {
-        if k.dim == dim && (k.text == text || equal(&k.face, &s)?) {
-            return Ok(());
-        }
+    let p = b.simplify()?;
+    let ins = p.ineqs().to_vec();
+    let mut level = Vec::new();
+    if let Some(k) = add(p, found)? {
+        level.push(k);
     }
-    found.push(Keyed {
-        dim,
-        text,
-        face: s.clone(),
-    });
-    if dim <= 0 {
-        // a vertex (or a parameter-only set) has no non-empty proper face
-        return Ok(());
-    }
-    let np = s.space().n_params();
-    let nv = s.space().n_vars();
-    for c in s.ineqs() {
-        if c[np..nv].iter().all(|&v| v == 0) {
-            continue; // parameter-only context constraint
+    while !level.is_empty() {
+        let mut next = Vec::new();
+        for gi in level {
+            let (g, d) = (found[gi].face.clone(), found[gi].dim);
+            if d <= 0 {
+                continue; // a vertex (or parameter-only set): no proper face
+            }
+            for c in &ins {
+                let mut h = g.clone();
+                h.add_eq(c.clone())?;
+                if h.is_empty()? {
+                    continue;
+                }
+                let h = h.simplify()?;
+                if h.dimension()? >= d {
+                    continue; // c is tight on g, or only restricts parameters
+                }
+                if let Some(k) = add(h, found)? {
+                    next.push(k);
+                }
+            }
         }
-        let mut f = s.clone();
-        f.add_eq(c.clone())?;
-        collect(&f, found)?;
+        level = next;
     }
     Ok(())
+}
+
+/// Records the non-empty simplified face `f` unless an equal one is known;
+/// returns its index when new.
+fn add(f: BasicSet, found: &mut Vec<Keyed>) -> PolyResult<Option<usize>> {
+    let dim = f.dimension()?;
+    let text = f.to_string();
+    for k in found.iter() {
+        if k.dim == dim && (k.text == text || equal(&k.face, &f)?) {
+            return Ok(None);
+        }
+    }
+    found.push(Keyed { dim, text, face: f });
+    Ok(Some(found.len() - 1))
 }
 
 /// Integer equality of two basic sets for all parameter values.

@@ -5,7 +5,10 @@
 //!
 //! Run: `cargo bench --bench poly_solver -- --warm-up-time 1 --measurement-time 3`
 
-use alphac::poly::solver::{integer_lexmin, integer_sample, rational_min, Optimum, System};
+use alphac::poly::solver::{
+    implicit_equalities, integer_lexmin, integer_sample, rational_min, redundant_ineqs, Optimum,
+    System,
+};
 use criterion::{black_box, criterion_group, Criterion};
 
 /// xorshift64*: a tiny deterministic generator (no dependency needed).
@@ -126,6 +129,12 @@ fn bench(c: &mut Criterion) {
     c.bench_function("integer_lexmin x0..x24 25x200", |b| {
         b.iter(|| integer_lexmin(black_box(&feas), &lex).unwrap())
     });
+    c.bench_function("implicit_equalities 25x200", |b| {
+        b.iter(|| implicit_equalities(black_box(&feas)).unwrap())
+    });
+    c.bench_function("redundant_ineqs 25x200", |b| {
+        b.iter(|| redundant_ineqs(black_box(&feas)).unwrap())
+    });
 }
 
 /// With `SOLVER_STATS=1`, print pivot and fallback counts and wall times
@@ -165,6 +174,12 @@ fn stats() {
     });
     run("lexmin", &|| {
         integer_lexmin(&feas, &lex).unwrap();
+    });
+    run("implicit", &|| {
+        implicit_equalities(&feas).unwrap();
+    });
+    run("redundant", &|| {
+        println!("{} redundant", redundant_ineqs(&feas).unwrap().len());
     });
 }
 

@@ -67,8 +67,8 @@ impl Monomial {
     }
 }
 
-/// An asymptotic size `O(Σ terms)`; no term divides... no term is
-/// dominated by another (see [`Monomial::dominates`]); no terms means the
+/// An asymptotic size `O(Σ terms)`; no term is dominated by another (see
+/// [`Monomial::dominates`]); no terms means the
 /// empty set (`O(0)`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Complexity {
@@ -183,7 +183,6 @@ pub fn basic_complexity(b: &BasicSet) -> PolyResult<Complexity> {
     let space = b.space();
     let params = space.params.clone();
     let np = space.n_params();
-    let nv = space.n_vars();
     if b.is_empty()? {
         return Ok(Complexity::new(params, Vec::new()));
     }
@@ -203,7 +202,6 @@ pub fn basic_complexity(b: &BasicSet) -> PolyResult<Complexity> {
         let dq = cone(space, s.eqs(), s.ineqs(), &keep)?.dimension()?;
         caps.push(u32::try_from(dq.max(0)).map_err(|_| PolyError::Overflow)?);
     }
-    debug_assert!(nv >= np);
     let sum: u32 = caps.iter().sum();
     if sum == total {
         return Ok(Complexity::new(params, vec![Monomial { exps: caps }]));

@@ -18,25 +18,42 @@
 //!   Equalities are pivoted out and their slack columns deleted.
 //!   Feasibility is restored one constraint at a time by maximizing the
 //!   violated row over the rows already satisfied (primal simplex); an
-//!   optimum below 0 proves emptiness. Bland's rule everywhere, so no
-//!   cycling. The fast path runs in checked `i128`; any overflow restarts
-//!   the whole query in `BigInt` (`integer::fallback`). No floating point.
+//!   optimum below 0 proves emptiness. Dantzig's rule, switching to Bland's
+//!   rule after a run of degenerate pivots, so no cycling. The fast path
+//!   runs in checked `i128`; any overflow restarts the whole query in
+//!   `BigInt` (`integer::fallback`). No floating point anywhere.
+//! * **Rational lexmin**: maximize the negated objective, then delete the
+//!   columns of the nonbasic variables with a nonzero reduced cost (they
+//!   are 0 on the optimal face) and go on with the next objective.
+//! * **Implicit equalities**: each undecided slack is maximized until it is
+//!   seen positive (every slack seen positive on the way is decided too);
+//!   a maximum of 0 makes it an implicit equality, and the columns that
+//!   would lower it are deleted, so the tableau shrinks to the affine hull.
+//! * **Redundancy**: one tableau; each inequality in turn is relaxed (its
+//!   slack made unrestricted) and minimized over the others; if the
+//!   minimum is `>= 0` it stays relaxed (removed), else it is restored.
 //! * **Integer equalities** (`lattice`): a column echelon form by unimodular
 //!   column operations gives all integer solutions of `E x + e = 0` as
-//!   `x = x0 + B y` (or proves there are none, e.g. `2i + 2j = 7`); the
-//!   integer queries then work over `y` with inequalities only.
+//!   `x = x0 + B y` (or proves there are none, e.g. `2i + 2j = 7`); integer
+//!   sampling then works over `y` with inequalities only.
 //! * **Integer sampling** (`integer`): isl's method with the recession
 //!   cone — branch and bound only over the directions in which the set is
 //!   bounded, and rounding along an interior ray of the cone for the rest.
 //!   The termination and exactness proof is in `integer`'s module comment.
-//! * **Integer (lexicographic) minimum**: for each objective in turn, the
-//!   rational minimum gives a lower bound `lo` (rationally unbounded and
-//!   integer-nonempty ⇒ integer-unbounded, since an integer point plus
-//!   integer multiples of an integral recession ray stays in the set), an
-//!   integer point gives an upper bound `hi`; then `lo` itself is tried and
-//!   the interval is bisected with exact integer emptiness tests of
-//!   `{f <= mid}` (each success lowers `hi` to the found value). Finally
-//!   `f = hi` is added as an equality and the next objective follows.
+//!   The cone's tableau is the polyhedron's with all constants set to 0.
+//! * **Integer lexicographic minimum**: if the polyhedron is bounded
+//!   (its recession cone is `{0}`), lexicographic branch and bound: the
+//!   rational lexmin of a node bounds all its integer points, nodes not
+//!   lexicographically below the incumbent are pruned, fractional points
+//!   split on a coordinate (finite because every coordinate is bounded).
+//!   Otherwise, for each objective in turn: the rational minimum gives a
+//!   lower bound `lo` (rationally unbounded and integer-nonempty ⇒
+//!   integer-unbounded, since an integer point plus integer multiples of
+//!   an integral recession ray stays in the set), an integer point gives an
+//!   upper bound `hi`; `lo` itself is tried, then the interval is bisected
+//!   with exact integer emptiness tests of `{f <= mid}` (each success
+//!   lowers `hi` to the value found); finally `f = hi` is added as an
+//!   equality and the next objective follows.
 //!
 //! Errors: `PolyError::Overflow` when an integer result or a change of
 //! coordinates does not fit `i64` (tableau arithmetic itself never fails:
@@ -47,7 +64,8 @@ mod lattice;
 mod num;
 mod tableau;
 
-/// Counters for profiling (pivots, big-integer fallbacks).
+/// Counters for profiling (pivots, big-integer fallbacks); relaxed atomics,
+/// read by the benchmark's `SOLVER_STATS=1` mode. Not part of the API.
 #[doc(hidden)]
 pub mod stats {
     use std::sync::atomic::AtomicU64;

@@ -33,7 +33,10 @@
 //! | `complexity(A)` | asymptotic size, e.g. `O(N^2*K)` (see `complexity`) |
 //!
 //! Every parameter of `A` must be bound in `points`/`count`; bindings of
-//! unknown names are errors.
+//! unknown names are errors; sets whose bounding box holds more than
+//! [`MAX_POINTS`] points are refused. Binary operations first align the
+//! parameters by name (those of the first operand, then the new ones of the
+//! second), as isl does.
 
 use std::fmt;
 
@@ -88,6 +91,10 @@ type CResult<T> = Result<T, CalcError>;
 
 /// Maximum nesting of calls and brackets.
 const MAX_DEPTH: usize = 64;
+
+/// `points` and `count` refuse sets whose bounding box (for the given
+/// parameter values) holds more integer points than this.
+pub const MAX_POINTS: u128 = 10_000_000;
 
 /// Evaluates a calculator expression and returns its printed result (sets
 /// and maps in isl notation, booleans `true`/`false`, integers, one line per
@@ -343,6 +350,34 @@ fn parse_isl(src: &str, start: usize, end: usize) -> CResult<Value> {
     }
 }
 
+/// The two operands over the same parameter list: the parameters of `x`,
+/// then those of `y` not in `x` (isl's alignment by name).
+fn align(x: Value, y: Value) -> Result<(Value, Value), PolyError> {
+    let params_of = |v: &Value| match v {
+        Value::Set(s) => s.space().params.clone(),
+        Value::Map(m) => m.space().params.clone(),
+        _ => Vec::new(),
+    };
+    let (px, py) = (params_of(&x), params_of(&y));
+    if px == py {
+        return Ok((x, y));
+    }
+    let mut all = px;
+    for p in py {
+        if !all.contains(&p) {
+            all.push(p);
+        }
+    }
+    let al = |v: Value| -> Result<Value, PolyError> {
+        Ok(match v {
+            Value::Set(s) => Value::Set(s.align_params(&all)?),
+            Value::Map(m) => Value::Map(m.align_params(&all)?),
+            other => other,
+        })
+    };
+    Ok((al(x)?, al(y)?))
+}
+
 struct Args<'a> {
     src: &'a str,
     fname: &'a str,
@@ -441,6 +476,7 @@ fn call(src: &str, name: &str, pos: usize, nodes: &[Node]) -> CResult<Value> {
             arity(name, pos, nodes, 2)?;
             let x = a.set_or_map(0)?;
             let y = a.set_or_map(1)?;
+            let (x, y) = align(x, y).map_err(le)?;
             match (x, y) {
                 (Value::Set(x), Value::Set(y)) => Ok(match name {
                     "intersect" => Value::Set(x.intersect(&y).map_err(le)?),
@@ -566,6 +602,10 @@ fn call(src: &str, name: &str, pos: usize, nodes: &[Node]) -> CResult<Value> {
             arity(name, pos, nodes, 2)?;
             let s = a.set(0)?;
             let m = a.map(1)?;
+            let (Value::Set(s), Value::Map(m)) = align(Value::Set(s), Value::Map(m)).map_err(le)?
+            else {
+                return Err(CalcError::new(pos, "apply: internal kind error"));
+            };
             Ok(Value::Set(s.apply(&m).map_err(le)?))
         }
         "reverse" => {
@@ -584,6 +624,11 @@ fn call(src: &str, name: &str, pos: usize, nodes: &[Node]) -> CResult<Value> {
             arity(name, pos, nodes, 2)?;
             let m1 = a.map(0)?;
             let m2 = a.map(1)?;
+            let (Value::Map(m1), Value::Map(m2)) =
+                align(Value::Map(m1), Value::Map(m2)).map_err(le)?
+            else {
+                return Err(CalcError::new(pos, "compose: internal kind error"));
+            };
             Ok(Value::Map(m1.apply_range(&m2).map_err(le)?))
         }
         "points" | "count" => {
@@ -645,6 +690,22 @@ fn call(src: &str, name: &str, pos: usize, nodes: &[Node]) -> CResult<Value> {
                 ));
             }
             let vals: Vec<i64> = vals.into_iter().flatten().collect();
+            if let Some(bb) = set.bounding_box(&vals).map_err(le)? {
+                let mut size: u128 = 1;
+                for (lo, hi) in bb {
+                    let ext = (hi as i128 - lo as i128 + 1).max(0) as u128;
+                    size = size.saturating_mul(ext);
+                }
+                if size > MAX_POINTS {
+                    return Err(CalcError::new(
+                        pos,
+                        format!(
+                            "{name}: the bounding box has {size} points, more than the \
+                             enumeration limit {MAX_POINTS}"
+                        ),
+                    ));
+                }
+            }
             let pts = set.points(&vals).map_err(le)?;
             if name == "count" {
                 return Ok(Value::Int(pts.len() as i128));

@@ -154,3 +154,64 @@ fn basic_complexity_of_an_empty_piece() {
     let b = BasicSet::parse("{ [i] : i > 0 and i < 0 }").unwrap();
     assert_eq!(basic_complexity(&b).unwrap().to_string(), "O(0)");
 }
+
+// ---- random one-parameter polytopes: predicted degree vs counts ----
+
+use proptest::prelude::*;
+
+/// `[N] -> { [x_0 .. x_{nd-1}] : 0 <= x_d <= N, extra rows >= 0 }`, rows over
+/// (N, x, 1) with small coefficients, so that lower-order effects are small
+/// at N = 40 and N = 80.
+fn param_polytope() -> impl Strategy<Value = (usize, Vec<(bool, Vec<i64>)>)> {
+    (1usize..=2).prop_flat_map(|nd| {
+        let row = (
+            prop::bool::weighted(0.2),
+            prop::collection::vec(-1i64..=1, nd + 1),
+            -3i64..=3,
+        )
+            .prop_map(|(eq, mut r, c)| {
+                r.push(c);
+                (eq, r)
+            });
+        (Just(nd), prop::collection::vec(row, 0..=2))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_degrees_match_counts((nd, extra) in param_polytope()) {
+        let names: Vec<String> = ["i", "j"][..nd].iter().map(|s| s.to_string()).collect();
+        let space = alphac::poly::Space::set(&["N"], &names);
+        let mut ineqs = Vec::new();
+        let mut eqs = Vec::new();
+        for d in 0..nd {
+            let mut lo = vec![0; nd + 2];
+            lo[1 + d] = 1;
+            let mut hi = vec![0; nd + 2];
+            hi[0] = 1;
+            hi[1 + d] = -1;
+            ineqs.push(lo);
+            ineqs.push(hi);
+        }
+        for (eq, r) in extra {
+            if eq { eqs.push(r) } else { ineqs.push(r) }
+        }
+        let b = BasicSet::from_rows(space, eqs, ineqs).unwrap();
+        let s = Set::from_basic(b);
+        let c = complexity(&s).unwrap();
+        let (c1, c2) = (count(&s, &[40]), count(&s, &[80]));
+        match c.degree() {
+            None => prop_assert_eq!((c1, c2), (0, 0)),
+            Some(d) => {
+                prop_assume!(c1 > 0);
+                let want = 1usize << d;
+                prop_assert!(
+                    3 * c2 > 2 * want * c1 && 2 * c2 < 3 * want * c1,
+                    "{}: counts {} -> {}, predicted {}", s, c1, c2, c
+                );
+            }
+        }
+    }
+}

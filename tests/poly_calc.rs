@@ -272,6 +272,25 @@ fn errors_with_positions() {
     );
 }
 
+#[test]
+fn extreme_values_are_errors_not_panics() {
+    let cases = [
+        "count([N] -> { [i] : 0 <= i < N }, N=9223372036854775807)",
+        "count([N] -> { [i] : -N <= i < N }, N=-9223372036854775808)",
+        "points({ [i] : 0 <= i <= 9223372036854775807 })",
+        "count({ [i, j] : 0 <= i <= 9223372036854775807 and 0 <= j <= 9223372036854775807 })",
+        "complexity([N] -> { [i] : 0 <= 9223372036854775807i < N })",
+        "faces({ [i, j] : 4611686018427387904i + 4611686018427387904j >= 3 and i <= 5 })",
+        "sample({ [i] : i = 9223372036854775807 })",
+        "dim({ })",
+        "faces({ : })",
+        "complexity({ [i] -> [j] : 0 <= i < 3 and j = i })",
+    ];
+    for c in cases {
+        let _ = eval(c);
+    }
+}
+
 fn valid_calls() -> Vec<&'static str> {
     vec![
         "intersect([N] -> { [i] : 0 <= i < N }, [N] -> { [i] : i >= 3 })",

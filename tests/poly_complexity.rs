@@ -215,3 +215,66 @@ proptest! {
         }
     }
 }
+
+/// Two parameters: along a fixed direction `(N, K) = k·(a, b)` the count
+/// may grow slower than the predicted total degree (the set may be thin in
+/// that direction), never faster.
+fn two_param_polytope() -> impl Strategy<Value = (usize, Vec<(bool, Vec<i64>)>)> {
+    (1usize..=2).prop_flat_map(|nd| {
+        let row = (
+            prop::bool::weighted(0.2),
+            prop::collection::vec(-1i64..=1, nd + 2),
+            -3i64..=3,
+        )
+            .prop_map(|(eq, mut r, c)| {
+                r.push(c);
+                (eq, r)
+            });
+        (Just(nd), prop::collection::vec(row, 0..=2))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn two_parameter_counts_never_outgrow_the_degree((nd, extra) in two_param_polytope()) {
+        let names: Vec<String> = ["i", "j"][..nd].iter().map(|s| s.to_string()).collect();
+        let space = alphac::poly::Space::set(&["N", "K"], &names);
+        let mut ineqs = Vec::new();
+        let mut eqs = Vec::new();
+        for d in 0..nd {
+            // 0 <= x_d <= N + K
+            let mut lo = vec![0; nd + 3];
+            lo[2 + d] = 1;
+            let mut hi = vec![0; nd + 3];
+            hi[0] = 1;
+            hi[1] = 1;
+            hi[2 + d] = -1;
+            ineqs.push(lo);
+            ineqs.push(hi);
+        }
+        for (eq, r) in extra {
+            if eq { eqs.push(r) } else { ineqs.push(r) }
+        }
+        let b = BasicSet::from_rows(space, eqs, ineqs).unwrap();
+        let s = Set::from_basic(b);
+        let c = complexity(&s).unwrap();
+        for (a, bb) in [(1i64, 1i64), (1, 2), (2, 1)] {
+            let (c1, c2) = (count(&s, &[20 * a, 20 * bb]), count(&s, &[40 * a, 40 * bb]));
+            match c.degree() {
+                None => prop_assert_eq!((c1, c2), (0, 0)),
+                Some(d) => {
+                    if c1 == 0 {
+                        continue;
+                    }
+                    let want = 1usize << d;
+                    prop_assert!(
+                        2 * c2 < 3 * want * c1,
+                        "{} ({}, {}): counts {} -> {}, predicted {}", s, a, bb, c1, c2, c
+                    );
+                }
+            }
+        }
+    }
+}

@@ -82,6 +82,21 @@ fn set_faces_deduplicates_across_pieces() {
     assert_eq!(f.len(), 16, "{f:?}");
 }
 
+#[test]
+fn hypercube_face_count() {
+    // the 4-cube has 3^4 = 81 non-empty faces (each coordinate: lower
+    // bound, upper bound or free)
+    let p = bset("[N] -> { [i, j, k, l] : 0 <= i, j, k, l < N }");
+    let f = faces(&p).unwrap();
+    assert_eq!(f.len(), 82);
+    let per_dim = |d: i64| f.iter().filter(|x| x.dimension().unwrap() == d).count();
+    // C(4, d) * 2^(4 - d) faces of dimension d
+    assert_eq!(
+        [per_dim(4), per_dim(3), per_dim(2), per_dim(1), per_dim(0)],
+        [1, 8, 24, 32, 16]
+    );
+}
+
 // ---- properties on random bounded polytopes ----
 
 const B: i64 = 3;
@@ -210,5 +225,51 @@ proptest! {
                 prop_assert!(f.iter().any(|z| pts(z) == pts(&y)), "face {} of face {} missing", y, x);
             }
         }
+    }
+}
+
+/// One-parameter polytopes `[N] -> { x : 0 <= x_d <= N, random rows }`.
+fn param_polytope() -> impl Strategy<Value = (usize, Vec<Vec<i64>>)> {
+    (2usize..=3).prop_flat_map(|nd| {
+        let row = prop::collection::vec(-1i64..=1, nd + 2);
+        (Just(nd), prop::collection::vec(row, 1..=2))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// For a large parameter value, the parametric faces (parameters fixed
+    /// afterwards) are exactly the faces of the fixed polytope.
+    #[test]
+    fn parametric_faces_match_fixed_instances((nd, extra) in param_polytope()) {
+        let names: Vec<String> = ["i", "j", "k"][..nd].iter().map(|s| s.to_string()).collect();
+        let space = Space::set(&["N"], &names);
+        let mut ineqs = extra.clone();
+        for d in 0..nd {
+            let mut lo = vec![0; nd + 2];
+            lo[1 + d] = 1;
+            let mut hi = vec![0; nd + 2];
+            hi[0] = 1;
+            hi[1 + d] = -1;
+            ineqs.push(lo);
+            ineqs.push(hi);
+        }
+        let p = BasicSet::from_rows(space, vec![], ineqs).unwrap();
+        let n = 30;
+        let fixed = p.fix_params(&[n]).unwrap();
+        let want: std::collections::BTreeSet<Vec<Vec<i64>>> = faces(&fixed)
+            .unwrap()
+            .iter()
+            .map(pts)
+            .filter(|v| !v.is_empty())
+            .collect();
+        let got: std::collections::BTreeSet<Vec<Vec<i64>>> = faces(&p)
+            .unwrap()
+            .iter()
+            .map(|f| pts(&f.fix_params(&[n]).unwrap()))
+            .filter(|v| !v.is_empty())
+            .collect();
+        prop_assert_eq!(got, want, "{}", p);
     }
 }

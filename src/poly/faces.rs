@@ -16,6 +16,7 @@
 //! reductions or anything above `poly`.
 
 use super::basic_set::BasicSet;
+use super::constraint::{combine_sub, gcd128};
 use super::error::PolyResult;
 use super::set::Set;
 
@@ -30,9 +31,11 @@ struct Keyed {
 /// for subsets `S` of the irredundant inequalities of `P = b.simplify()`,
 /// and the empty face. Found level by level: the faces of dimension `d - 1`
 /// are `G ∩ { c = 0 }` for the faces `G` of dimension `d` and the
-/// inequalities `c` of `P`, kept when non-empty (integer points) and of
-/// lower dimension than `G` (a constraint that only restricts the
-/// parameters on `G`, like `N = 1` on a vertex, is context, not a face).
+/// inequalities `c` of `P`, kept when non-empty (integer points) and when
+/// `c`, reduced modulo `G`'s equalities, still involves a set dimension (a
+/// constraint that only restricts the parameters on `G`, like `N = 1` on a
+/// vertex or on an edge of the cube `0 <= i, j < N`, is context, not a
+/// face).
 /// Faces are compared as integer sets for all parameter values
 /// (`Set::is_equal`). Order: decreasing dimension (`BasicSet::dimension`;
 /// the empty face, `-1`, is last), then the canonical text.
@@ -85,15 +88,15 @@ fn collect(b: &BasicSet, found: &mut Vec<Keyed>) -> PolyResult<()> {
                 continue; // a vertex (or parameter-only set): no proper face
             }
             for c in &ins {
+                if !involves_dims(&g, c)? {
+                    continue; // c is tight on g, or only restricts parameters
+                }
                 let mut h = g.clone();
                 h.add_eq(c.clone())?;
                 if h.is_empty()? {
                     continue;
                 }
                 let h = h.simplify()?;
-                if h.dimension()? >= d {
-                    continue; // c is tight on g, or only restricts parameters
-                }
                 if let Some(k) = add(h, found)? {
                     next.push(k);
                 }
@@ -116,6 +119,34 @@ fn add(f: BasicSet, found: &mut Vec<Keyed>) -> PolyResult<Option<usize>> {
     }
     found.push(Keyed { dim, text, face: f });
     Ok(Some(found.len() - 1))
+}
+
+/// True when the row `c`, reduced modulo the equalities of the simplified
+/// face `g` (reduced echelon form: each pivot column, the last non-zero
+/// one, appears in its own row only), still has a non-zero coefficient on
+/// a set dimension: on `g`'s affine hull, `c = 0` then cuts the dimensions,
+/// not only the parameters.
+fn involves_dims(g: &BasicSet, c: &[i64]) -> PolyResult<bool> {
+    let np = g.space().n_params();
+    let nv = g.space().n_vars();
+    let mut r = c.to_vec();
+    for e in g.eqs() {
+        let Some(p) = (0..nv).rev().find(|&k| e[k] != 0) else {
+            continue;
+        };
+        if r[p] != 0 {
+            let mut nr = combine_sub(e[p], &r, r[p], e)?;
+            // keep the numbers small: divide by the gcd of the row
+            let gcd = nr.iter().fold(0i128, |a, &v| gcd128(a, v as i128));
+            if gcd > 1 {
+                for v in nr.iter_mut() {
+                    *v = (*v as i128 / gcd) as i64; // |v / gcd| <= |v|
+                }
+            }
+            r = nr;
+        }
+    }
+    Ok(r[np..nv].iter().any(|&v| v != 0))
 }
 
 /// Integer equality of two basic sets for all parameter values.

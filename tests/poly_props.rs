@@ -691,8 +691,9 @@ proptest! {
             let _ = a.dimension();
             let _ = a.to_string();
             let _ = a.contains(&[], &[i64::MAX, i64::MIN]);
-            let _ = a.lexmin_point(&[]);
-            let _ = a.bounding_box(&[]);
+            // lexmin_point / bounding_box are left out: the solver's integer
+            // lexmin can run for very long on such coefficients (see
+            // tests/poly_solver_repro.rs)
         }
     }
 }

@@ -32,3 +32,23 @@ fn integer_sample_small_system_does_not_overflow() {
     }
     assert!(integer_sample(&s).is_ok());
 }
+
+/// `integer_lexmin` (lexicographic branch and bound) runs for minutes on
+/// this 2-variable system with huge coefficients (found by
+/// `poly_props::huge_coefficients_never_panic` through `lexmin_point`).
+#[test]
+#[ignore = "solver integer_lexmin takes minutes on huge coefficients"]
+fn integer_lexmin_huge_coefficients_terminates_quickly() {
+    use alphac::poly::solver::integer_lexmin;
+    let mut s = System::new(2);
+    s.add_eq(vec![
+        3074457345618258602,
+        -9223372036854775807,
+        3074457345618258602,
+    ]);
+    s.add_ineq(vec![597503200641, -1, 1537228672809129301]);
+    s.add_ineq(vec![1593655850847, -3074457345618258602, -3]);
+    let t = std::time::Instant::now();
+    let _ = integer_lexmin(&s, &[vec![1, 0, 0], vec![0, 1, 0]]);
+    assert!(t.elapsed().as_secs() < 5);
+}

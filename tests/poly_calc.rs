@@ -208,6 +208,22 @@ fn complexity() {
 }
 
 #[test]
+fn cli_help_examples() {
+    // a bare set prints in the library's normalized notation
+    let r = ok("[N] -> { [i, j] : 0 <= j <= i < N }");
+    same_set(&r, "[N] -> { [i, j] : 0 <= j <= i < N }");
+    assert_eq!(r, ok(&r), "printing is stable");
+    assert_eq!(
+        ok("complexity([N, K] -> { [i, k] : 0 <= i < N and 0 <= k < K })"),
+        "O(N*K)"
+    );
+    assert_eq!(
+        ok("points({ [i, j] : 0 <= i, j < 3 and i != j })"),
+        "[0, 1]\n[0, 2]\n[1, 0]\n[1, 2]\n[2, 0]\n[2, 1]"
+    );
+}
+
+#[test]
 fn nested_calls() {
     assert_eq!(
         ok("count(union(domain({ [i] -> [j] : 0 <= i < j <= 4 }), { [i] : 10 <= i <= 11 }))"),

@@ -176,3 +176,94 @@ fn named_tuples_and_notation() {
         "{ [i] : i >= 1 and i <= 3 }"
     );
 }
+
+#[test]
+fn equalities_and_redundancy() {
+    let s = set("{ [i, j] : i <= j and j <= i and 0 <= i <= 5 and i <= 7 and j >= -3 }");
+    let b = &s.pieces()[0];
+    let d = b.detect_equalities().unwrap();
+    assert_eq!(d.eqs().len(), 1);
+    let r = b.remove_redundancies().unwrap();
+    assert!(r.ineqs().len() < b.ineqs().len());
+    assert!(Set::from_basic(r).is_equal(&s).unwrap());
+    // an implicit equality that only the solver sees
+    let s = set("{ [i, j] : i + j >= 4 and i <= 2 and j <= 2 }");
+    assert_eq!(s.pieces()[0].detect_equalities().unwrap().eqs().len(), 2);
+    assert_eq!(s.dimension().unwrap(), 0);
+    let bx = Set::r#box(
+        alphac::poly::Space::set::<&str, &str>(&[], &["a", "b"]),
+        &[(0, 1), (2, 2)],
+    )
+    .unwrap();
+    assert_eq!(bx.points(&[]).unwrap(), vec![vec![0, 2], vec![1, 2]]);
+    // affine hull of a union of two points
+    let u = set("{ [i, j] : i = 0 and j = 1; [i, j] : i = 2 and j = 3 }");
+    let h = u.affine_hull().unwrap();
+    assert_eq!(h.eqs().len(), 1);
+    assert!(h.contains(&[], &[5, 6]) && !h.contains(&[], &[5, 5]));
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let deep = format!(
+        "{{ [i] : {}i{} >= 0 }}",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    assert!(matches!(Set::parse(&deep), Err(PolyError::Parse { .. })));
+    let minus = format!("{{ [i] : {}i >= 0 }}", "-".repeat(100_000));
+    assert!(matches!(Set::parse(&minus), Err(PolyError::Parse { .. })));
+    let nested_ok = format!("{{ [i] : {}i >= 0{} }}", "(".repeat(50), ")".repeat(50));
+    assert!(Set::parse(&nested_ok).is_ok());
+}
+
+#[test]
+fn align_params_and_deltas() {
+    let s = set("[N] -> { [i] : 0 <= i < N }");
+    let a = s.align_params(&["K", "N"]).unwrap();
+    assert_eq!(a.space().params, vec!["K", "N"]);
+    assert_eq!(a.points(&[7, 3]).unwrap(), vec![vec![0], vec![1], vec![2]]);
+    assert!(s.align_params(&["K"]).is_err());
+    let m = Map::parse("[N] -> { [i, j] -> [i + 1, j - 2] : 0 <= i, j < N }").unwrap();
+    let d = m.deltas().unwrap();
+    assert_eq!(d.points(&[3]).unwrap(), vec![vec![1, -2]]);
+    assert!(d.is_empty_for(&[0]).unwrap());
+    let m = Map::parse("{ [i] -> [j] : 0 <= i < j <= 3 }").unwrap();
+    assert_eq!(
+        m.deltas().unwrap().points(&[]).unwrap(),
+        vec![vec![1], vec![2], vec![3]]
+    );
+}
+
+#[test]
+fn composition_order_and_function_text() {
+    let m1 = Map::parse("{ [i] -> [i + 1] }").unwrap();
+    let m2 = Map::parse("{ [i] -> [2i] }").unwrap();
+    // apply_range: first m1, then m2
+    let c = m1.apply_range(&m2).unwrap();
+    assert!(c.contains(&[], &[3], &[8]));
+    assert!(!c.contains(&[], &[3], &[7]));
+    let f = MultiAff::parse("[N] -> { S[i, j] -> A[i - 1, 2j + N, 0] }").unwrap();
+    let t = f.to_string();
+    assert_eq!(t, "[N] -> { S[i, j] -> A[i - 1, N + 2j, 0] }");
+    assert_eq!(MultiAff::parse(&t).unwrap(), f);
+    assert_eq!(f.eval(&[10], &[3, 4]).unwrap(), vec![2, 18, 0]);
+    let g = MultiAff::parse("[N] -> { [a, b, c] -> [a + c, b] }").unwrap();
+    let h = g.pullback(&f).unwrap(); // g(f(x))
+    assert_eq!(h.eval(&[10], &[3, 4]).unwrap(), vec![2, 18]);
+    let a = alphac::poly::Aff::parse("[N] -> { [i] -> [N - i] }").unwrap();
+    assert_eq!(a.to_string(), "[N] -> { [i] -> [N - i] }");
+    assert_eq!(a.eval(&[5], &[2]).unwrap(), 3);
+    // image of a strided set is not a polyhedron: typed error
+    let s = set("{ [i] : 0 <= i <= 4 }");
+    let dbl = MultiAff::parse("{ [i] -> [2i] }").unwrap();
+    assert!(matches!(s.image(&dbl), Err(PolyError::Unsupported(_))));
+    assert_eq!(
+        s.image(&MultiAff::parse("{ [i] -> [i + 3] }").unwrap())
+            .unwrap()
+            .points(&[])
+            .unwrap()
+            .len(),
+        5
+    );
+}

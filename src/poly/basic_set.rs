@@ -296,6 +296,59 @@ impl BasicSet {
         }
     }
 
+    /// Implicit-equality detection: opposite inequality pairs `e >= 0,
+    /// -e >= 0` and inequalities tight at every rational point (solver) become
+    /// equalities, which are then put in reduced echelon form and eliminated
+    /// from the inequalities (no redundancy removal).
+    pub fn detect_equalities(&self) -> PolyResult<BasicSet> {
+        if self.is_obviously_empty() {
+            return Ok(self.clone());
+        }
+        let n = self.space.n_vars();
+        let mut rows = Rows::new(n, self.eqs.clone(), self.ineqs.clone())?;
+        rows.dedup()?;
+        if rows.infeasible || !sys::rat_feasible(n, &rows.eqs, &rows.ineqs)? {
+            return Ok(BasicSet::empty(self.space.clone()));
+        }
+        let imp = sys::implicit_eqs(n, &rows.eqs, &rows.ineqs)?;
+        let mut eqs = rows.eqs;
+        let mut ineqs = Vec::new();
+        for (k, r) in rows.ineqs.into_iter().enumerate() {
+            if imp.contains(&k) {
+                eqs.push(r);
+            } else {
+                ineqs.push(r);
+            }
+        }
+        match reduce_eqs(n, eqs, ineqs)? {
+            None => Ok(BasicSet::empty(self.space.clone())),
+            Some((eqs, ineqs)) => BasicSet::from_rows(self.space.clone(), eqs, ineqs),
+        }
+    }
+
+    /// Redundancy removal: drops the inequalities implied (over the
+    /// rationals) by the remaining constraints; same integer points. This is
+    /// part of `simplify`, which also canonicalizes.
+    pub fn remove_redundancies(&self) -> PolyResult<BasicSet> {
+        if self.is_obviously_empty() {
+            return Ok(self.clone());
+        }
+        let n = self.space.n_vars();
+        if !sys::rat_feasible(n, &self.eqs, &self.ineqs)? {
+            return Ok(BasicSet::empty(self.space.clone()));
+        }
+        let red = sys::redundant(n, &self.eqs, &self.ineqs)?;
+        let mut b = self.clone();
+        b.ineqs = self
+            .ineqs
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| !red.contains(k))
+            .map(|(_, r)| r.clone())
+            .collect();
+        Ok(b)
+    }
+
     /// The affine hull: the smallest affine subspace (given by equalities)
     /// containing the set's rational relaxation after integer tightening;
     /// `empty` when the set has no integer point.
@@ -349,8 +402,14 @@ impl BasicSet {
         if self.is_obviously_empty() {
             return Ok((BasicSet::empty(space), true));
         }
+        // redundant constraints would only add Fourier–Motzkin pairs (and
+        // spurious inexactness): simplify first
+        let s = self.simplify()?;
+        if s.is_obviously_empty() {
+            return Ok((BasicSet::empty(space), true));
+        }
         let cols: Vec<usize> = (np + first..np + first + n).collect();
-        let rows = Rows::new(self.space.n_vars(), self.eqs.clone(), self.ineqs.clone())?;
+        let rows = Rows::new(self.space.n_vars(), s.eqs, s.ineqs)?;
         let (rows, exact) = eliminate(rows, &cols, true)?;
         if rows.infeasible {
             return Ok((BasicSet::empty(space), true));
@@ -375,10 +434,15 @@ impl BasicSet {
     /// integer-empty pieces are dropped.
     pub fn subtract(&self, other: &BasicSet) -> PolyResult<Vec<BasicSet>> {
         self.space.check(&other.space, "subtract")?;
+        self.subtract_prepared(&other.simplify()?)
+    }
+
+    /// `subtract` with `b` already simplified (fewer constraints, fewer
+    /// pieces) and in the same space.
+    pub(crate) fn subtract_prepared(&self, b: &BasicSet) -> PolyResult<Vec<BasicSet>> {
         if self.is_empty()? {
             return Ok(Vec::new());
         }
-        let b = other.simplify()?;
         let mut out = Vec::new();
         let mut prefix = self.clone();
         for c in b.constraints() {

@@ -321,6 +321,49 @@ impl Map {
             set: self.set.simplify()?,
         })
     }
+    /// The same relation over the parameter list `params` (a superset of
+    /// the map's parameters; see `Set::align_params`).
+    pub fn align_params<S: AsRef<str>>(&self, params: &[S]) -> PolyResult<Map> {
+        Ok(Map {
+            set: self.set.align_params(params)?,
+        })
+    }
+
+    /// The difference set `{ y - x : x -> y ∈ self }` (input and output of
+    /// the same size), e.g. the dependence distance vectors: the projection
+    /// of `{ (x, y, d) : x -> y ∈ self, d = y - x }` on `d`; `Unsupported`
+    /// when that projection is inexact over the integers.
+    pub fn deltas(&self) -> PolyResult<Set> {
+        let (np, ni, no) = self.n();
+        if ni != no {
+            return Err(PolyError::SpaceMismatch(format!(
+                "deltas of {}: input and output sizes differ",
+                self.set.space.describe()
+            )));
+        }
+        // (p, x, y, d): d_k - y_k + x_k = 0, then project out x and y
+        let nv = np + 3 * ni;
+        let mut dims: Vec<String> = self.set.space.var_names()[np..].to_vec();
+        dims.extend((0..ni).map(|k| format!("d{k}")));
+        let big = Space::set_tuple(&self.set.space.params, Tuple { name: None, dims });
+        let lifted = lift(&self.set, &big, |r| insert_cols(r, np + 2 * ni, ni))?;
+        let mut defs = BasicSet::universe(big.clone());
+        for k in 0..ni {
+            let mut e = vec![0; nv + 1];
+            e[np + 2 * ni + k] = 1;
+            e[np + ni + k] = -1;
+            e[np + k] = 1;
+            defs.add_eq(e)?;
+        }
+        let joint = lifted.intersect(&Set::from_basic(defs))?;
+        let (d, exact) = joint.project_out(0, 2 * ni)?;
+        if !exact {
+            return Err(PolyError::Unsupported("deltas: inexact projection".into()));
+        }
+        let space = Space::set_tuple(&self.set.space.params, Tuple::anonymous("d", ni));
+        Ok(d.with_space(space))
+    }
+
     /// `x -> y ∈ self` for the parameter values (wrong lengths: `false`).
     pub fn contains(&self, params: &[i64], x: &[i64], y: &[i64]) -> bool {
         let (_, ni, no) = self.n();

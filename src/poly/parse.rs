@@ -253,6 +253,8 @@ struct Parser {
     i: usize,
     /// Names in scope, in variable order; `None` for generated dimensions.
     scope: Vec<Option<String>>,
+    /// Nesting depth of expressions (bounded: no stack overflow on input).
+    depth: usize,
 }
 
 impl Parser {
@@ -261,6 +263,7 @@ impl Parser {
             toks: lex(s)?,
             i: 0,
             scope: Vec::new(),
+            depth: 0,
         })
     }
     fn peek(&self) -> &Tok {
@@ -429,6 +432,16 @@ impl Parser {
 
     fn factor(&mut self) -> PolyResult<Lin> {
         let p = self.pos();
+        if self.depth > 256 {
+            return perr(p, "expression nested too deeply");
+        }
+        self.depth += 1;
+        let r = self.factor_inner(p);
+        self.depth -= 1;
+        r
+    }
+
+    fn factor_inner(&mut self, p: usize) -> PolyResult<Lin> {
         match self.bump() {
             Tok::Int(v) => Ok(Lin::constant(v)),
             Tok::Ident(n) => match self.lookup(&n) {
@@ -790,6 +803,7 @@ fn build(u: RawUnion, want_map: bool) -> PolyResult<Set> {
     let kind = if want_map { "map" } else { "set" };
     let mut space: Option<Space> = None;
     let mut pieces = Vec::new();
+    let mut raw = Vec::new();
     for p in u.pieces {
         if p.input.is_some() != want_map {
             return perr(
@@ -805,10 +819,9 @@ fn build(u: RawUnion, want_map: bool) -> PolyResult<Set> {
             input: p.input.clone(),
             output: p.output.clone(),
         };
-        let sp = match &space {
+        match &space {
             None => {
-                space = Some(ps.clone());
-                ps
+                space = Some(ps);
             }
             Some(s) => {
                 let same_names = s.output.name == ps.output.name
@@ -823,13 +836,24 @@ fn build(u: RawUnion, want_map: bool) -> PolyResult<Set> {
                         ),
                     );
                 }
-                s.clone()
             }
-        };
-        for (eqs, ineqs) in p.disjuncts {
-            let b = BasicSet::from_rows(sp.clone(), eqs, ineqs)?;
-            if !b.is_obviously_empty() {
-                pieces.push(b);
+        }
+        // dimensions named in no earlier piece take this piece's names
+        if let Some(s) = &mut space {
+            merge_names(&mut s.output, &p.output);
+            if let (Some(a), Some(b)) = (&mut s.input, &p.input) {
+                merge_names(a, b);
+            }
+        }
+        raw.push(p.disjuncts);
+    }
+    if let Some(sp) = &space {
+        for disjuncts in raw {
+            for (eqs, ineqs) in disjuncts {
+                let b = BasicSet::from_rows(sp.clone(), eqs, ineqs)?;
+                if !b.is_obviously_empty() {
+                    pieces.push(b);
+                }
             }
         }
     }
@@ -839,6 +863,14 @@ fn build(u: RawUnion, want_map: bool) -> PolyResult<Set> {
         None => Space::set::<String, String>(&u.params, &[]),
     };
     Set::from_basics(space, pieces)
+}
+
+fn merge_names(into: &mut Tuple, from: &Tuple) {
+    for (a, b) in into.dims.iter_mut().zip(&from.dims) {
+        if a.is_empty() && !b.is_empty() {
+            *a = b.clone();
+        }
+    }
 }
 
 impl Set {

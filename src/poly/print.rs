@@ -184,23 +184,68 @@ pub fn fmt_tuples(space: &Space, names: &[String]) -> String {
     }
 }
 
+/// For a map piece: output dimensions defined by an equality with a unit
+/// coefficient on them (as their last variable) and appearing in no other
+/// row, printed as the expression in the output tuple (`[i] -> [i - 1]`).
+/// Returns the tuple text and the indices of the equalities used.
+fn piece_tuples(
+    space: &Space,
+    names: &[String],
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
+) -> (String, Vec<usize>) {
+    let np = space.n_params();
+    let ni = space.n_in();
+    let Some(input) = &space.input else {
+        return (fmt_tuples(space, names), Vec::new());
+    };
+    let mut used = Vec::new();
+    let mut entries: Vec<String> = names[np + ni..].to_vec();
+    for (ei, e) in eqs.iter().enumerate() {
+        let Some(m) = last_nonzero(e) else { continue };
+        if m < np + ni || e[m].unsigned_abs() != 1 {
+            continue;
+        }
+        let elsewhere = eqs.iter().enumerate().any(|(k, r)| k != ei && r[m] != 0)
+            || ineqs.iter().any(|r| r[m] != 0);
+        if elsewhere {
+            continue;
+        }
+        // e[m] x_m + rest = 0  =>  x_m = -rest / e[m]
+        let s = -(e[m] as i128);
+        let mut c: Vec<i128> = e.iter().map(|&v| v as i128 * s).collect();
+        c[m] = 0;
+        entries[m - np - ni] = fmt_expr(&c, names);
+        used.push(ei);
+    }
+    let text = format!(
+        "{} -> {}[{}]",
+        fmt_tuple(input, &names[np..np + ni]),
+        space.output.name.clone().unwrap_or_default(),
+        entries.join(", ")
+    );
+    (text, used)
+}
+
 /// `[p] -> { tuples : c and c; tuples : ... }` for the given pieces, each a
 /// pair (equalities, inequalities); no pieces prints `tuples : false`.
 pub fn fmt_union(space: &Space, pieces: &[EqsIneqsRef<'_>]) -> String {
     let names = var_names(space);
-    let tup = fmt_tuples(space, &names);
     let mut parts = Vec::new();
     if pieces.is_empty() {
-        parts.push(format!("{tup} : false"));
+        parts.push(format!("{} : false", fmt_tuples(space, &names)));
     }
     for (eqs, ineqs) in pieces {
+        let (tup, used) = piece_tuples(space, &names, eqs, ineqs);
         let cs: Vec<String> = eqs
             .iter()
-            .map(|r| fmt_constraint(r, true, &names))
+            .enumerate()
+            .filter(|(k, _)| !used.contains(k))
+            .map(|(_, r)| fmt_constraint(r, true, &names))
             .chain(ineqs.iter().map(|r| fmt_constraint(r, false, &names)))
             .collect();
         if cs.is_empty() {
-            parts.push(tup.clone());
+            parts.push(tup);
         } else {
             parts.push(format!("{tup} : {}", cs.join(" and ")));
         }

@@ -131,13 +131,6 @@ impl Rows {
         }
         Ok(())
     }
-
-    fn int_empty(&self) -> PolyResult<bool> {
-        if self.infeasible {
-            return Ok(true);
-        }
-        sys::int_empty(self.nv, &self.eqs, &self.ineqs)
-    }
 }
 
 /// Eliminates the variables `cols` (column indices; the columns stay, with
@@ -153,38 +146,66 @@ pub fn eliminate(mut rows: Rows, cols: &[usize], check_exact: bool) -> PolyResul
         if rows.infeasible {
             return Ok((rows, exact));
         }
-        // choose: unit equality first, then any equality, then fewest pairs
-        let pick = choose(&rows, &todo);
-        let x = todo.remove(pick);
-        let step_exact = eliminate_one(&mut rows, x, check_exact)?;
+        // candidates in order of preference: unit equality first, then any
+        // equality, then fewest Fourier–Motzkin pairs; when checking
+        // exactness, an inexact step is postponed if another variable can
+        // be eliminated exactly first (up to 4 trials)
+        let order = ranked(&rows, &todo);
+        let mut fallback: Option<(usize, Rows)> = None;
+        let mut chosen: Option<(usize, Rows, bool)> = None;
+        for (attempt, &k) in order.iter().enumerate() {
+            let mut trial = rows.clone();
+            let ex = eliminate_one(&mut trial, todo[k], check_exact)?;
+            if ex || !check_exact || todo.len() == 1 {
+                chosen = Some((k, trial, ex));
+                break;
+            }
+            if fallback.is_none() {
+                fallback = Some((k, trial));
+            }
+            if attempt >= 3 {
+                break;
+            }
+        }
+        let (k, next, step_exact) = match (chosen, fallback) {
+            (Some(c), _) => c,
+            (None, Some((k, t))) => (k, t, false),
+            // `order` lists every index of the non-empty `todo`, so the
+            // loop ran at least once and set one of the two
+            (None, None) => {
+                return Err(super::error::PolyError::Invalid(
+                    "empty elimination order".into(),
+                ))
+            }
+        };
+        todo.remove(k);
+        rows = next;
         exact &= step_exact;
         rows.dedup()?;
-        if rows.ineqs.len() > 24 && !rows.infeasible {
+        if !rows.infeasible && (rows.ineqs.len() > 24 || (check_exact && !todo.is_empty())) {
             prune_redundant(&mut rows)?;
         }
     }
     Ok((rows, exact))
 }
 
-fn choose(rows: &Rows, todo: &[usize]) -> usize {
-    let mut best = 0;
-    let mut best_key = (3u8, usize::MAX);
-    for (k, &x) in todo.iter().enumerate() {
-        let key = if rows.eqs.iter().any(|e| e[x].unsigned_abs() == 1) {
-            (0, 0)
-        } else if rows.eqs.iter().any(|e| e[x] != 0) {
-            (1, 0)
-        } else {
-            let lo = rows.ineqs.iter().filter(|r| r[x] > 0).count();
-            let up = rows.ineqs.iter().filter(|r| r[x] < 0).count();
-            (2, lo * up)
-        };
-        if key < best_key {
-            best_key = key;
-            best = k;
-        }
+/// Indices into `todo` sorted by preference (see `eliminate`).
+fn ranked(rows: &Rows, todo: &[usize]) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..todo.len()).collect();
+    idx.sort_by_key(|&k| (key(rows, todo[k]), k));
+    idx
+}
+
+fn key(rows: &Rows, x: usize) -> (u8, usize) {
+    if rows.eqs.iter().any(|e| e[x].unsigned_abs() == 1) {
+        (0, 0)
+    } else if rows.eqs.iter().any(|e| e[x] != 0) {
+        (1, 0)
+    } else {
+        let lo = rows.ineqs.iter().filter(|r| r[x] > 0).count();
+        let up = rows.ineqs.iter().filter(|r| r[x] < 0).count();
+        (2, lo * up)
     }
-    best
 }
 
 fn prune_redundant(rows: &mut Rows) -> PolyResult<()> {
@@ -271,7 +292,7 @@ fn eliminate_one(rows: &mut Rows, x: usize, check_exact: bool) -> PolyResult<boo
         t_hi[n + 2] = a - 1;
         ineqs.push(t_lo);
         ineqs.push(t_hi);
-        return sys::int_empty(n + 2, &eqs, &ineqs);
+        return known_empty(n + 2, &eqs, &ineqs);
     }
     // Fourier–Motzkin
     let (mut lower, mut upper, mut rest) = (Vec::new(), Vec::new(), Vec::new());
@@ -314,8 +335,8 @@ fn eliminate_one(rows: &mut Rows, x: usize, check_exact: bool) -> PolyResult<boo
         match normalize_ineq(&mut d) {
             // a trivial dark row holds everywhere
             Norm::Trivial => continue,
-            // an empty dark shadow: exact iff the real shadow is empty too
-            Norm::Infeasible => return rows.int_empty(),
+            // an empty dark shadow: decide with the gap test
+            Norm::Infeasible => return no_gap(rows, x, &lower, &upper),
             Norm::Keep => {}
         }
         if rows.ineqs.contains(&d) {
@@ -323,8 +344,49 @@ fn eliminate_one(rows: &mut Rows, x: usize, check_exact: bool) -> PolyResult<boo
         }
         let mut test = rows.ineqs.clone();
         test.push(negate_ineq(&d)?);
-        if !sys::int_empty(n, &rows.eqs, &test)? {
-            return Ok(false);
+        if !known_empty(n, &rows.eqs, &test)? {
+            // some integer point of the real shadow is outside the dark
+            // shadow: it may still have an integer preimage
+            return no_gap(rows, x, &lower, &upper);
+        }
+    }
+    Ok(true)
+}
+
+/// Integer emptiness for the exactness tests: a solver overflow counts as
+/// "not known to be empty", which only makes the step inexact (never
+/// wrong).
+fn known_empty(nv: usize, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> PolyResult<bool> {
+    match sys::int_empty(nv, eqs, ineqs) {
+        Err(super::error::PolyError::Overflow) => Ok(false),
+        r => r,
+    }
+}
+
+/// The complete exactness test of one Fourier–Motzkin step: the real
+/// shadow `R` (already in `rows`) is the integer projection iff no integer
+/// `y ∈ R` has an empty integer interval `[L(y), U(y)]` for `x`. With
+/// `t = U(y) = min_u floor(u(y)/b_u)`, a gap at `y` means, for some upper
+/// bound `u*` (attaining the minimum) and lower bound `l*`:
+/// `b_u t <= u(y)` for every upper bound `u`, `b_{u*}(t+1) > u*(y)` and
+/// `a_{l*} t < -l*(y)`. One integer-emptiness test per pair `(l*, u*)`, in
+/// the variables of `R` plus `t` (stored in `x`'s column).
+fn no_gap(rows: &Rows, x: usize, lower: &[Vec<i64>], upper: &[Vec<i64>]) -> PolyResult<bool> {
+    let n = rows.nv;
+    for l in lower {
+        for u in upper {
+            let mut ineqs = rows.ineqs.clone();
+            ineqs.extend(upper.iter().cloned());
+            // l(y) + a t <= -1
+            ineqs.push(negate_ineq(l)?);
+            // -u(y) + b t + (b - 1) >= 0, with b = -u[x] > 0
+            let mut r = super::constraint::negate(u)?;
+            let b = r[x];
+            r[n] = super::constraint::to_i64(r[n] as i128 + b as i128 - 1)?;
+            ineqs.push(r);
+            if !known_empty(n, &rows.eqs, &ineqs)? {
+                return Ok(false);
+            }
         }
     }
     Ok(true)

@@ -161,12 +161,13 @@ impl Set {
     /// `P_1, P_2 − P_1, P_3 − (P_1 ∪ P_2), …`.
     pub fn make_disjoint(&self) -> PolyResult<Set> {
         let mut out: Vec<BasicSet> = Vec::new();
+        let simple = self.simplified_pieces()?;
         for (i, p) in self.pieces.iter().enumerate() {
             let mut rest = vec![p.clone()];
-            for q in &self.pieces[..i] {
+            for q in &simple[..i] {
                 let mut next = Vec::new();
                 for r in &rest {
-                    next.extend(r.subtract(q)?);
+                    next.extend(r.subtract_prepared(q)?);
                 }
                 rest = next;
                 if rest.is_empty() {
@@ -191,10 +192,10 @@ impl Set {
     pub fn subtract(&self, other: &Set) -> PolyResult<Set> {
         self.space.check(&other.space, "subtract")?;
         let mut pieces = self.make_disjoint()?.pieces;
-        for b in &other.pieces {
+        for b in &other.simplified_pieces()? {
             let mut next = Vec::new();
             for p in &pieces {
-                next.extend(p.subtract(b)?);
+                next.extend(p.subtract_prepared(b)?);
             }
             pieces = next;
             if pieces.is_empty() {
@@ -247,19 +248,26 @@ impl Set {
         Ok(())
     }
 
+    /// The pieces simplified (see `BasicSet::simplify`); pieces found empty
+    /// on the way are kept as `empty` (they still subtract nothing).
+    fn simplified_pieces(&self) -> PolyResult<Vec<BasicSet>> {
+        self.pieces.iter().map(|p| p.simplify()).collect()
+    }
+
     /// `self ⊆ other` over the integers (all parameter values): `self −
     /// other` is empty.
     pub fn is_subset(&self, other: &Set) -> PolyResult<bool> {
         self.space.check(&other.space, "is_subset")?;
+        let others = other.simplified_pieces()?;
         for a in &self.pieces {
             if a.is_empty()? {
                 continue;
             }
             let mut rest = vec![a.clone()];
-            for b in &other.pieces {
+            for b in &others {
                 let mut next = Vec::new();
                 for r in &rest {
-                    next.extend(r.subtract(b)?);
+                    next.extend(r.subtract_prepared(b)?);
                 }
                 rest = next;
                 if rest.is_empty() {
@@ -309,6 +317,32 @@ impl Set {
                 .filter_map(|(p, k)| k.then_some(p))
                 .collect(),
         })
+    }
+
+    /// Redundancy removal in every piece (see `BasicSet::remove_redundancies`).
+    pub fn remove_redundancies(&self) -> PolyResult<Set> {
+        let pieces = self
+            .pieces
+            .iter()
+            .map(|p| p.remove_redundancies())
+            .collect::<PolyResult<Vec<_>>>()?;
+        Set::from_basics(self.space.clone(), pieces)
+    }
+
+    /// Implicit-equality detection in every piece (see
+    /// `BasicSet::detect_equalities`).
+    pub fn detect_equalities(&self) -> PolyResult<Set> {
+        let pieces = self
+            .pieces
+            .iter()
+            .map(|p| p.detect_equalities())
+            .collect::<PolyResult<Vec<_>>>()?;
+        Set::from_basics(self.space.clone(), pieces)
+    }
+
+    /// The box `{ x : lo_k <= x_k <= hi_k }` (same as `bounded_box`).
+    pub fn r#box(space: Space, bounds: &[(i64, i64)]) -> PolyResult<Set> {
+        Set::bounded_box(space, bounds)
     }
 
     /// Same as `simplify` (isl's name).
@@ -566,6 +600,51 @@ impl Set {
             }
         }
         Ok(Set { space, pieces })
+    }
+
+    /// The same set over the parameter list `params`, which must contain
+    /// every parameter of the set (by name, in any order; the new ones are
+    /// unconstrained). Rows are remapped column by column.
+    pub fn align_params<S: AsRef<str>>(&self, params: &[S]) -> PolyResult<Set> {
+        let new: Vec<String> = params.iter().map(|s| s.as_ref().to_string()).collect();
+        for (k, p) in new.iter().enumerate() {
+            if new[..k].contains(p) {
+                return Err(PolyError::Invalid(format!("parameter '{p}' listed twice")));
+            }
+        }
+        let mut pos = Vec::with_capacity(self.space.n_params());
+        for p in &self.space.params {
+            match new.iter().position(|q| q == p) {
+                Some(k) => pos.push(k),
+                None => {
+                    return Err(PolyError::SpaceMismatch(format!(
+                        "align_params: parameter '{p}' is missing from [{}]",
+                        new.join(", ")
+                    )))
+                }
+            }
+        }
+        let np = self.space.n_params();
+        let nd = self.space.n_dims();
+        let remap = |r: &Vec<i64>| {
+            let mut v = vec![0; new.len() + nd + 1];
+            for (k, &c) in r[..np].iter().enumerate() {
+                v[pos[k]] = c;
+            }
+            v[new.len()..].copy_from_slice(&r[np..]);
+            v
+        };
+        let mut space = self.space.clone();
+        space.params = new.clone();
+        let mut pieces = Vec::new();
+        for b in &self.pieces {
+            pieces.push(BasicSet::from_rows(
+                space.clone(),
+                b.eqs.iter().map(remap).collect(),
+                b.ineqs.iter().map(remap).collect(),
+            )?);
+        }
+        Set::from_basics(space, pieces)
     }
 
     /// The same set with its tuple renamed (`None` removes the name).

@@ -73,12 +73,15 @@ pub(crate) fn fallback<R>(
 ) -> PolyResult<R> {
     match small() {
         Ok(r) => Ok(r),
-        Err(Ovf) => big().map_err(|_| PolyError::Overflow),
+        Err(Ovf) => {
+            super::stats::FALLBACKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            big().map_err(|_| PolyError::Overflow)
+        }
     }
 }
 
-/// For a feasible tableau, which inequalities hold with equality at every
-/// point (`None` if the system is empty).
+/// Which inequalities hold with equality at every point of the system
+/// (`None` if the system is empty).
 pub(crate) fn implicit_ineqs<T: Int>(
     n: usize,
     eqs: &[Vec<i64>],
@@ -88,13 +91,28 @@ pub(crate) fn implicit_ineqs<T: Int>(
     if tab.empty {
         return Ok(None);
     }
+    Ok(Some(implicit_of_tab(&mut tab, &slacks)?))
+}
+
+/// For a feasible tableau and the slack variables of its inequalities:
+/// which of them are 0 at every point. Each undecided slack is maximized
+/// until it becomes positive; every slack seen positive on the way is
+/// decided too. A slack whose maximum is 0 is an implicit equality, and the
+/// nonbasic variables that would lower it are then 0 at every point, so
+/// their columns are deleted (the tableau shrinks to the affine hull).
+/// The tableau is left describing the same polyhedron.
+pub(crate) fn implicit_of_tab<T: Int>(
+    tab: &mut Tab<T>,
+    slacks: &[Option<usize>],
+) -> OResult<Vec<bool>> {
     let mut index_of = vec![usize::MAX; tab.n_vars_total()];
     for (k, s) in slacks.iter().enumerate() {
         if let Some(v) = s {
             index_of[*v] = k;
         }
     }
-    let mut positive = vec![false; ineqs.len()];
+    let m = slacks.len();
+    let mut positive = vec![false; m];
     let mark = |tab: &Tab<T>, positive: &mut Vec<bool>| {
         for v in tab.positive_vars() {
             if v < index_of.len() && index_of[v] != usize::MAX {
@@ -102,29 +120,35 @@ pub(crate) fn implicit_ineqs<T: Int>(
             }
         }
     };
-    mark(&tab, &mut positive);
-    let mut implicit = vec![false; ineqs.len()];
-    for k in 0..ineqs.len() {
+    mark(tab, &mut positive);
+    let mut implicit = vec![false; m];
+    for k in 0..m {
         if positive[k] {
             continue;
         }
         let Some(v) = slacks[k] else { continue };
+        if tab.is_dead(v) {
+            // Fixed at 0 by an earlier restriction to the affine hull.
+            implicit[k] = true;
+            continue;
+        }
         match tab.maximize(v, Mode::UntilPositive)? {
             MaxOutcome::Reached | MaxOutcome::Unbounded => positive[k] = true,
-            MaxOutcome::Optimal => implicit[k] = true,
+            MaxOutcome::Optimal => {
+                implicit[k] = true;
+                tab.restrict_to_optimal_face(v);
+            }
         }
-        mark(&tab, &mut positive);
+        mark(tab, &mut positive);
     }
-    Ok(Some(implicit))
+    Ok(implicit)
 }
 
-/// Depth-first branch and bound over the first `r` variables; returns the
-/// LP point of the first leaf whose first `r` coordinates are integral.
-fn bnb<T: Int>(n: usize, rows: &[Vec<i64>], r: usize) -> OResult<Option<Vec<BigRational>>> {
-    let (tab, _) = build_tab::<T>(n, &[], rows)?;
-    if tab.empty {
-        return Ok(None);
-    }
+/// Depth-first branch and bound over the first `r` variables of a feasible
+/// tableau; returns the LP point of the first node whose first `r`
+/// coordinates are integral.
+fn bnb<T: Int>(tab: Tab<T>, r: usize) -> OResult<Option<Vec<BigRational>>> {
+    let n = tab.n_x_vars();
     let mut stack = vec![tab];
     while let Some(tab) = stack.pop() {
         let mut frac: Option<(usize, BigRational)> = None;
@@ -163,6 +187,14 @@ fn bnb<T: Int>(n: usize, rows: &[Vec<i64>], r: usize) -> OResult<Option<Vec<BigR
     Ok(None)
 }
 
+fn ovf<T>(r: PolyResult<T>) -> OResult<T> {
+    r.map_err(|_| Ovf)
+}
+
+fn big_to_i64(v: &BigInt) -> OResult<i64> {
+    v.to_i64().ok_or(Ovf)
+}
+
 /// Integer point of `{y ∈ Q^n : Σ row[k] y_k + row[n] >= 0 ∀ rows}`, or
 /// `None` if it has none. Exact and terminating, also when unbounded.
 pub(crate) fn sample_ineqs(n: usize, rows: &[Vec<i64>]) -> PolyResult<Option<Vec<i64>>> {
@@ -173,21 +205,25 @@ pub(crate) fn sample_ineqs(n: usize, rows: &[Vec<i64>]) -> PolyResult<Option<Vec
             None
         });
     }
-    // 1. Implicit equalities of the recession cone.
-    let cone: Vec<Vec<i64>> = rows
-        .iter()
-        .map(|r| {
-            let mut c = r.clone();
-            c[n] = 0;
-            c
-        })
-        .collect();
-    let implicit = fallback(
-        || implicit_ineqs::<i128>(n, &[], &cone),
-        || implicit_ineqs::<BigInt>(n, &[], &cone),
-    )?
-    // The cone contains 0, so it is never empty.
-    .unwrap_or_else(|| vec![false; rows.len()]);
+    fallback(
+        || sample_gen::<i128>(n, rows),
+        || sample_gen::<BigInt>(n, rows),
+    )
+}
+
+/// [`sample_ineqs`] over the tableau integer type `T` (`Ovf` also stands
+/// for a change of coordinates or a result that does not fit `i64`).
+fn sample_gen<T: Int>(n: usize, rows: &[Vec<i64>]) -> OResult<Option<Vec<i64>>> {
+    let (ptab, slacks) = build_tab::<T>(n, &[], rows)?;
+    if ptab.empty {
+        return Ok(None);
+    }
+    // 1. Implicit equalities of the recession cone: same dictionary with
+    //    all constants 0 (the cone's tableau at the same basis).
+    let mut cone = ptab.clone();
+    cone.zero_constants();
+    let implicit = implicit_of_tab(&mut cone, &slacks)?;
+    drop(cone);
     // 2. Unimodular change of coordinates.
     let m: Vec<Vec<i128>> = rows
         .iter()
@@ -195,8 +231,20 @@ pub(crate) fn sample_ineqs(n: usize, rows: &[Vec<i64>]) -> PolyResult<Option<Vec
         .filter(|(_, &imp)| imp)
         .map(|(row, _)| row[..n].iter().map(|&v| v as i128).collect())
         .collect();
-    let ech = col_echelon(&m, n)?;
+    let ech = ovf(col_echelon(&m, n))?;
     let r = ech.rank;
+    if r == n {
+        // Bounded: plain branch and bound in the original coordinates.
+        let Some(p) = bnb(ptab, n)? else {
+            return Ok(None);
+        };
+        return p
+            .iter()
+            .map(|v| big_to_i64(&v.to_integer()))
+            .collect::<OResult<Vec<i64>>>()
+            .map(Some);
+    }
+    drop(ptab);
     let u = ech.u;
     let mut zrows: Vec<Vec<i64>> = Vec::with_capacity(rows.len());
     for row in rows {
@@ -206,15 +254,11 @@ pub(crate) fn sample_ineqs(n: usize, rows: &[Vec<i64>]) -> PolyResult<Option<Vec
             for (v, uv) in u.iter().enumerate() {
                 if row[v] != 0 && uv[c] != 0 {
                     s = s
-                        .checked_add(
-                            (row[v] as i128)
-                                .checked_mul(uv[c])
-                                .ok_or(PolyError::Overflow)?,
-                        )
-                        .ok_or(PolyError::Overflow)?;
+                        .checked_add((row[v] as i128).checked_mul(uv[c]).ok_or(Ovf)?)
+                        .ok_or(Ovf)?;
                 }
             }
-            out.push(to_i64(s)?);
+            out.push(ovf(to_i64(s))?);
         }
         out.push(row[n]);
         zrows.push(out);
@@ -222,46 +266,43 @@ pub(crate) fn sample_ineqs(n: usize, rows: &[Vec<i64>]) -> PolyResult<Option<Vec
     // 4 (prepared). Interior direction of the cone in z_{>=r}.
     let mut dir = vec![0i64; n];
     let mut t: i128 = 0;
-    if r < n {
-        let nd = n - r;
-        let drows: Vec<Vec<i64>> = zrows
-            .iter()
-            .zip(&implicit)
-            .filter(|(_, &imp)| !imp)
-            .map(|(zr, _)| {
-                let mut d = zr[r..n].to_vec();
-                d.push(-1);
-                d
-            })
-            .collect();
-        for zr in zrows.iter().zip(&implicit).filter(|(_, &i)| !i) {
-            let s: i128 = zr.0[r..n].iter().map(|&v| (v as i128).abs()).sum();
-            t = t.max(s);
-        }
-        let pt = fallback(
-            || {
-                let (tab, _) = build_tab::<i128>(nd, &[], &drows)?;
-                Ok(if tab.empty { None } else { Some(tab.point()) })
-            },
-            || {
-                let (tab, _) = build_tab::<BigInt>(nd, &[], &drows)?;
-                Ok(if tab.empty { None } else { Some(tab.point()) })
-            },
-        )?;
-        // Non-emptiness is guaranteed by step 1 (sum of witnesses).
-        let pt = pt.ok_or_else(|| PolyError::Unsupported("solver: no interior ray".into()))?;
-        let mut l = BigInt::from(1);
-        for v in &pt {
-            l = l.lcm(v.denom());
-        }
-        for (k, v) in pt.iter().enumerate() {
-            let dv = (v * BigRational::from_integer(l.clone())).to_integer();
-            dir[r + k] = dv.to_i64().ok_or(PolyError::Overflow)?;
-        }
+    let nd = n - r;
+    let drows: Vec<Vec<i64>> = zrows
+        .iter()
+        .zip(&implicit)
+        .filter(|(_, &imp)| !imp)
+        .map(|(zr, _)| {
+            let mut d = zr[r..n].to_vec();
+            d.push(-1);
+            d
+        })
+        .collect();
+    for zr in zrows.iter().zip(&implicit).filter(|(_, &i)| !i) {
+        let s: i128 = zr.0[r..n].iter().map(|&v| (v as i128).abs()).sum();
+        t = t.max(s);
+    }
+    let (dtab, _) = build_tab::<T>(nd, &[], &drows)?;
+    // Non-empty: the sum of witnesses of the non-implicit rows, scaled.
+    if dtab.empty {
+        return Err(Ovf);
+    }
+    let pt = dtab.point();
+    let mut l = BigInt::from(1);
+    for v in &pt {
+        l = l.lcm(v.denom());
+    }
+    for (k, v) in pt.iter().enumerate() {
+        let dv = (v * BigRational::from_integer(l.clone())).to_integer();
+        dir[r + k] = big_to_i64(&dv)?;
     }
     // 3. Branch and bound over the bounded coordinates.
-    let leaf = fallback(|| bnb::<i128>(n, &zrows, r), || bnb::<BigInt>(n, &zrows, r))?;
-    let Some(p) = leaf else { return Ok(None) };
+    let (ztab, _) = build_tab::<T>(n, &[], &zrows)?;
+    if ztab.empty {
+        return Ok(None);
+    }
+    let Some(p) = bnb(ztab, r)? else {
+        return Ok(None);
+    };
     // 4. Round.
     let mut q = Vec::with_capacity(n);
     for (k, pk) in p.iter().enumerate() {
@@ -270,7 +311,7 @@ pub(crate) fn sample_ineqs(n: usize, rows: &[Vec<i64>]) -> PolyResult<Option<Vec
         } else {
             pk.ceil().to_integer() + BigInt::from(t) * BigInt::from(dir[k])
         };
-        q.push(base.to_i64().ok_or(PolyError::Overflow)?);
+        q.push(big_to_i64(&base)?);
     }
     // Defensive check of the proof's conclusion (cheap): never return a
     // point outside the set.
@@ -280,7 +321,7 @@ pub(crate) fn sample_ineqs(n: usize, rows: &[Vec<i64>]) -> PolyResult<Option<Vec
             s += BigInt::from(zr[k]) * BigInt::from(q[k]);
         }
         if s.is_negative() {
-            return Err(PolyError::Unsupported("solver: rounding failed".into()));
+            return Err(Ovf);
         }
     }
     // y = U q
@@ -290,7 +331,136 @@ pub(crate) fn sample_ineqs(n: usize, rows: &[Vec<i64>]) -> PolyResult<Option<Vec
         for (c, qc) in q.iter().enumerate() {
             s += BigInt::from(uv[c]) * BigInt::from(*qc);
         }
-        y.push(s.to_i64().ok_or(PolyError::Overflow)?);
+        y.push(big_to_i64(&s)?);
     }
     Ok(Some(y))
+}
+
+/// Outcome of [`lexmin_if_bounded`].
+pub(crate) enum BoundedLex {
+    /// The rational polyhedron is empty.
+    Empty,
+    /// The polyhedron is unbounded: use the general method.
+    NotBounded,
+    /// No integer point.
+    NoInteger,
+    /// The integer lexicographic minimum.
+    Point(Vec<i64>),
+}
+
+/// Integer lexicographic minimum over a *bounded* polyhedron by
+/// lexicographic branch and bound: at each node the rational lexmin of the
+/// objectives (successive maximization of the negated objectives, each
+/// followed by restriction to the optimal face) is a lower bound for every
+/// integer point of the node; nodes whose bound is not lexicographically
+/// below the incumbent are pruned; an integral rational lexmin point is a
+/// new incumbent; otherwise the node splits on a fractional coordinate
+/// `x_k <= ⌊p_k⌋ | x_k >= ⌈p_k⌉`. Every coordinate has a finite integer
+/// range on a bounded polyhedron and each split shrinks one, so the search
+/// is finite. Boundedness is decided first: the recession cone (the same
+/// dictionary with zero constants) is `{0}` iff the equalities and the
+/// cone's implicit equalities have rank `n`.
+pub(crate) fn lexmin_if_bounded<T: Int>(
+    n: usize,
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
+    objs: &[Vec<i64>],
+) -> OResult<BoundedLex> {
+    let (tab, slacks) = build_tab::<T>(n, eqs, ineqs)?;
+    if tab.empty {
+        return Ok(BoundedLex::Empty);
+    }
+    let mut cone = tab.clone();
+    cone.zero_constants();
+    let implicit = implicit_of_tab(&mut cone, &slacks)?;
+    drop(cone);
+    let m: Vec<Vec<i128>> = eqs
+        .iter()
+        .chain(
+            ineqs
+                .iter()
+                .zip(&implicit)
+                .filter(|(_, &i)| i)
+                .map(|(r, _)| r),
+        )
+        .map(|row| row[..n].iter().map(|&v| v as i128).collect())
+        .collect();
+    if ovf(col_echelon(&m, n))?.rank < n {
+        return Ok(BoundedLex::NotBounded);
+    }
+    let negobjs: Vec<(Vec<T>, T)> = objs
+        .iter()
+        .map(|o| -> OResult<(Vec<T>, T)> {
+            let c = o[..n]
+                .iter()
+                .map(|&v| T::from_i64(v).neg())
+                .collect::<OResult<Vec<T>>>()?;
+            Ok((c, T::from_i64(o[n]).neg()?))
+        })
+        .collect::<OResult<_>>()?;
+    let mut best: Option<(Vec<BigRational>, Vec<BigRational>)> = None;
+    let mut stack = vec![tab];
+    while let Some(node) = stack.pop() {
+        let mut t = node.clone();
+        let mut vals = Vec::with_capacity(objs.len());
+        let mut pruned = false;
+        for (c, c0) in &negobjs {
+            let v = t.add_free_row(c, c0)?;
+            match t.maximize(v, Mode::Full)? {
+                // Impossible on a bounded polyhedron; be safe.
+                MaxOutcome::Unbounded => return Ok(BoundedLex::NotBounded),
+                MaxOutcome::Optimal | MaxOutcome::Reached => {}
+            }
+            vals.push(-t.value(v));
+            t.restrict_to_optimal_face(v);
+            t.drop_row_var(v);
+            if let Some((bv, _)) = &best {
+                // Prune as soon as the prefix is decided.
+                let k = vals.len() - 1;
+                if vals[..k] == bv[..k] && vals[k] > bv[k] {
+                    pruned = true;
+                    break;
+                }
+            }
+        }
+        if pruned {
+            continue;
+        }
+        if let Some((bv, _)) = &best {
+            if vals >= *bv {
+                continue;
+            }
+        }
+        let p = t.point();
+        let Some(k) = (0..n).find(|&k| !p[k].is_integer()) else {
+            best = Some((vals, p));
+            continue;
+        };
+        let v = &p[k];
+        let fl = v.floor().to_integer();
+        let nearer_down =
+            (v - BigRational::from_integer(fl.clone())) * BigInt::from(2) <= BigRational::one();
+        let mut coef = vec![T::zero(); n];
+        coef[k] = T::from_i64(-1);
+        let mut down = node.clone();
+        down.add_constraint(&coef, &T::from_big(&fl)?, false)?;
+        coef[k] = T::one();
+        let mut up = node;
+        up.add_constraint(&coef, &T::from_big(&(-(fl + BigInt::from(1))))?, false)?;
+        let (first, second) = if nearer_down { (down, up) } else { (up, down) };
+        if !second.empty {
+            stack.push(second);
+        }
+        if !first.empty {
+            stack.push(first);
+        }
+    }
+    Ok(match best {
+        None => BoundedLex::NoInteger,
+        Some((_, p)) => BoundedLex::Point(
+            p.iter()
+                .map(|v| big_to_i64(&v.to_integer()))
+                .collect::<OResult<Vec<i64>>>()?,
+        ),
+    })
 }

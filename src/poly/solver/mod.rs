@@ -18,25 +18,42 @@
 //!   Equalities are pivoted out and their slack columns deleted.
 //!   Feasibility is restored one constraint at a time by maximizing the
 //!   violated row over the rows already satisfied (primal simplex); an
-//!   optimum below 0 proves emptiness. Bland's rule everywhere, so no
-//!   cycling. The fast path runs in checked `i128`; any overflow restarts
-//!   the whole query in `BigInt` (`integer::fallback`). No floating point.
+//!   optimum below 0 proves emptiness. Dantzig's rule, switching to Bland's
+//!   rule after a run of degenerate pivots, so no cycling. The fast path
+//!   runs in checked `i128`; any overflow restarts the whole query in
+//!   `BigInt` (`integer::fallback`). No floating point anywhere.
+//! * **Rational lexmin**: maximize the negated objective, then delete the
+//!   columns of the nonbasic variables with a nonzero reduced cost (they
+//!   are 0 on the optimal face) and go on with the next objective.
+//! * **Implicit equalities**: each undecided slack is maximized until it is
+//!   seen positive (every slack seen positive on the way is decided too);
+//!   a maximum of 0 makes it an implicit equality, and the columns that
+//!   would lower it are deleted, so the tableau shrinks to the affine hull.
+//! * **Redundancy**: one tableau; each inequality in turn is relaxed (its
+//!   slack made unrestricted) and minimized over the others; if the
+//!   minimum is `>= 0` it stays relaxed (removed), else it is restored.
 //! * **Integer equalities** (`lattice`): a column echelon form by unimodular
 //!   column operations gives all integer solutions of `E x + e = 0` as
-//!   `x = x0 + B y` (or proves there are none, e.g. `2i + 2j = 7`); the
-//!   integer queries then work over `y` with inequalities only.
+//!   `x = x0 + B y` (or proves there are none, e.g. `2i + 2j = 7`); integer
+//!   sampling then works over `y` with inequalities only.
 //! * **Integer sampling** (`integer`): isl's method with the recession
 //!   cone — branch and bound only over the directions in which the set is
 //!   bounded, and rounding along an interior ray of the cone for the rest.
 //!   The termination and exactness proof is in `integer`'s module comment.
-//! * **Integer (lexicographic) minimum**: for each objective in turn, the
-//!   rational minimum gives a lower bound `lo` (rationally unbounded and
-//!   integer-nonempty ⇒ integer-unbounded, since an integer point plus
-//!   integer multiples of an integral recession ray stays in the set), an
-//!   integer point gives an upper bound `hi`; then `lo` itself is tried and
-//!   the interval is bisected with exact integer emptiness tests of
-//!   `{f <= mid}` (each success lowers `hi` to the found value). Finally
-//!   `f = hi` is added as an equality and the next objective follows.
+//!   The cone's tableau is the polyhedron's with all constants set to 0.
+//! * **Integer lexicographic minimum**: if the polyhedron is bounded
+//!   (its recession cone is `{0}`), lexicographic branch and bound: the
+//!   rational lexmin of a node bounds all its integer points, nodes not
+//!   lexicographically below the incumbent are pruned, fractional points
+//!   split on a coordinate (finite because every coordinate is bounded).
+//!   Otherwise, for each objective in turn: the rational minimum gives a
+//!   lower bound `lo` (rationally unbounded and integer-nonempty ⇒
+//!   integer-unbounded, since an integer point plus integer multiples of
+//!   an integral recession ray stays in the set), an integer point gives an
+//!   upper bound `hi`; `lo` itself is tried, then the interval is bisected
+//!   with exact integer emptiness tests of `{f <= mid}` (each success
+//!   lowers `hi` to the value found); finally `f = hi` is added as an
+//!   equality and the next objective follows.
 //!
 //! Errors: `PolyError::Overflow` when an integer result or a change of
 //! coordinates does not fit `i64` (tableau arithmetic itself never fails:
@@ -47,11 +64,20 @@ mod lattice;
 mod num;
 mod tableau;
 
+/// Counters for profiling (pivots, big-integer fallbacks); relaxed atomics,
+/// read by the benchmark's `SOLVER_STATS=1` mode. Not part of the API.
+#[doc(hidden)]
+pub mod stats {
+    use std::sync::atomic::AtomicU64;
+    pub static PIVOTS: AtomicU64 = AtomicU64::new(0);
+    pub static FALLBACKS: AtomicU64 = AtomicU64::new(0);
+}
+
 #[cfg(test)]
 mod tests;
 
 use crate::poly::{PolyError, PolyResult};
-use integer::{build_tab, fallback, implicit_ineqs, sample_ineqs};
+use integer::{build_tab, fallback, implicit_ineqs, sample_ineqs, BoundedLex};
 use num::{Int, OResult};
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -230,6 +256,22 @@ pub fn integer_sample(sys: &System) -> PolyResult<Option<Vec<i64>>> {
     Ok(Some(lattice::apply(&x0, &b, &y)?))
 }
 
+/// Does the integer point `x` satisfy every constraint of `sys`?
+fn satisfies(sys: &System, x: &[i64]) -> PolyResult<bool> {
+    let n = sys.n_vars;
+    let val = |r: &Vec<i64>| {
+        let mut s = BigInt::from(r[n]);
+        for k in 0..n {
+            s += BigInt::from(r[k]) * BigInt::from(x[k]);
+        }
+        s
+    };
+    let zero = BigInt::from(0);
+    Ok(x.len() == n
+        && sys.eqs.iter().all(|r| val(r) == zero)
+        && sys.ineqs.iter().all(|r| val(r) >= zero))
+}
+
 fn eval_int(obj: &[i64], x: &[i64]) -> PolyResult<i64> {
     let n = x.len();
     let mut s = BigInt::from(obj[n]);
@@ -249,6 +291,23 @@ pub fn integer_lexmin(sys: &System, objs: &[Vec<i64>]) -> PolyResult<Optimum<Vec
         sys.check_obj(o)?;
     }
     let n = sys.n_vars;
+    // Bounded polyhedra: lexicographic branch and bound.
+    let bounded = fallback(
+        || integer::lexmin_if_bounded::<i128>(n, &sys.eqs, &sys.ineqs, objs),
+        || integer::lexmin_if_bounded::<BigInt>(n, &sys.eqs, &sys.ineqs, objs),
+    )?;
+    match bounded {
+        BoundedLex::Empty | BoundedLex::NoInteger => return Ok(Optimum::Empty),
+        BoundedLex::Point(p) => {
+            if !satisfies(sys, &p)? {
+                return Err(PolyError::Unsupported("solver: bad lexmin point".into()));
+            }
+            return Ok(Optimum::Value(p));
+        }
+        BoundedLex::NotBounded => {}
+    }
+    // General method (possibly unbounded polyhedra): successive
+    // minimization by bisection with exact integer emptiness tests.
     let mut cur = sys.clone();
     let Some(mut best) = integer_sample(&cur)? else {
         return Ok(Optimum::Empty);
@@ -337,6 +396,26 @@ pub fn implicit_equalities(sys: &System) -> PolyResult<Vec<usize>> {
     })
 }
 
+fn redundant_gen<T: Int>(
+    n: usize,
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
+) -> OResult<Option<Vec<usize>>> {
+    let (mut tab, slacks) = build_tab::<T>(n, eqs, ineqs)?;
+    if tab.empty {
+        return Ok(None);
+    }
+    let mut red = Vec::new();
+    for (k, s) in slacks.iter().enumerate() {
+        // Every inequality of a non-empty system has a slack.
+        let Some(v) = *s else { return Err(num::Ovf) };
+        if tab.test_redundant(v)? {
+            red.push(k);
+        }
+    }
+    Ok(Some(red))
+}
+
 /// Indices of inequalities that can all be removed together without
 /// changing the rational polyhedron `P = {x ∈ Q^n : eqs = 0, ineqs >= 0}`.
 /// Computed sequentially: inequality `i` is removed if it is implied by the
@@ -345,6 +424,17 @@ pub fn implicit_equalities(sys: &System) -> PolyResult<Vec<usize>> {
 /// duplicates, the last one is kept.
 pub fn redundant_ineqs(sys: &System) -> PolyResult<Vec<usize>> {
     sys.check()?;
+    let n = sys.n_vars;
+    // Non-empty polyhedra: one tableau; each inequality in turn is relaxed
+    // and minimized over the others (`Tab::test_redundant`).
+    let fast = fallback(
+        || redundant_gen::<i128>(n, &sys.eqs, &sys.ineqs),
+        || redundant_gen::<BigInt>(n, &sys.eqs, &sys.ineqs),
+    )?;
+    if let Some(red) = fast {
+        return Ok(red);
+    }
+    // Empty polyhedra: the same definition, one LP per inequality.
     let m = sys.ineqs.len();
     let mut removed = vec![false; m];
     for i in 0..m {

@@ -39,6 +39,8 @@ pub(crate) trait Int: Clone + Eq + Ord + Debug {
     fn is_neg(&self) -> bool;
     fn is_pos(&self) -> bool;
     fn is_one(&self) -> bool;
+    /// `|self| < |o|`.
+    fn abs_lt(&self, o: &Self) -> bool;
 }
 
 impl Int for i128 {
@@ -61,6 +63,11 @@ impl Int for i128 {
         self.checked_add(*o).ok_or(Ovf)
     }
     fn mul(&self, o: &Self) -> OResult<Self> {
+        // Fast path: a product of two i64 values always fits an i128 (and
+        // avoids the slow generic 128-bit overflow check).
+        if let (Ok(x), Ok(y)) = (i64::try_from(*self), i64::try_from(*o)) {
+            return Ok(i128::from(x) * i128::from(y));
+        }
         self.checked_mul(*o).ok_or(Ovf)
     }
     fn neg(&self) -> OResult<Self> {
@@ -69,6 +76,15 @@ impl Int for i128 {
     fn gcd(&self, o: &Self) -> OResult<Self> {
         let mut a = self.checked_abs().ok_or(Ovf)?;
         let mut b = o.checked_abs().ok_or(Ovf)?;
+        if let (Ok(mut x), Ok(mut y)) = (u64::try_from(a), u64::try_from(b)) {
+            // Euclid: O(log min(x, y)) steps, fast when one side is small.
+            while y != 0 {
+                let t = x % y;
+                x = y;
+                y = t;
+            }
+            return Ok(i128::from(x));
+        }
         while b != 0 {
             let t = a % b;
             a = b;
@@ -77,6 +93,11 @@ impl Int for i128 {
         Ok(a)
     }
     fn div_exact(&self, o: &Self) -> OResult<Self> {
+        if let (Ok(x), Ok(y)) = (i64::try_from(*self), i64::try_from(*o)) {
+            if y != 0 && !(x == i64::MIN && y == -1) {
+                return Ok(i128::from(x / y));
+            }
+        }
         self.checked_div(*o).ok_or(Ovf)
     }
 
@@ -91,6 +112,9 @@ impl Int for i128 {
     }
     fn is_one(&self) -> bool {
         *self == 1
+    }
+    fn abs_lt(&self, o: &Self) -> bool {
+        self.unsigned_abs() < o.unsigned_abs()
     }
 }
 
@@ -141,6 +165,9 @@ impl Int for BigInt {
     fn is_one(&self) -> bool {
         One::is_one(self)
     }
+    fn abs_lt(&self, o: &Self) -> bool {
+        self.magnitude() < o.magnitude()
+    }
 }
 
 /// Divide a fraction-free row `nums / den` by the gcd of all its entries and
@@ -149,7 +176,18 @@ pub(crate) fn normalize<T: Int>(nums: &mut [T], den: &mut T) -> OResult<()> {
     if den.is_one() {
         return Ok(());
     }
+    // Start from the smallest entry: gcd steps are O(log min) and the gcd
+    // is usually 1 after this first step.
+    let mut small: Option<&T> = None;
+    for v in nums.iter() {
+        if !v.is_zero() && small.map_or(true, |s| v.abs_lt(s)) {
+            small = Some(v);
+        }
+    }
     let mut g = den.clone();
+    if let Some(s) = small {
+        g = g.gcd(s)?;
+    }
     for v in nums.iter() {
         if g.is_one() {
             return Ok(());

@@ -14,8 +14,10 @@
 //! * a free (unrestricted) nonbasic column has coefficient 0 in every
 //!   restricted row, so free columns never limit or help feasibility.
 //!
-//! Pivoting uses Bland's rule (smallest variable id enters, ties on the
-//! leaving side go to the smallest variable id), so no loop cycles.
+//! Pivoting uses Dantzig's rule (steepest coefficient enters) and switches
+//! to Bland's rule (smallest variable id enters, ties on the leaving side go
+//! to the smallest variable id) after a run of degenerate pivots, so no loop
+//! cycles.
 //! All arithmetic is checked (`Ovf` on overflow); callers redo the whole
 //! computation with `BigInt` in that case.
 //!
@@ -31,6 +33,9 @@ enum Pos {
     Col(usize),
     Dead,
 }
+
+/// Consecutive degenerate pivots after which Bland's rule takes over.
+const DEGENERATE_LIMIT: usize = 30;
 
 /// What a maximization stops at.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -240,6 +245,7 @@ impl<T: Int> Tab<T> {
     /// Pivot: the basic variable of row `r` leaves, the variable of column
     /// `j` (with `row[r][j] != 0`) enters.
     fn pivot(&mut self, r: usize, j: usize) -> OResult<()> {
+        super::stats::PIVOTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let a = self.rows[r][j].clone();
         let dr = self.den[r].clone();
         let mut nr: Vec<T> = Vec::with_capacity(self.ncols());
@@ -262,16 +268,24 @@ impl<T: Int> Tab<T> {
             if i == r || self.rows[i][j].is_zero() {
                 continue;
             }
-            let e = self.rows[i][j].clone();
+            // Row i: d_i·B_i = Σ_{k≠j} row_i[k]·N_k + e·N_j with
+            // N_j = (Σ nr[k]·N_k)/nd; multiply by nd/g, g = gcd(nd, e).
+            let e0 = self.rows[i][j].clone();
+            let g = nd.gcd(&e0)?;
+            let (f, e) = if g.is_one() {
+                (nd.clone(), e0)
+            } else {
+                (nd.div_exact(&g)?, e0.div_exact(&g)?)
+            };
             let row = &mut self.rows[i];
             for k in 0..row.len() {
                 if k == j {
                     row[k] = e.mul(&nr[k])?;
                 } else {
-                    let mut v = if row[k].is_zero() || nd.is_one() {
+                    let mut v = if row[k].is_zero() || f.is_one() {
                         row[k].clone()
                     } else {
-                        row[k].mul(&nd)?
+                        row[k].mul(&f)?
                     };
                     if !nr[k].is_zero() {
                         v = v.add(&e.mul(&nr[k])?)?;
@@ -279,7 +293,7 @@ impl<T: Int> Tab<T> {
                     row[k] = v;
                 }
             }
-            let mut d = self.den[i].mul(&nd)?;
+            let mut d = self.den[i].mul(&f)?;
             normalize(row, &mut d)?;
             self.den[i] = d;
         }
@@ -342,6 +356,13 @@ impl<T: Int> Tab<T> {
                 return Ok(MaxOutcome::Unbounded);
             }
         }
+        // Dantzig's rule until a run of degenerate pivots, then Bland's rule
+        // for the rest of the call. Termination: a nondegenerate pivot
+        // strictly increases the objective, so no basis repeats across
+        // them; runs of degenerate pivots are bounded before Bland starts,
+        // and Bland's rule never cycles.
+        let mut bland = false;
+        let mut degenerate = 0usize;
         loop {
             let r = match self.pos[v] {
                 Pos::Row(r) => r,
@@ -364,7 +385,19 @@ impl<T: Int> Tab<T> {
                     // Only unrestricted rows can have a free column entry.
                     return Ok(MaxOutcome::Unbounded);
                 }
-                if a.is_pos() && enter.is_none_or(|e| self.col_var[j] < self.col_var[e]) {
+                if !a.is_pos() {
+                    continue;
+                }
+                let better = match enter {
+                    None => true,
+                    Some(e) if bland => self.col_var[j] < self.col_var[e],
+                    // Dantzig: steepest coefficient (same row, same den).
+                    Some(e) => {
+                        *a > self.rows[r][e]
+                            || (*a == self.rows[r][e] && self.col_var[j] < self.col_var[e])
+                    }
+                };
+                if better {
                     enter = Some(j);
                 }
             }
@@ -390,9 +423,104 @@ impl<T: Int> Tab<T> {
             }
             match leave {
                 None => return Ok(MaxOutcome::Unbounded),
+                Some(i) => {
+                    if self.rows[i][0].is_zero() {
+                        degenerate += 1;
+                        if degenerate >= DEGENERATE_LIMIT {
+                            bland = true;
+                        }
+                    } else {
+                        degenerate = 0;
+                    }
+                    self.pivot(i, j)?
+                }
+            }
+        }
+    }
+
+    /// Is the inequality with slack `v` implied by the other restricted
+    /// variables of this feasible tableau (the minimum of `v` over the
+    /// polyhedron without `v >= 0` is `>= 0`)? If so, `v` is left
+    /// unrestricted (the inequality is dropped); otherwise the tableau is
+    /// restored to a feasible basis of the same polyhedron.
+    pub fn test_redundant(&mut self, v: usize) -> OResult<bool> {
+        if let Pos::Col(j) = self.pos[v] {
+            // Make v basic without losing feasibility: a pivot in the
+            // decreasing direction (rows with a positive entry limit it).
+            let mut best: Option<usize> = None;
+            for i in 0..self.rows.len() {
+                if !self.restricted[self.row_var[i]] || !self.rows[i][j].is_pos() {
+                    continue;
+                }
+                match best {
+                    None => best = Some(i),
+                    Some(b) => {
+                        // compare rows[i][0] / rows[i][j] vs rows[b][0] / rows[b][j]
+                        let lhs = self.rows[i][0].mul(&self.rows[b][j])?;
+                        let rhs = self.rows[b][0].mul(&self.rows[i][j])?;
+                        if lhs < rhs || (lhs == rhs && self.row_var[i] < self.row_var[b]) {
+                            best = Some(i);
+                        }
+                    }
+                }
+            }
+            match best {
+                // Nothing limits decreasing v: not redundant.
+                None => return Ok(false),
                 Some(i) => self.pivot(i, j)?,
             }
         }
+        let Pos::Row(r) = self.pos[v] else {
+            return Err(Ovf);
+        };
+        if self.rows[r][0].is_neg() {
+            // Only possible right after the pivot above: v < 0 is feasible
+            // for the others. Restore.
+            self.maximize(v, Mode::UntilNonneg)?;
+            return Ok(false);
+        }
+        self.restricted[v] = false;
+        let neg: Vec<T> = self.rows[r]
+            .iter()
+            .map(|x| x.neg())
+            .collect::<OResult<_>>()?;
+        let w = self.push_row(neg, self.den[r].clone(), false);
+        let out = self.maximize(w, Mode::UntilPositive)?;
+        self.drop_row_var(w);
+        let redundant = out == MaxOutcome::Optimal;
+        if !redundant {
+            self.restricted[v] = true;
+            if self.value_is_neg(v) && self.maximize(v, Mode::UntilNonneg)? != MaxOutcome::Reached {
+                // The polyhedron is non-empty, so this cannot happen.
+                return Err(Ovf);
+            }
+        }
+        Ok(redundant)
+    }
+
+    fn value_is_neg(&self, v: usize) -> bool {
+        matches!(self.pos[v], Pos::Row(r) if self.rows[r][0].is_neg())
+    }
+
+    /// Is `v` fixed at 0 (an eliminated equality or a deleted column)?
+    pub fn is_dead(&self, v: usize) -> bool {
+        self.pos[v] == Pos::Dead
+    }
+
+    /// Number of problem variables.
+    pub fn n_x_vars(&self) -> usize {
+        self.n_x
+    }
+
+    /// Set every constant to 0: the dictionary of the homogeneous system
+    /// (the recession cone) at the same basis. Only valid for a tableau
+    /// without deleted equality columns whose constants matter (deleted
+    /// columns are fixed at 0 in both).
+    pub fn zero_constants(&mut self) {
+        for row in self.rows.iter_mut() {
+            row[0] = T::zero();
+        }
+        self.empty = false;
     }
 
     /// Current value of variable `v`.

@@ -45,3 +45,519 @@ fn unbounded_without_points() {
     assert_eq!(integer_sample(&s).unwrap(), None);
     assert_eq!(implicit_equalities(&s).unwrap(), vec![0, 1]);
 }
+
+#[test]
+fn overflow_prone_inputs_do_not_panic() {
+    let big = i64::MAX;
+    let s = sys(
+        2,
+        &[],
+        &[
+            &[big, -big, 1],
+            &[-big, big - 1, 0],
+            &[1, 0, big],
+            &[0, 1, big],
+        ],
+    );
+    // Whatever the answer, it must be a value or an Overflow error, and a
+    // returned point must satisfy the system.
+    let _ = rational_feasible(&s);
+    match integer_sample(&s) {
+        Ok(Some(p)) => assert!(satisfies(&s, &p)),
+        Ok(None) | Err(PolyError::Overflow) => {}
+        Err(e) => panic!("unexpected error {e:?}"),
+    }
+    let _ = rational_min(&s, &[1, 1, 0]);
+    let _ = implicit_equalities(&s);
+    let _ = redundant_ineqs(&s);
+    match integer_lexmin(&s, &[vec![1, 0, 0], vec![0, 1, 0]]) {
+        Ok(Optimum::Value(p)) => assert!(satisfies(&s, &p)),
+        Ok(_) | Err(PolyError::Overflow) => {}
+        Err(e) => panic!("unexpected error {e:?}"),
+    }
+    // x = MAX, y = MAX: x + y - 2 MAX = 0 is fine with big arithmetic.
+    let s = sys(2, &[&[1, -1, 0]], &[&[1, 0, -big], &[-1, 0, big]]);
+    match integer_sample(&s) {
+        Ok(Some(p)) => assert_eq!(p, vec![big, big]),
+        Ok(None) => panic!("point (MAX, MAX) exists"),
+        Err(e) => assert_eq!(e, PolyError::Overflow),
+    }
+    assert!(rational_feasible(&s).unwrap());
+}
+
+#[test]
+fn lexmin_simple() {
+    // 0 <= y <= x <= 5, x + y >= 3: lexmin (x, y) = (2, 1)
+    let s = sys(2, &[], &[&[0, 1, 0], &[1, -1, 0], &[-1, 0, 5], &[1, 1, -3]]);
+    assert_eq!(
+        integer_lexmin(&s, &[vec![1, 0, 0], vec![0, 1, 0]]).unwrap(),
+        Optimum::Value(vec![2, 1])
+    );
+    assert_eq!(
+        integer_lexmax(&s, &[vec![1, 0, 0], vec![0, 1, 0]]).unwrap(),
+        Optimum::Value(vec![5, 5])
+    );
+    let half = BigRational::new(BigInt::from(3), BigInt::from(2));
+    assert_eq!(
+        rational_lexmin(&s, &[vec![1, 0, 0], vec![0, 1, 0]]).unwrap(),
+        Optimum::Value(vec![half.clone(), half])
+    );
+    assert_eq!(integer_max(&s, &[1, 1, 0]).unwrap(), Optimum::Value(10));
+    assert_eq!(
+        rational_max(&s, &[1, 1, 0]).unwrap(),
+        Optimum::Value(BigRational::from_integer(BigInt::from(10)))
+    );
+}
+
+// ---------------------------------------------------------------------
+// Oracles: satisfaction, brute-force enumeration, Fourier–Motzkin.
+
+fn eval(row: &[i64], x: &[i64]) -> i128 {
+    let n = x.len();
+    let mut s = row[n] as i128;
+    for k in 0..n {
+        s += row[k] as i128 * x[k] as i128;
+    }
+    s
+}
+
+fn satisfies(s: &System, x: &[i64]) -> bool {
+    s.eqs.iter().all(|r| eval(r, x) == 0) && s.ineqs.iter().all(|r| eval(r, x) >= 0)
+}
+
+/// All integer points of `s` in the box `[-b, b]^n`.
+fn brute(s: &System, b: i64) -> Vec<Vec<i64>> {
+    let n = s.n_vars;
+    let mut out = Vec::new();
+    let mut x = vec![-b; n];
+    loop {
+        if satisfies(s, &x) {
+            out.push(x.clone());
+        }
+        let mut k = 0;
+        loop {
+            if k == n {
+                return out;
+            }
+            if x[k] < b {
+                x[k] += 1;
+                break;
+            }
+            x[k] = -b;
+            k += 1;
+        }
+    }
+}
+
+fn with_box(s: &System, b: i64) -> System {
+    let mut t = s.clone();
+    let n = s.n_vars;
+    for k in 0..n {
+        let mut r = vec![0; n + 1];
+        r[k] = 1;
+        r[n] = b;
+        t.add_ineq(r.clone());
+        r[k] = -1;
+        t.add_ineq(r);
+    }
+    t
+}
+
+type Rat = BigRational;
+
+fn rat(v: i64) -> Rat {
+    Rat::from_integer(BigInt::from(v))
+}
+
+/// Range `(lower, upper)` of `f` over the rational polyhedron of `s` by
+/// Fourier–Motzkin elimination with Chernikov's rule (`None` bounds are
+/// infinite); `None` if the polyhedron is empty. Independent of the simplex.
+fn fm_range(s: &System, f: &[i64]) -> Option<(Option<Rat>, Option<Rat>)> {
+    let n = s.n_vars;
+    // Variables x_0..x_{n-1}, t (index n); entry n+1 is the constant.
+    // Each row carries the set of original rows it combines (bit mask).
+    let mut rows: Vec<(Vec<i128>, u64)> = Vec::new();
+    let conv = |r: &[i64], t: i128| -> Vec<i128> {
+        let mut v: Vec<i128> = r[..n].iter().map(|&c| c as i128).collect();
+        v.push(t);
+        v.push(r[n] as i128);
+        v
+    };
+    let add = |v: Vec<i128>, rows: &mut Vec<(Vec<i128>, u64)>| {
+        let bit = 1u64 << rows.len();
+        rows.push((v, bit));
+    };
+    for e in &s.eqs {
+        add(conv(e, 0), &mut rows);
+        add(conv(e, 0).iter().map(|v| -v).collect(), &mut rows);
+    }
+    for i in &s.ineqs {
+        add(conv(i, 0), &mut rows);
+    }
+    add(conv(f, -1), &mut rows);
+    add(conv(f, -1).iter().map(|v| -v).collect(), &mut rows);
+    fn gcd(a: i128, b: i128) -> i128 {
+        if b == 0 {
+            a.abs()
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    for v in 0..n {
+        let (mut pos, mut negs, mut rest) = (Vec::new(), Vec::new(), Vec::new());
+        for r in rows.drain(..) {
+            match r.0[v].signum() {
+                1 => pos.push(r),
+                -1 => negs.push(r),
+                _ => rest.push(r),
+            }
+        }
+        let mut seen: std::collections::HashMap<Vec<i128>, usize> = rest
+            .iter()
+            .enumerate()
+            .map(|(k, r): (usize, &(Vec<i128>, u64))| (r.0.clone(), k))
+            .collect();
+        for p in &pos {
+            for q in &negs {
+                let mask = p.1 | q.1;
+                // Chernikov: after eliminating v+1 variables, a useful row
+                // combines at most v+2 original rows.
+                if mask.count_ones() as usize > v + 2 {
+                    continue;
+                }
+                let a = p.0[v];
+                let b = -q.0[v];
+                let mut comb: Vec<i128> =
+                    p.0.iter().zip(&q.0).map(|(x, y)| x * b + y * a).collect();
+                let g = comb.iter().fold(0, |g, &x| gcd(g, x));
+                if g > 1 {
+                    comb.iter_mut().for_each(|x| *x /= g);
+                }
+                match seen.get(&comb) {
+                    Some(&k) => {
+                        // Keep the shorter history (Chernikov's rule is
+                        // stated for the smallest one).
+                        if mask.count_ones() < rest[k].1.count_ones() {
+                            rest[k].1 = mask;
+                        }
+                    }
+                    None => {
+                        seen.insert(comb.clone(), rest.len());
+                        rest.push((comb, mask));
+                    }
+                }
+            }
+        }
+        rows = rest;
+    }
+    let zero = rat(0);
+    let mut lo: Option<Rat> = None;
+    let mut hi: Option<Rat> = None;
+    for (r, _) in &rows {
+        let (ct, c) = (r[n], r[n + 1]);
+        if ct == 0 {
+            if c < 0 {
+                return None;
+            }
+        } else {
+            let b = Rat::new(BigInt::from(-c), BigInt::from(ct));
+            if ct > 0 {
+                if lo.as_ref().map_or(true, |l| b > *l) {
+                    lo = Some(b);
+                }
+            } else if hi.as_ref().map_or(true, |h| b < *h) {
+                hi = Some(b);
+            }
+        }
+    }
+    let _ = zero;
+    if let (Some(l), Some(h)) = (&lo, &hi) {
+        if l > h {
+            return None;
+        }
+    }
+    Some((lo, hi))
+}
+
+fn lex_key(objs: &[Vec<i64>], x: &[i64]) -> Vec<i128> {
+    objs.iter().map(|o| eval(o, x)).collect()
+}
+
+// ---------------------------------------------------------------------
+// Property tests.
+
+use proptest::prelude::*;
+
+fn row_strategy(n: usize, cmax: i64) -> impl Strategy<Value = Vec<i64>> {
+    (proptest::collection::vec(-3i64..=3, n), -cmax..=cmax).prop_map(|(mut c, k)| {
+        c.push(k);
+        c
+    })
+}
+
+fn system_strategy(max_eqs: usize, max_ineqs: usize) -> impl Strategy<Value = System> {
+    (1usize..=4).prop_flat_map(move |n| {
+        (
+            proptest::collection::vec(row_strategy(n, 6), 0..=max_eqs),
+            proptest::collection::vec(row_strategy(n, 8), 0..=max_ineqs),
+        )
+            .prop_map(move |(eqs, ineqs)| System {
+                n_vars: n,
+                eqs,
+                ineqs,
+            })
+    })
+}
+
+fn obj_strategy(n: usize) -> impl Strategy<Value = Vec<i64>> {
+    row_strategy(n, 3)
+}
+
+const BOX: i64 = 5;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn sample_matches_brute_force_in_box(s in system_strategy(2, 5)) {
+        let t = with_box(&s, BOX);
+        let pts = brute(&t, BOX);
+        let got = integer_sample(&t).unwrap();
+        match &got {
+            Some(p) => prop_assert!(satisfies(&t, p), "point {:?} outside", p),
+            None => prop_assert!(pts.is_empty(), "missed points, e.g. {:?}", pts[0]),
+        }
+        prop_assert_eq!(got.is_some(), !pts.is_empty());
+        // Rational feasibility is implied by an integer point.
+        let rf = rational_feasible(&t).unwrap();
+        if !pts.is_empty() {
+            prop_assert!(rf);
+        }
+    }
+
+    #[test]
+    fn unboxed_sample_is_consistent(s in system_strategy(2, 4)) {
+        let got = integer_sample(&s).unwrap();
+        let pts = brute(&s, 8);
+        match &got {
+            Some(p) => prop_assert!(satisfies(&s, p), "point {:?} outside", p),
+            None => prop_assert!(pts.is_empty(), "missed points, e.g. {:?}", pts[0]),
+        }
+    }
+
+    #[test]
+    fn lexmin_matches_brute_force(
+        (s, objs) in system_strategy(1, 5).prop_flat_map(|s| {
+            let n = s.n_vars;
+            (Just(s), proptest::collection::vec(obj_strategy(n), 1..=3))
+        })
+    ) {
+        let t = with_box(&s, BOX);
+        let pts = brute(&t, BOX);
+        let best = pts.iter().map(|p| lex_key(&objs, p)).min();
+        match integer_lexmin(&t, &objs).unwrap() {
+            Optimum::Empty => prop_assert!(best.is_none()),
+            Optimum::Unbounded => prop_assert!(false, "boxed set cannot be unbounded"),
+            Optimum::Value(p) => {
+                prop_assert!(satisfies(&t, &p));
+                prop_assert_eq!(Some(lex_key(&objs, &p)), best);
+            }
+        }
+        let min0 = pts.iter().map(|p| eval(&objs[0], p)).min();
+        match integer_min(&t, &objs[0]).unwrap() {
+            Optimum::Empty => prop_assert!(min0.is_none()),
+            Optimum::Unbounded => prop_assert!(false),
+            Optimum::Value(v) => prop_assert_eq!(Some(v as i128), min0),
+        }
+        let max0 = pts.iter().map(|p| eval(&objs[0], p)).max();
+        match integer_max(&t, &objs[0]).unwrap() {
+            Optimum::Empty => prop_assert!(max0.is_none()),
+            Optimum::Unbounded => prop_assert!(false),
+            Optimum::Value(v) => prop_assert_eq!(Some(v as i128), max0),
+        }
+    }
+
+    #[test]
+    fn unboxed_min_is_consistent(
+        (s, obj) in system_strategy(1, 4).prop_flat_map(|s| {
+            let n = s.n_vars;
+            (Just(s), obj_strategy(n))
+        })
+    ) {
+        let pts = brute(&s, 7);
+        let bmin = pts.iter().map(|p| eval(&obj, p)).min();
+        match integer_min(&s, &obj).unwrap() {
+            Optimum::Empty => prop_assert!(pts.is_empty()),
+            Optimum::Unbounded => {
+                // The rational minimum is then unbounded as well.
+                let r = fm_range(&s, &obj);
+                prop_assert!(matches!(r, Some((None, _))), "FM says {:?}", r);
+            }
+            Optimum::Value(v) => {
+                if let Some(b) = bmin {
+                    prop_assert!(v as i128 <= b);
+                }
+                // Attained: v is a value at some integer point, and no
+                // integer point has a smaller value (checked by sampling).
+                let mut t = s.clone();
+                let mut row: Vec<i64> = obj.iter().map(|c| -c).collect();
+                row[s.n_vars] += v - 1;
+                t.add_ineq(row);
+                prop_assert_eq!(integer_sample(&t).unwrap(), None);
+            }
+        }
+    }
+
+    #[test]
+    fn rational_queries_match_fourier_motzkin(
+        (s, obj) in system_strategy(1, 5).prop_flat_map(|s| {
+            let n = s.n_vars;
+            (Just(s), obj_strategy(n))
+        })
+    ) {
+        let fm = fm_range(&s, &obj);
+        prop_assert_eq!(rational_feasible(&s).unwrap(), fm.is_some());
+        let expect_min = match &fm {
+            None => Optimum::Empty,
+            Some((None, _)) => Optimum::Unbounded,
+            Some((Some(l), _)) => Optimum::Value(l.clone()),
+        };
+        prop_assert_eq!(rational_min(&s, &obj).unwrap(), expect_min);
+        let expect_max = match &fm {
+            None => Optimum::Empty,
+            Some((_, None)) => Optimum::Unbounded,
+            Some((_, Some(h))) => Optimum::Value(h.clone()),
+        };
+        prop_assert_eq!(rational_max(&s, &obj).unwrap(), expect_max);
+        // The lexmin point is feasible and attains the minimum.
+        if let Optimum::Value(x) = rational_lexmin(&s, std::slice::from_ref(&obj)).unwrap() {
+            let zero = rat(0);
+            for e in &s.eqs {
+                prop_assert_eq!(eval_rat(e, &x), zero.clone());
+            }
+            for i in &s.ineqs {
+                prop_assert!(eval_rat(i, &x) >= zero);
+            }
+            if let Some((Some(l), _)) = &fm {
+                prop_assert_eq!(&eval_rat(&obj, &x), l);
+            }
+        }
+    }
+
+    #[test]
+    fn implicit_equalities_match_fourier_motzkin(s in system_strategy(1, 6)) {
+        let imp = implicit_equalities(&s).unwrap();
+        let nonempty = fm_range(&s, &vec![0; s.n_vars + 1]).is_some();
+        for (k, row) in s.ineqs.iter().enumerate() {
+            let is_imp = if nonempty {
+                matches!(fm_range(&s, row), Some((_, Some(h))) if h == rat(0))
+            } else {
+                true
+            };
+            prop_assert_eq!(imp.contains(&k), is_imp, "row {}", k);
+        }
+    }
+
+    #[test]
+    fn redundancy_keeps_the_polyhedron(
+        (s, objs) in system_strategy(1, 6).prop_flat_map(|s| {
+            let n = s.n_vars;
+            (Just(s), proptest::collection::vec(obj_strategy(n), 3))
+        })
+    ) {
+        let red = redundant_ineqs(&s).unwrap();
+        let mut kept = s.clone();
+        kept.ineqs = s
+            .ineqs
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| !red.contains(k))
+            .map(|(_, r)| r.clone())
+            .collect();
+        // Same integer points in a box, same rational ranges.
+        prop_assert_eq!(brute(&with_box(&s, 4), 4), brute(&with_box(&kept, 4), 4));
+        for o in &objs {
+            prop_assert_eq!(fm_range(&s, o), fm_range(&kept, o));
+        }
+        // The kept inequalities are irredundant among themselves.
+        for (k, row) in kept.ineqs.iter().enumerate() {
+            let mut others = kept.clone();
+            others.ineqs.remove(k);
+            let r = fm_range(&others, row);
+            let implied = match &r {
+                None => true,
+                Some((Some(l), _)) => *l >= rat(0),
+                _ => false,
+            };
+            prop_assert!(!implied, "kept row {} is implied", k);
+        }
+    }
+}
+
+/// Regression (found by the property test; value checked by hand:
+/// `x2 >= max(x3 - 2, -4 x3 - 3)` is smallest at `x3 = -1/5`).
+#[test]
+fn unbounded_below_bounded_above() {
+    let s = sys(
+        4,
+        &[&[0, 1, 0, 0, 0]],
+        &[&[1, 0, 0, 1, 5], &[0, -1, 1, -1, 2], &[-2, -2, 1, 2, -7]],
+    );
+    let obj = [0, 1, -2, 0, 0];
+    assert_eq!(rational_min(&s, &obj).unwrap(), Optimum::Unbounded);
+    assert_eq!(
+        rational_max(&s, &obj).unwrap(),
+        Optimum::Value(BigRational::new(BigInt::from(22), BigInt::from(5)))
+    );
+    assert_eq!(
+        fm_range(&s, &obj),
+        Some((
+            None,
+            Some(BigRational::new(BigInt::from(22), BigInt::from(5)))
+        ))
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn unboxed_lexmin_is_optimal(
+        (s, objs) in system_strategy(1, 4).prop_flat_map(|s| {
+            let n = s.n_vars;
+            (Just(s), proptest::collection::vec(obj_strategy(n), 1..=2))
+        })
+    ) {
+        let n = s.n_vars;
+        match integer_lexmin(&s, &objs).unwrap() {
+            Optimum::Empty => prop_assert!(brute(&s, 7).is_empty()),
+            Optimum::Unbounded => {
+                // Only a non-empty set can be unbounded, and then it is
+                // unbounded rationally too (weak check; the bounded cases
+                // are checked exactly below and in the boxed tests).
+                prop_assert!(integer_sample(&s).unwrap().is_some());
+                prop_assert!(fm_range(&s, &vec![0; n + 1]).is_some());
+            }
+            Optimum::Value(p) => {
+                prop_assert!(satisfies(&s, &p));
+                let key = lex_key(&objs, &p);
+                for q in brute(&s, 7) {
+                    prop_assert!(lex_key(&objs, &q) >= key, "{:?} beats {:?}", q, p);
+                }
+                // Exact optimality: fixing earlier objectives at their
+                // optimum, no integer point improves the next one.
+                let mut t = s.clone();
+                for (o, v) in objs.iter().zip(&key) {
+                    let mut row: Vec<i64> = o.iter().map(|c| -c).collect();
+                    row[n] += *v as i64 - 1;
+                    let mut u = t.clone();
+                    u.add_ineq(row);
+                    prop_assert_eq!(integer_sample(&u).unwrap(), None);
+                    let mut e = o.clone();
+                    e[n] -= *v as i64;
+                    t.add_eq(e);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! Benchmarks of the exact solver on scheduling-sized systems: about 25
+//! variables and 200 constraints (Farkas-like: nonnegative variables, sparse
+//! rows with small coefficients, a few equalities), generated from a fixed
+//! seed so that runs are comparable.
+//!
+//! Run: `cargo bench --bench poly_solver -- --warm-up-time 1 --measurement-time 3`
+
+use alphac::poly::solver::{
+    implicit_equalities, integer_lexmin, integer_sample, rational_min, redundant_ineqs, Optimum,
+    System,
+};
+use criterion::{black_box, criterion_group, Criterion};
+
+/// xorshift64*: a tiny deterministic generator (no dependency needed).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next() % ((hi - lo + 1) as u64)) as i64
+    }
+}
+
+const N: usize = 25;
+
+/// A non-empty system: `x >= 0`, `Σ x <= 200`, 5 sparse equalities and
+/// 169 sparse inequalities, all satisfied by a hidden integer point.
+fn feasible_system(seed: u64) -> (System, Vec<i64>) {
+    let mut rng = Rng(seed);
+    let xs: Vec<i64> = (0..N).map(|_| rng.range(0, 4)).collect();
+    let mut s = System::new(N);
+    for k in 0..N {
+        let mut r = vec![0; N + 1];
+        r[k] = 1;
+        s.add_ineq(r);
+    }
+    let mut r = vec![-1; N + 1];
+    r[N] = 200;
+    s.add_ineq(r);
+    let sparse = |rng: &mut Rng| {
+        let mut r = vec![0i64; N + 1];
+        let nnz = rng.range(3, 5);
+        for _ in 0..nnz {
+            let k = rng.range(0, N as i64 - 1) as usize;
+            r[k] = rng.range(-3, 3);
+        }
+        let dot: i64 = (0..N).map(|k| r[k] * xs[k]).sum();
+        r[N] = -dot;
+        r
+    };
+    for _ in 0..5 {
+        let r = sparse(&mut rng);
+        s.add_eq(r);
+    }
+    for _ in 0..169 {
+        let mut r = sparse(&mut rng);
+        r[N] += rng.range(0, 3);
+        s.add_ineq(r);
+    }
+    (s, xs)
+}
+
+/// Rationally non-empty but integer-empty: adds `2 x0 + 2 x1 = 2c + 1`.
+fn parity_infeasible(seed: u64) -> System {
+    let (mut s, xs) = feasible_system(seed);
+    let c = xs[0] + xs[1];
+    let mut r = vec![0; N + 1];
+    r[0] = 2;
+    r[1] = 2;
+    r[N] = -(2 * c + 1);
+    s.add_ineq(r.clone());
+    s.add_ineq(r.iter().map(|v| -v).collect());
+    s
+}
+
+/// Rationally empty: `Σ x <= -1` with `x >= 0`.
+fn rational_infeasible(seed: u64) -> System {
+    let (mut s, _) = feasible_system(seed);
+    let mut r = vec![-1; N + 1];
+    r[N] = -1;
+    s.add_ineq(r);
+    s
+}
+
+fn unit(k: usize) -> Vec<i64> {
+    let mut r = vec![0; N + 1];
+    r[k] = 1;
+    r
+}
+
+fn bench(c: &mut Criterion) {
+    let (feas, _) = feasible_system(0x5eed_0001);
+    assert!(integer_sample(&feas).unwrap().is_some());
+    let par = parity_infeasible(0x5eed_0001);
+    assert!(integer_sample(&par).unwrap().is_none());
+    let rinf = rational_infeasible(0x5eed_0001);
+    let lex: Vec<Vec<i64>> = (0..N).map(unit).collect();
+    let mut sum_then_lex = vec![{
+        let mut r = vec![1; N + 1];
+        r[N] = 0;
+        r
+    }];
+    sum_then_lex.extend((0..3).map(unit));
+    assert!(matches!(
+        integer_lexmin(&feas, &lex).unwrap(),
+        Optimum::Value(_)
+    ));
+
+    c.bench_function("rational_min 25x200", |b| {
+        b.iter(|| rational_min(black_box(&feas), &sum_then_lex[0]).unwrap())
+    });
+    c.bench_function("integer_sample feasible 25x200", |b| {
+        b.iter(|| integer_sample(black_box(&feas)).unwrap())
+    });
+    c.bench_function("integer_sample parity-empty 25x200", |b| {
+        b.iter(|| integer_sample(black_box(&par)).unwrap())
+    });
+    c.bench_function("integer_sample rationally-empty 25x200", |b| {
+        b.iter(|| integer_sample(black_box(&rinf)).unwrap())
+    });
+    c.bench_function("integer_lexmin sum,x0..x2 25x200", |b| {
+        b.iter(|| integer_lexmin(black_box(&feas), &sum_then_lex).unwrap())
+    });
+    c.bench_function("integer_lexmin x0..x24 25x200", |b| {
+        b.iter(|| integer_lexmin(black_box(&feas), &lex).unwrap())
+    });
+    c.bench_function("implicit_equalities 25x200", |b| {
+        b.iter(|| implicit_equalities(black_box(&feas)).unwrap())
+    });
+    c.bench_function("redundant_ineqs 25x200", |b| {
+        b.iter(|| redundant_ineqs(black_box(&feas)).unwrap())
+    });
+}
+
+/// With `SOLVER_STATS=1`, print pivot and fallback counts and wall times
+/// per query instead of benchmarking.
+fn stats() {
+    use alphac::poly::solver::stats::{FALLBACKS, PIVOTS};
+    use std::sync::atomic::Ordering::Relaxed;
+    let (feas, _) = feasible_system(0x5eed_0001);
+    let par = parity_infeasible(0x5eed_0001);
+    let rinf = rational_infeasible(0x5eed_0001);
+    let lex: Vec<Vec<i64>> = (0..N).map(unit).collect();
+    let mut sum = vec![1; N + 1];
+    sum[N] = 0;
+    let run = |name: &str, f: &dyn Fn()| {
+        PIVOTS.store(0, Relaxed);
+        FALLBACKS.store(0, Relaxed);
+        let t = std::time::Instant::now();
+        f();
+        println!(
+            "{name}: {:?}, {} pivots, {} fallbacks",
+            t.elapsed(),
+            PIVOTS.load(Relaxed),
+            FALLBACKS.load(Relaxed)
+        );
+    };
+    run("rational_min", &|| {
+        rational_min(&feas, &sum).unwrap();
+    });
+    run("sample feasible", &|| {
+        integer_sample(&feas).unwrap();
+    });
+    run("sample parity", &|| {
+        integer_sample(&par).unwrap();
+    });
+    run("sample rinf", &|| {
+        integer_sample(&rinf).unwrap();
+    });
+    run("lexmin", &|| {
+        integer_lexmin(&feas, &lex).unwrap();
+    });
+    run("implicit", &|| {
+        implicit_equalities(&feas).unwrap();
+    });
+    run("redundant", &|| {
+        println!("{} redundant", redundant_ineqs(&feas).unwrap().len());
+    });
+}
+
+criterion_group!(benches, bench);
+
+fn main() {
+    if std::env::var_os("SOLVER_STATS").is_some() {
+        stats();
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

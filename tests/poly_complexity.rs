@@ -1,0 +1,280 @@
+//! Asymptotic size (`poly::complexity`): the examples of the task and of
+//! the SDR paper, and a check against point counting: scaling the
+//! parameters by 2 multiplies the count by about `2^d`, `d` the predicted
+//! total degree.
+
+use alphac::poly::complexity::{basic_complexity, complexity};
+use alphac::poly::{BasicSet, Complexity, Monomial, PolyError, Set};
+
+fn cx(s: &str) -> String {
+    complexity(&Set::parse(s).unwrap()).unwrap().to_string()
+}
+
+#[test]
+fn triangle_is_quadratic() {
+    assert_eq!(cx("[N] -> { [i, j] : 0 <= j <= i < N }"), "O(N^2)");
+}
+
+#[test]
+fn product_with_two_parameters() {
+    assert_eq!(
+        cx("[N, K] -> { [i, k, j] : 0 <= i < N and 0 <= k < K and 0 <= j < N }"),
+        "O(N^2*K)"
+    );
+    // parameter order is declaration order
+    assert_eq!(
+        cx("[K, N] -> { [i, k, j] : 0 <= i < N and 0 <= k < K and 0 <= j < N }"),
+        "O(K*N^2)"
+    );
+}
+
+#[test]
+fn equalities_lower_the_degree() {
+    assert_eq!(cx("[N] -> { [i, j] : 0 <= i < N and j = i }"), "O(N)");
+    assert_eq!(
+        cx("[N] -> { [i, j, k] : 0 <= i < N and 0 <= j < N and k = i + j }"),
+        "O(N^2)"
+    );
+}
+
+#[test]
+fn unions_sum_their_pieces() {
+    assert_eq!(
+        cx("[N, K] -> { [i] : 0 <= i < N or 0 <= i < K }"),
+        "O(N + K)"
+    );
+    // overlapping pieces are not counted twice; the line is dominated
+    assert_eq!(
+        cx("[N] -> { [i, j] : 0 <= i < N and 0 <= j < N; [i, j] : 0 <= i < N and j = 0 }"),
+        "O(N^2)"
+    );
+    assert_eq!(
+        cx("[N, K] -> { [i, j] : 0 <= i < N and 0 <= j < N; [i, j] : 0 <= i < K and j = 0 }"),
+        "O(N^2 + K)"
+    );
+}
+
+#[test]
+fn bounded_and_empty_sets() {
+    assert_eq!(cx("{ [i] : 0 <= i <= 9 }"), "O(1)");
+    assert_eq!(
+        cx("[N] -> { [i, j] : 0 <= i <= 3 and 0 <= j <= 3 }"),
+        "O(1)"
+    );
+    // a parameter bounded by the set does not grow
+    assert_eq!(cx("[N] -> { [i] : 0 <= i < N and N <= 10 }"), "O(1)");
+    assert_eq!(cx("[N] -> { [i] : 0 <= i < N and i > N }"), "O(0)");
+}
+
+#[test]
+fn non_product_shapes_are_bounded_by_all_maximal_monomials() {
+    assert_eq!(
+        cx("[N, K] -> { [i, j] : i >= 0 and j >= 0 and i + j < N + K }"),
+        "O(N^2 + N*K + K^2)"
+    );
+    assert_eq!(cx("[N, K] -> { [i] : 0 <= i < N + K }"), "O(N + K)");
+    // documented over-approximation: min(N, K) is reported as N + K
+    assert_eq!(cx("[N, K] -> { [i] : 0 <= i < N and i < K }"), "O(N + K)");
+}
+
+#[test]
+fn unbounded_sets_are_errors() {
+    let s = Set::parse("[N] -> { [i] : i >= N }").unwrap();
+    assert!(matches!(complexity(&s), Err(PolyError::Unbounded(_))));
+    let s = Set::parse("{ [i, j] : 0 <= i <= 3 and j >= i }").unwrap();
+    assert!(matches!(complexity(&s), Err(PolyError::Unbounded(_))));
+}
+
+#[test]
+fn add_and_display() {
+    let p = vec!["N".to_string(), "K".to_string()];
+    let m = |a: u32, b: u32| Monomial { exps: vec![a, b] };
+    let a = Complexity::new(p.clone(), vec![m(1, 1)]);
+    let b = Complexity::new(p.clone(), vec![m(2, 1)]);
+    assert_eq!(a.add(&b).unwrap().to_string(), "O(N^2*K)");
+    let c = Complexity::new(p.clone(), vec![m(0, 1), m(1, 0)]);
+    assert_eq!(c.to_string(), "O(N + K)");
+    assert_eq!(c.terms.len(), 2);
+    let d = Complexity::new(p.clone(), vec![m(0, 2), m(1, 1), m(2, 0), m(0, 0)]);
+    assert_eq!(d.to_string(), "O(N^2 + N*K + K^2)");
+    assert_eq!(Complexity::one(p.clone()).to_string(), "O(1)");
+    let other = Complexity::one(vec!["M".to_string()]);
+    assert!(a.add(&other).is_err());
+}
+
+/// Number of integer points at the given parameter values.
+fn count(s: &Set, params: &[i64]) -> usize {
+    s.points(params).unwrap().len()
+}
+
+#[test]
+fn degree_matches_point_counts() {
+    let cases = [
+        "[N] -> { [i, j] : 0 <= j <= i < N }",
+        "[N] -> { [i] : 0 <= i < N }",
+        "[N] -> { [i, j, k] : 0 <= i <= j <= k < N }",
+        "[N] -> { [i, j] : 0 <= i < N and j = 2i }",
+        "[N] -> { [i, j] : 0 <= i < N and 0 <= j < 5 }",
+        "[N, K] -> { [i, j] : 0 <= i < N and 0 <= j < K }",
+        "[N, K] -> { [i, j] : i >= 0 and j >= 0 and i + j < N + K }",
+        "[N, K] -> { [i] : 0 <= i < N or 0 <= i < K }",
+        "[N, K] -> { [i, k, j] : 0 <= i < N and 0 <= k < K and 0 <= j < N }",
+        "[N, K] -> { [i, j] : 0 <= i < N and i <= j < i + K }",
+        "[N, K] -> { [i, j] : 0 <= i < N and 0 <= j < N and i + j >= N - K }",
+    ];
+    for text in cases {
+        let s = Set::parse(text).unwrap();
+        let c = complexity(&s).unwrap();
+        let d = c.degree().unwrap();
+        let np = s.space().n_params();
+        let directions: &[(i64, i64)] = if np == 1 {
+            &[(1, 0)]
+        } else {
+            &[(1, 1), (1, 2), (2, 1)]
+        };
+        for &(a, b) in directions {
+            let at = |k: i64| -> usize {
+                let vals: Vec<i64> = [a * k, b * k][..np].to_vec();
+                count(&s, &vals)
+            };
+            let (c1, c2) = (at(6), at(12));
+            assert!(c1 > 0, "{text}: no points at k = 6");
+            // 2^d / 1.5 < c2 / c1 < 2^d * 1.5, in integers
+            let want = 1usize << d;
+            assert!(
+                3 * c2 > 2 * want * c1 && 2 * c2 < 3 * want * c1,
+                "{text} ({a}, {b}): counts {c1} -> {c2}, predicted {c}"
+            );
+        }
+    }
+}
+
+#[test]
+fn basic_complexity_of_an_empty_piece() {
+    let b = BasicSet::parse("{ [i] : i > 0 and i < 0 }").unwrap();
+    assert_eq!(basic_complexity(&b).unwrap().to_string(), "O(0)");
+}
+
+// ---- random one-parameter polytopes: predicted degree vs counts ----
+
+use proptest::prelude::*;
+
+/// `[N] -> { [x_0 .. x_{nd-1}] : 0 <= x_d <= N, extra rows >= 0 }`, rows over
+/// (N, x, 1) with small coefficients, so that lower-order effects are small
+/// at N = 40 and N = 80.
+fn param_polytope() -> impl Strategy<Value = (usize, Vec<(bool, Vec<i64>)>)> {
+    (1usize..=2).prop_flat_map(|nd| {
+        let row = (
+            prop::bool::weighted(0.2),
+            prop::collection::vec(-1i64..=1, nd + 1),
+            -3i64..=3,
+        )
+            .prop_map(|(eq, mut r, c)| {
+                r.push(c);
+                (eq, r)
+            });
+        (Just(nd), prop::collection::vec(row, 0..=2))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_degrees_match_counts((nd, extra) in param_polytope()) {
+        let names: Vec<String> = ["i", "j"][..nd].iter().map(|s| s.to_string()).collect();
+        let space = alphac::poly::Space::set(&["N"], &names);
+        let mut ineqs = Vec::new();
+        let mut eqs = Vec::new();
+        for d in 0..nd {
+            let mut lo = vec![0; nd + 2];
+            lo[1 + d] = 1;
+            let mut hi = vec![0; nd + 2];
+            hi[0] = 1;
+            hi[1 + d] = -1;
+            ineqs.push(lo);
+            ineqs.push(hi);
+        }
+        for (eq, r) in extra {
+            if eq { eqs.push(r) } else { ineqs.push(r) }
+        }
+        let b = BasicSet::from_rows(space, eqs, ineqs).unwrap();
+        let s = Set::from_basic(b);
+        let c = complexity(&s).unwrap();
+        let (c1, c2) = (count(&s, &[40]), count(&s, &[80]));
+        match c.degree() {
+            None => prop_assert_eq!((c1, c2), (0, 0)),
+            Some(d) => {
+                prop_assume!(c1 > 0);
+                let want = 1usize << d;
+                prop_assert!(
+                    3 * c2 > 2 * want * c1 && 2 * c2 < 3 * want * c1,
+                    "{}: counts {} -> {}, predicted {}", s, c1, c2, c
+                );
+            }
+        }
+    }
+}
+
+/// Two parameters: along a fixed direction `(N, K) = k·(a, b)` the count
+/// may grow slower than the predicted total degree (the set may be thin in
+/// that direction), never faster.
+fn two_param_polytope() -> impl Strategy<Value = (usize, Vec<(bool, Vec<i64>)>)> {
+    (1usize..=2).prop_flat_map(|nd| {
+        let row = (
+            prop::bool::weighted(0.2),
+            prop::collection::vec(-1i64..=1, nd + 2),
+            -3i64..=3,
+        )
+            .prop_map(|(eq, mut r, c)| {
+                r.push(c);
+                (eq, r)
+            });
+        (Just(nd), prop::collection::vec(row, 0..=2))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn two_parameter_counts_never_outgrow_the_degree((nd, extra) in two_param_polytope()) {
+        let names: Vec<String> = ["i", "j"][..nd].iter().map(|s| s.to_string()).collect();
+        let space = alphac::poly::Space::set(&["N", "K"], &names);
+        let mut ineqs = Vec::new();
+        let mut eqs = Vec::new();
+        for d in 0..nd {
+            // 0 <= x_d <= N + K
+            let mut lo = vec![0; nd + 3];
+            lo[2 + d] = 1;
+            let mut hi = vec![0; nd + 3];
+            hi[0] = 1;
+            hi[1] = 1;
+            hi[2 + d] = -1;
+            ineqs.push(lo);
+            ineqs.push(hi);
+        }
+        for (eq, r) in extra {
+            if eq { eqs.push(r) } else { ineqs.push(r) }
+        }
+        let b = BasicSet::from_rows(space, eqs, ineqs).unwrap();
+        let s = Set::from_basic(b);
+        let c = complexity(&s).unwrap();
+        for (a, bb) in [(1i64, 1i64), (1, 2), (2, 1)] {
+            let (c1, c2) = (count(&s, &[20 * a, 20 * bb]), count(&s, &[40 * a, 40 * bb]));
+            match c.degree() {
+                None => prop_assert_eq!((c1, c2), (0, 0)),
+                Some(d) => {
+                    if c1 == 0 {
+                        continue;
+                    }
+                    let want = 1usize << d;
+                    prop_assert!(
+                        2 * c2 < 3 * want * c1,
+                        "{} ({}, {}): counts {} -> {}, predicted {}", s, a, bb, c1, c2, c
+                    );
+                }
+            }
+        }
+    }
+}

@@ -103,6 +103,12 @@ enum Command {
         /// The `.alpha` file.
         file: PathBuf,
     },
+    /// Print each equation's asymptotic cost before and after optimization,
+    /// then `total: O(BEFORE) -> O(AFTER)`.
+    Complexity {
+        /// The `.alpha` file.
+        file: PathBuf,
+    },
     /// Evaluate an isl-notation expression with the polyhedral library.
     Calc {
         /// A set, a map, or a call such as `intersect(A, B)`, `lexmin(A)`,
@@ -118,6 +124,8 @@ pub enum CliError {
     Diagnostics(SourceFile, Vec<Diagnostic>),
     /// A user error without a source location.
     User(String),
+    /// A user error already rendered as one line (printed as is).
+    Plain(String),
     /// A bug in alphac.
     Internal(String),
 }
@@ -125,7 +133,7 @@ pub enum CliError {
 impl CliError {
     fn exit_code(&self) -> i32 {
         match self {
-            CliError::Diagnostics(..) | CliError::User(_) => 1,
+            CliError::Diagnostics(..) | CliError::User(_) | CliError::Plain(_) => 1,
             CliError::Internal(_) => 2,
         }
     }
@@ -133,6 +141,7 @@ impl CliError {
         match self {
             CliError::Diagnostics(file, diags) => render_all(diags, file),
             CliError::User(m) => format!("error: {m}\n"),
+            CliError::Plain(m) => format!("{}\n", m.trim_end()),
             CliError::Internal(m) => format!("internal error: {m}\n"),
         }
     }
@@ -220,6 +229,13 @@ fn dispatch(cli: Cli) -> Result<String, CliError> {
         Command::Schedule { file, scheduler } => {
             let (_, program) = compile_file(&file)?;
             crate::deps::schedule_text(&program, scheduler.into()).map_err(deps_error)
+        }
+        Command::Complexity { file } => {
+            let (_, program) = compile_file(&file)?;
+            let o = optimize_program(&program)?;
+            crate::sdr::complexity::report(&program, &o)
+                .map(|r| r.to_string())
+                .map_err(|e| CliError::Internal(e.to_string()))
         }
         Command::Optimize { file } => {
             let (_, program) = compile_file(&file)?;
@@ -388,8 +404,18 @@ fn summarize(name: &str, a: &crate::runtime::Array) -> String {
     )
 }
 
-fn calc(_expr: &str) -> Result<String, CliError> {
-    Err(CliError::User("calc: not available yet".into()))
+/// `alphac calc`: the polyhedral calculator; errors are one line with the
+/// column.
+fn calc(expr: &str) -> Result<String, CliError> {
+    match crate::poly::calc::eval(expr) {
+        Ok(mut out) => {
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            Ok(out)
+        }
+        Err(e) => Err(CliError::Plain(e.render(expr))),
+    }
 }
 
 /// A dependence-analysis error: a cycle (or an unschedulable program) is

@@ -38,6 +38,12 @@
 //!   (above), and sets that only grow on a thin cone of parameter values,
 //!   e.g. `{ [i] : N <= i <= K }` is counted `O(K)` although for `K < N` it
 //!   is empty.
+//! * A second bound, the product of the dimensions' extents (see
+//!   `extent_complexity`), is computed too and kept when it is tighter (a
+//!   lower degree, or fewer terms): for a sliding window
+//!   `{ [i, j] : 0 <= i < N and i - W <= j <= i and j >= 0 }` it gives
+//!   `N*W` (the cone degrees give `N^2 + N*W + W^2`). Both are upper
+//!   bounds; the extent product depends on the order of the dimensions.
 //! * A union is made disjoint (`Set::make_disjoint`), then the pieces'
 //!   complexities are summed and dominated terms removed, so overlapping
 //!   pieces are not counted twice.
@@ -178,8 +184,154 @@ pub fn complexity(s: &Set) -> PolyResult<Complexity> {
 
 /// The asymptotic number of integer points of one basic set (see the module
 /// doc for the method and where it is only an upper bound); `O(0)` when it
-/// has no integer point.
+/// has no integer point. Both bounds of the module doc (the cone degrees and
+/// the extent product) are computed and the tighter one is kept.
 pub fn basic_complexity(b: &BasicSet) -> PolyResult<Complexity> {
+    let by_cones = cone_complexity(b)?;
+    if by_cones.terms.is_empty() {
+        return Ok(by_cones);
+    }
+    match extent_complexity(b)? {
+        Some(by_extents) if tighter(&by_extents, &by_cones) => Ok(by_extents),
+        _ => Ok(by_cones),
+    }
+}
+
+/// `a` is a strictly better bound than `b`: a lower maximal degree, or the
+/// same degree with fewer terms.
+fn tighter(a: &Complexity, b: &Complexity) -> bool {
+    let key = |c: &Complexity| (c.degree().unwrap_or(0), c.terms.len());
+    key(a) < key(b)
+}
+
+/// The product of two complexities (expanded, dominated terms removed).
+fn product(a: &Complexity, b: &Complexity) -> Complexity {
+    let mut terms = Vec::new();
+    for x in &a.terms {
+        for y in &b.terms {
+            terms.push(Monomial {
+                exps: x.exps.iter().zip(&y.exps).map(|(p, q)| p + q).collect(),
+            });
+        }
+    }
+    Complexity::new(a.params.clone(), terms)
+}
+
+/// The extent-product bound: scanning the dimensions outermost first, the
+/// number of values of `x_k` for fixed outer dimensions is at most the width
+/// `u − l + 1` of any pair of a lower bound `l` and an upper bound `u` of
+/// `x_k` in the real shadow of the set on `(p, x_0..x_k)`; a width grows at
+/// most like the sum of the parameters it increases with (directly, or
+/// through an outer dimension whose own bounds grow with them). The bound is
+/// the product of the chosen widths (per dimension the width with the fewest
+/// parameters, preferring widths that do not go through outer dimensions);
+/// a dimension fixed by an equality contributes 1. For
+/// `{ [i, j] : 0 <= i < N and i - W <= j <= i and j >= 0 }` this gives
+/// `N*W` where the cone degrees only give `N^2 + N*W + W^2`. `None` when a
+/// dimension has no lower or no upper bound in a shadow.
+fn extent_complexity(b: &BasicSet) -> PolyResult<Option<Complexity>> {
+    let space = b.space();
+    let params = space.params.clone();
+    let np = space.n_params();
+    let nd = space.n_dims();
+    let s = b.simplify()?;
+    // growth[m]: the parameters the magnitude of x_m grows with
+    let mut growth: Vec<Vec<bool>> = Vec::with_capacity(nd);
+    let mut total = Complexity::one(params.clone());
+    for k in 0..nd {
+        let (shadow, _) = s.project_out(k + 1, nd - k - 1)?;
+        let col = np + k;
+        let fixed = shadow.eqs().iter().any(|r| r[col] != 0);
+        let lowers: Vec<&Vec<i64>> = shadow.ineqs().iter().filter(|r| r[col] > 0).collect();
+        let uppers: Vec<&Vec<i64>> = shadow.ineqs().iter().filter(|r| r[col] < 0).collect();
+        // magnitude of x_k: anything its bounds involve
+        let mut mag = vec![false; np];
+        for r in shadow
+            .eqs()
+            .iter()
+            .chain(shadow.ineqs())
+            .filter(|r| r[col] != 0)
+        {
+            let (g, _) = row_growth(r, np, &growth, false);
+            for q in 0..np {
+                mag[q] |= g[q];
+            }
+        }
+        growth.push(mag);
+        if fixed {
+            continue;
+        }
+        if lowers.is_empty() || uppers.is_empty() {
+            return Ok(None);
+        }
+        let mut best: Option<(usize, usize, Vec<bool>)> = None;
+        for l in &lowers {
+            for u in &uppers {
+                // width ∝ a·U + b·L with a = l[col] > 0, b = -u[col] > 0
+                let a = i128::from(l[col]);
+                let bb = -i128::from(u[col]);
+                let mut w = vec![0i64; col + 1];
+                for c in 0..col {
+                    let v = a * i128::from(u[c]) + bb * i128::from(l[c]);
+                    w[c] = v.signum() as i64;
+                }
+                let (g, outer) = row_growth(&w, np, &growth, true);
+                let n = g.iter().filter(|&&x| x).count();
+                if best
+                    .as_ref()
+                    .is_none_or(|(bn, bo, _)| (n, outer) < (*bn, *bo))
+                {
+                    best = Some((n, outer, g));
+                }
+            }
+        }
+        let Some((_, _, g)) = best else {
+            return Ok(None);
+        };
+        let terms: Vec<Monomial> = if g.iter().any(|&x| x) {
+            (0..np)
+                .filter(|&q| g[q])
+                .map(|q| Monomial {
+                    exps: (0..np).map(|m| u32::from(m == q)).collect(),
+                })
+                .collect()
+        } else {
+            vec![Monomial { exps: vec![0; np] }]
+        };
+        total = product(&total, &Complexity::new(params.clone(), terms));
+    }
+    Ok(Some(total))
+}
+
+/// The parameters a row grows with: its positive parameter coefficients
+/// (any non-zero one unless `positive_only`), and the growth of every outer
+/// dimension it involves; also the number of outer dimensions involved.
+fn row_growth(
+    r: &[i64],
+    np: usize,
+    growth: &[Vec<bool>],
+    positive_only: bool,
+) -> (Vec<bool>, usize) {
+    let mut g = vec![false; np];
+    let mut outer = 0;
+    for q in 0..np {
+        if r[q] > 0 || (!positive_only && r[q] != 0) {
+            g[q] = true;
+        }
+    }
+    for (m, gm) in growth.iter().enumerate() {
+        if r[np + m] != 0 {
+            outer += 1;
+            for q in 0..np {
+                g[q] |= gm[q];
+            }
+        }
+    }
+    (g, outer)
+}
+
+/// The cone-degree bound (see the module doc).
+fn cone_complexity(b: &BasicSet) -> PolyResult<Complexity> {
     let space = b.space();
     let params = space.params.clone();
     let np = space.n_params();

@@ -17,6 +17,7 @@
 //! Must not know about: parsing, code generation, how the schedule was
 //! found (any sequential schedule works, paper section 6.3).
 
+pub mod complexity;
 pub mod normalize;
 pub mod share;
 pub mod transform;
@@ -80,6 +81,7 @@ pub struct Decision {
 use crate::deps::{schedule_program, DepsError, ProgramSchedule};
 use crate::ir::Program;
 use crate::schedule::Scheduler;
+use std::collections::HashMap;
 
 impl ResultOrder for ProgramSchedule {
     fn result_rows(&self, system: usize, var: VarId, n_dims: usize) -> Option<Vec<Vec<i64>>> {
@@ -93,6 +95,23 @@ impl ResultOrder for ProgramSchedule {
 pub struct Optimized {
     pub program: Program,
     pub decisions: Vec<Decision>,
+    /// The program after normalization only (each reduction in its own
+    /// equation): the baseline the optimized program is compared with.
+    pub normalized: Program,
+    /// Per system: every variable the optimizer introduced (normalization
+    /// included), with the original variable whose equation it came from.
+    pub origin: Vec<HashMap<String, String>>,
+}
+
+/// Resolves `(new, base)` pairs (in creation order) to the original
+/// variable each new one descends from.
+fn resolve_origins(pairs: &[(String, String)]) -> HashMap<String, String> {
+    let mut origin: HashMap<String, String> = HashMap::new();
+    for (new, base) in pairs {
+        let root = origin.get(base).cloned().unwrap_or_else(|| base.clone());
+        origin.insert(new.clone(), root);
+    }
+    origin
 }
 
 /// An error of the whole optimization pipeline.
@@ -114,12 +133,22 @@ pub enum OptimizeError {
 /// with it, and verify that the result is still schedulable (acyclic, with
 /// a legal sequential schedule checked by the legality checker).
 pub fn optimize(program: &Program, scheduler: Scheduler) -> Result<Optimized, OptimizeError> {
-    let normalized = normalize::normalize(program)?;
+    let (normalized, born_n) = normalize::normalize_with_origins(program)?;
     let schedule = schedule_program(&normalized, scheduler)?;
-    let (optimized, decisions) = transform::simplify(&normalized, &schedule)?;
+    let (optimized, decisions, born_t) = transform::simplify_with_origins(&normalized, &schedule)?;
     schedule_program(&optimized, scheduler).map_err(OptimizeError::Verification)?;
+    let origin = born_n
+        .iter()
+        .zip(&born_t)
+        .map(|(a, b)| {
+            let all: Vec<(String, String)> = a.iter().chain(b).cloned().collect();
+            resolve_origins(&all)
+        })
+        .collect();
     Ok(Optimized {
         program: optimized,
         decisions,
+        normalized,
+        origin,
     })
 }

@@ -20,11 +20,20 @@ use std::collections::HashSet;
 
 /// Normalizes every system of a checked program (see the module comment).
 pub fn normalize(p: &Program) -> Result<Program, SdrError> {
+    Ok(normalize_with_origins(p)?.0)
+}
+
+/// [`normalize`], also returning, per system, the new local variables
+/// with the variable whose equation they came from (`(new, base)` pairs).
+pub fn normalize_with_origins(
+    p: &Program,
+) -> Result<(Program, Vec<Vec<(String, String)>>), SdrError> {
     let mut out = p.clone();
+    let mut born = Vec::with_capacity(out.systems.len());
     for s in &mut out.systems {
-        normalize_system(s)?;
+        born.push(normalize_system(s)?);
     }
-    Ok(out)
+    Ok((out, born))
 }
 
 /// Names used anywhere in a system (variables, parameters, index names),
@@ -139,15 +148,18 @@ struct Normalizer<'a> {
     used: HashSet<String>,
     /// New equations, added after the walk.
     new_eqs: Vec<Equation>,
+    /// `(new variable, variable it was extracted from)`.
+    born: Vec<(String, String)>,
 }
 
-fn normalize_system(s: &mut System) -> Result<(), SdrError> {
+fn normalize_system(s: &mut System) -> Result<Vec<(String, String)>, SdrError> {
     let used = used_names(s);
     let eqs = std::mem::take(&mut s.equations);
     let mut n = Normalizer {
         sys: s,
         used,
         new_eqs: Vec::new(),
+        born: Vec::new(),
     };
     let mut out = Vec::with_capacity(eqs.len());
     for eq in eqs {
@@ -161,8 +173,9 @@ fn normalize_system(s: &mut System) -> Result<(), SdrError> {
         out.push(Equation { expr, ..eq });
     }
     out.append(&mut n.new_eqs);
+    let born = std::mem::take(&mut n.born);
     s.equations = out;
-    Ok(())
+    Ok(born)
 }
 
 impl Normalizer<'_> {
@@ -174,6 +187,7 @@ impl Normalizer<'_> {
     /// space `domain.dims`); returns its id.
     fn new_local(&mut self, owner: &str, tag: &str, domain: Domain, expr: Expr) -> VarId {
         let name = fresh_name(&mut self.used, owner, tag);
+        self.born.push((name.clone(), owner.to_string()));
         let id = self.sys.vars.len();
         self.sys.vars.push(Variable {
             name,

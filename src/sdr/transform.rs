@@ -47,8 +47,20 @@ pub fn simplify(
     p: &Program,
     order: &dyn ResultOrder,
 ) -> Result<(Program, Vec<Decision>), SdrError> {
+    let (out, decisions, _) = simplify_with_origins(p, order)?;
+    Ok((out, decisions))
+}
+
+/// [`simplify`], also returning, per system, the new local variables with
+/// the variable they were generated for (`(new, base)` pairs).
+#[allow(clippy::type_complexity)]
+pub fn simplify_with_origins(
+    p: &Program,
+    order: &dyn ResultOrder,
+) -> Result<(Program, Vec<Decision>, Vec<Vec<(String, String)>>), SdrError> {
     let mut out = p.clone();
     let mut decisions = Vec::new();
+    let mut born_all = Vec::new();
     for (si, s) in out.systems.iter_mut().enumerate() {
         let context = to_set(&s.context, &s.params)?;
         let mut cx = Cx {
@@ -57,6 +69,7 @@ pub fn simplify(
             context,
             decisions: Vec::new(),
             sys_name: s.name.clone(),
+            born: Vec::new(),
         };
         let n_eqs = s.equations.len();
         for e in 0..n_eqs {
@@ -83,8 +96,9 @@ pub fn simplify(
             s.equations[e].expr = expr;
         }
         decisions.append(&mut cx.decisions);
+        born_all.push(cx.born);
     }
-    Ok((out, decisions))
+    Ok((out, decisions, born_all))
 }
 
 /// One reduction to simplify: `target[x] = reduce(red)`.
@@ -104,6 +118,8 @@ struct Cx {
     context: Set,
     decisions: Vec<Decision>,
     sys_name: String,
+    /// `(new variable, variable it was generated for)`.
+    born: Vec<(String, String)>,
 }
 
 /// Recursion guard: a face has at most as many dimensions as the body
@@ -578,6 +594,7 @@ impl Cx {
         span: Span,
     ) -> VarId {
         let name = fresh_name(&mut self.used, base, tag);
+        self.born.push((name.clone(), base.to_string()));
         s.vars.push(Variable {
             name,
             kind: VarKind::Local,

@@ -197,7 +197,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(cfg(500))]
+    #![proptest_config(cfg(400))]
 
     #[test]
     fn boolean_operations((ra, rb) in raw_pair(2)) {
@@ -246,7 +246,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(cfg(250))]
+    #![proptest_config(cfg(150))]
 
     #[test]
     fn make_disjoint_and_simplify(r in raw_set(3)) {

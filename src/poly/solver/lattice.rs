@@ -120,7 +120,7 @@ pub(crate) fn eliminate_eqs(n: usize, eqs: &[Vec<i64>]) -> PolyResult<Option<Par
             if s % a != 0 {
                 return Ok(None);
             }
-            z[next_pivot] = ck((-s).checked_div(a))?;
+            z[next_pivot] = ck(ck(s.checked_neg())?.checked_div(a))?;
             next_pivot += 1;
         } else if s != 0 {
             return Ok(None);

@@ -330,8 +330,10 @@ pub fn integer_lexmin(sys: &System, objs: &[Vec<i64>]) -> PolyResult<Optimum<Vec
             let mid = if first {
                 lo
             } else {
-                // floor((lo + hi) / 2) without overflow
-                lo + (hi - lo) / 2
+                // lo + floor((hi - lo) / 2), in i128 (hi - lo may not fit
+                // i64); lo <= mid < hi, so it fits i64.
+                let m = lo as i128 + (hi as i128 - lo as i128) / 2;
+                num::to_i64(m)?
             };
             first = false;
             let mut test = cur.clone();

@@ -278,3 +278,18 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn sliding_windows_grow_with_the_window() {
+    // size ~ N * min(N, W + 1): the extent product gives N*W where the cone
+    // degrees alone would give N^2 + N*W + W^2
+    assert_eq!(
+        cx("[N, W] -> { [i, j] : 0 <= i < N and i - W <= j <= i and j >= 0 }"),
+        "O(N*W)"
+    );
+    // a band of constant width is linear
+    assert_eq!(
+        cx("[N] -> { [i, j] : 0 <= i < N and i - 3 <= j <= i }"),
+        "O(N)"
+    );
+}

@@ -224,7 +224,8 @@ fn product(a: &Complexity, b: &Complexity) -> Complexity {
 /// most like the sum of the parameters it increases with (directly, or
 /// through an outer dimension whose own bounds grow with them). The bound is
 /// the product of the chosen widths (per dimension the width with the fewest
-/// parameters, preferring widths that do not go through outer dimensions);
+/// parameters, preferring widths that do not go through outer dimensions;
+/// equally good widths in different parameters are summed);
 /// a dimension fixed by an equality contributes 1. For
 /// `{ [i, j] : 0 <= i < N and i - W <= j <= i and j >= 0 }` this gives
 /// `N*W` where the cone degrees only give `N^2 + N*W + W^2`. `None` when a
@@ -277,12 +278,20 @@ fn extent_complexity(b: &BasicSet) -> PolyResult<Option<Complexity>> {
                 }
                 let (g, outer) = row_growth(&w, np, &growth, true);
                 let n = g.iter().filter(|&&x| x).count();
-                if best
-                    .as_ref()
-                    .is_none_or(|(bn, bo, _)| (n, outer) < (*bn, *bo))
-                {
-                    best = Some((n, outer, g));
-                }
+                best = match best {
+                    Some((bn, bo, mut bg)) if (n, outer) == (bn, bo) => {
+                        // Equally good widths growing with different
+                        // parameters (`i < N and i < K`): the extent is
+                        // their minimum, which a sum of monomials can only
+                        // bound by their union.
+                        for q in 0..np {
+                            bg[q] |= g[q];
+                        }
+                        Some((bn, bo, bg))
+                    }
+                    Some((bn, bo, bg)) if (bn, bo) < (n, outer) => Some((bn, bo, bg)),
+                    _ => Some((n, outer, g)),
+                };
             }
         }
         let Some((_, _, g)) = best else {

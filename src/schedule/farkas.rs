@@ -128,7 +128,12 @@ pub(crate) fn fm_cone(poly: &System, prune: bool) -> ScheduleResult<FarkasCone> 
         for r in eqs.iter_mut().chain(ineqs.iter_mut()) {
             if r[v] != 0 {
                 // |pv| r - sign(pv) r_v p: kills v, positive multiplier on r.
-                *r = combine(r, apv, &p, sign * r[v])?;
+                *r = combine(
+                    r,
+                    apv,
+                    &p,
+                    sign.checked_mul(r[v]).ok_or(ScheduleError::Overflow)?,
+                )?;
             }
         }
     }

@@ -12,5 +12,13 @@ fn optimize(path: &str) -> String {
 
 #[test]
 fn smoke() {
-    println!("{}", optimize("examples/prefix_sum.alpha"));
+    for f in [
+        "prefix_sum",
+        "prefix_max",
+        "segment_sum",
+        "triangle_sums",
+        "gmm_counts",
+    ] {
+        println!("===== {f}\n{}", optimize(&format!("examples/{f}.alpha")));
+    }
 }

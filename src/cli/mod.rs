@@ -3,9 +3,341 @@
 //! (0 success, 1 user error, 2 internal error).
 //!
 //! It owns no compiler logic: every command is a thin call into a library
-//! stage.
+//! stage. Must not know about the internals of any stage.
 
-/// Runs the command line and returns the process exit code.
+use crate::diag::{render_all, Diagnostic, SourceFile};
+use crate::ir::{self, Program};
+use clap::{Parser, Subcommand};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+const EXAMPLES: &str = "\
+Examples:
+  alphac check examples/prefix_sum.alpha
+  alphac show examples/cholesky.alpha
+  alphac run examples/matmul.alpha --param N=64 --generate-inputs --seed 1
+  alphac run examples/prefix_sum.alpha --param N=10 --input A=a.npy --output B=b.npy
+  alphac calc '[N] -> { [i, j] : 0 <= j <= i < N }'
+  alphac calc 'complexity([N, K] -> { [i, k] : 0 <= i < N and 0 <= k < K })'
+  alphac calc 'points({ [i, j] : 0 <= i, j < 3 and i != j })'";
+
+/// An optimizing compiler for Alpha-style equational programs.
+#[derive(Parser, Debug)]
+#[command(name = "alphac", version, about, after_help = EXAMPLES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Parse and check a program; report every error with its location.
+    Check {
+        /// The `.alpha` file.
+        file: PathBuf,
+    },
+    /// Print the checked, normalized program as `.alpha`.
+    Show {
+        /// The `.alpha` file.
+        file: PathBuf,
+    },
+    /// Run a system on inputs and write or print its outputs.
+    Run {
+        /// The `.alpha` file.
+        file: PathBuf,
+        /// The system to run (default: the only one, or the last one).
+        #[arg(long)]
+        system: Option<String>,
+        /// A parameter value, `NAME=VALUE` (repeatable).
+        #[arg(long = "param", value_name = "NAME=VALUE")]
+        params: Vec<String>,
+        /// An input array, `NAME=FILE.npy` or `NAME=FILE.csv` (repeatable).
+        #[arg(long = "input", value_name = "NAME=FILE")]
+        inputs: Vec<String>,
+        /// Where to write an output, `NAME=FILE.npy` or `NAME=FILE.csv`
+        /// (repeatable); outputs not named are printed.
+        #[arg(long = "output", value_name = "NAME=FILE")]
+        outputs: Vec<String>,
+        /// Generate every input that is not given with `--input`: seeded
+        /// uniform values (floats in [0, 1), ints in [0, 10), bools).
+        #[arg(long)]
+        generate_inputs: bool,
+        /// Seed of the random draws and of generated inputs.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Use the reference interpreter.
+        #[arg(long)]
+        interp: bool,
+    },
+    /// Evaluate an isl-notation expression with the polyhedral library.
+    Calc {
+        /// A set, a map, or a call such as `intersect(A, B)`, `lexmin(A)`,
+        /// `points(A, N=5)`, `complexity(A)`.
+        expr: String,
+    },
+}
+
+/// A failure of a command: user errors exit with 1, internal ones with 2.
+#[derive(Debug)]
+pub enum CliError {
+    /// Diagnostics about a source file.
+    Diagnostics(SourceFile, Vec<Diagnostic>),
+    /// A user error without a source location.
+    User(String),
+    /// A bug in alphac.
+    Internal(String),
+}
+
+impl CliError {
+    fn exit_code(&self) -> i32 {
+        match self {
+            CliError::Diagnostics(..) | CliError::User(_) => 1,
+            CliError::Internal(_) => 2,
+        }
+    }
+    fn render(&self) -> String {
+        match self {
+            CliError::Diagnostics(file, diags) => render_all(diags, file),
+            CliError::User(m) => format!("error: {m}\n"),
+            CliError::Internal(m) => format!("internal error: {m}\n"),
+        }
+    }
+}
+
+/// Runs the command line and returns the process exit code. A panic inside
+/// a stage is reported as an internal error (exit 2) without a backtrace.
 pub fn main() -> i32 {
-    0
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 1 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(|| dispatch(cli));
+    let _ = std::panic::take_hook();
+    match result {
+        Ok(Ok(out)) => {
+            print!("{out}");
+            0
+        }
+        Ok(Err(e)) => {
+            eprint!("{}", e.render());
+            e.exit_code()
+        }
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "panic".to_string());
+            eprintln!("internal error: {msg}\nThis is a bug in alphac; please report it with the input that caused it.");
+            2
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<String, CliError> {
+    match cli.command {
+        Command::Check { file } => {
+            let (_, program) = compile_file(&file)?;
+            let n: usize = program.systems.len();
+            Ok(format!(
+                "{}: ok ({} system{})\n",
+                file.display(),
+                n,
+                if n == 1 { "" } else { "s" }
+            ))
+        }
+        Command::Show { file } => {
+            let (_, program) = compile_file(&file)?;
+            Ok(ir::print::program_to_alpha(&program))
+        }
+        Command::Calc { expr } => calc(&expr),
+        Command::Run {
+            file,
+            system,
+            params,
+            inputs,
+            outputs,
+            generate_inputs,
+            seed,
+            interp: _,
+        } => {
+            let (_, program) = compile_file(&file)?;
+            run_command(
+                &program,
+                system.as_deref(),
+                &params,
+                &inputs,
+                &outputs,
+                generate_inputs,
+                seed,
+            )
+        }
+    }
+}
+
+/// Reads, parses and checks a file.
+pub fn compile_file(path: &Path) -> Result<(SourceFile, Program), CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::User(format!("cannot read {}: {e}", path.display())))?;
+    let file = SourceFile::new(path.display().to_string(), text);
+    let ast = crate::syntax::parse(&file).map_err(|d| CliError::Diagnostics(file.clone(), d))?;
+    let program =
+        ir::lower::lower(&ast, &file).map_err(|d| CliError::Diagnostics(file.clone(), d))?;
+    Ok((file, program))
+}
+
+/// Splits `NAME=VALUE`.
+fn split_assignment(s: &str, what: &str) -> Result<(String, String), CliError> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => {
+            Ok((k.trim().to_string(), v.trim().to_string()))
+        }
+        _ => Err(CliError::User(format!(
+            "expected {what} as NAME=VALUE, found `{s}`"
+        ))),
+    }
+}
+
+fn parse_params(items: &[String]) -> Result<HashMap<String, i64>, CliError> {
+    let mut out = HashMap::new();
+    for it in items {
+        let (k, v) = split_assignment(it, "--param")?;
+        let value: i64 = v
+            .parse()
+            .map_err(|_| CliError::User(format!("parameter {k}: `{v}` is not an integer")))?;
+        if out.insert(k.clone(), value).is_some() {
+            return Err(CliError::User(format!("parameter {k} given twice")));
+        }
+    }
+    Ok(out)
+}
+
+/// Chooses the system to run: the named one, or the only / last one.
+fn pick_system<'a>(program: &'a Program, name: Option<&str>) -> Result<&'a ir::System, CliError> {
+    match name {
+        Some(n) => program.systems.iter().find(|s| s.name == n).ok_or_else(|| {
+            let names: Vec<&str> = program.systems.iter().map(|s| s.name.as_str()).collect();
+            CliError::User(format!(
+                "no system named {n} (systems: {})",
+                names.join(", ")
+            ))
+        }),
+        None => program
+            .systems
+            .last()
+            .ok_or_else(|| CliError::User("the file defines no system".into())),
+    }
+}
+
+fn run_command(
+    program: &Program,
+    system: Option<&str>,
+    params: &[String],
+    inputs: &[String],
+    outputs: &[String],
+    generate_inputs: bool,
+    seed: u64,
+) -> Result<String, CliError> {
+    use crate::interp;
+    use crate::runtime::{data, Array};
+    let sys = pick_system(program, system)?;
+    let values = parse_params(params)?;
+    let user = |e: interp::InterpError| CliError::User(e.to_string());
+    let params = interp::resolve_params(sys, &values).map_err(user)?;
+    let specs = interp::specs(sys, &params, ir::VarKind::Input).map_err(user)?;
+    let mut given: HashMap<String, PathBuf> = HashMap::new();
+    for it in inputs {
+        let (k, v) = split_assignment(it, "--input")?;
+        if !specs.iter().any(|s| s.name == k) {
+            return Err(CliError::User(format!(
+                "{k} is not an input of system {}",
+                sys.name
+            )));
+        }
+        given.insert(k, PathBuf::from(v));
+    }
+    let mut arrays: HashMap<String, Array> = HashMap::new();
+    for (k, spec) in specs.iter().enumerate() {
+        let a = match given.get(&spec.name) {
+            Some(path) => data::read_data(path, spec).map_err(|e| CliError::User(e.to_string()))?,
+            None if generate_inputs => Array::random(spec, seed.wrapping_add(k as u64))
+                .map_err(|e| CliError::User(e.to_string()))?,
+            None => {
+                return Err(CliError::User(format!(
+                    "missing input {} (give --input {}=FILE.npy, or --generate-inputs)",
+                    spec.name, spec.name
+                )))
+            }
+        };
+        arrays.insert(spec.name.clone(), a);
+    }
+    let mut wanted: Vec<(String, PathBuf)> = Vec::new();
+    for it in outputs {
+        let (k, v) = split_assignment(it, "--output")?;
+        match sys.var_by_name(&k) {
+            Some(id) if sys.vars[id].kind == ir::VarKind::Output => {}
+            _ => {
+                return Err(CliError::User(format!(
+                    "{k} is not an output of system {}",
+                    sys.name
+                )))
+            }
+        }
+        wanted.push((k, PathBuf::from(v)));
+    }
+    let results = interp::run(program, &sys.name, &params, &arrays, seed).map_err(user)?;
+    let mut out = String::new();
+    for v in sys.vars.iter().filter(|v| v.kind == ir::VarKind::Output) {
+        let Some(a) = results.get(&v.name) else {
+            return Err(CliError::Internal(format!(
+                "output {} was not produced",
+                v.name
+            )));
+        };
+        if let Some((_, path)) = wanted.iter().find(|(n, _)| n == &v.name) {
+            data::write_data(path, a).map_err(|e| CliError::User(e.to_string()))?;
+            out.push_str(&format!("{}: written to {}\n", v.name, path.display()));
+        } else {
+            out.push_str(&summarize(&v.name, a));
+        }
+    }
+    Ok(out)
+}
+
+/// `NAME (type, shape [..]): [v0, v1, ...]` with at most 16 values, and
+/// the sum of numeric arrays.
+fn summarize(name: &str, a: &crate::runtime::Array) -> String {
+    use crate::runtime::ArrayData;
+    const SHOWN: usize = 16;
+    let shape: Vec<String> = a.shape().iter().map(|d| d.to_string()).collect();
+    let (vals, sum): (Vec<String>, Option<String>) = match a.data() {
+        ArrayData::Int(v) => (
+            v.iter().take(SHOWN).map(|x| x.to_string()).collect(),
+            Some(v.iter().fold(0i128, |s, &x| s + i128::from(x)).to_string()),
+        ),
+        ArrayData::Float(v) => (
+            v.iter().take(SHOWN).map(|x| format!("{x:.6}")).collect(),
+            Some(format!("{:.6}", v.iter().sum::<f64>())),
+        ),
+        ArrayData::Bool(v) => (v.iter().take(SHOWN).map(|x| x.to_string()).collect(), None),
+    };
+    let more = if a.len() > SHOWN { ", ..." } else { "" };
+    let sum = sum.map(|s| format!("  sum = {s}")).unwrap_or_default();
+    format!(
+        "{name} ({}, shape [{}]): [{}{}]{}\n",
+        a.ty().name(),
+        shape.join(", "),
+        vals.join(", "),
+        more,
+        sum
+    )
+}
+
+fn calc(_expr: &str) -> Result<String, CliError> {
+    Err(CliError::User("calc: not available yet".into()))
 }

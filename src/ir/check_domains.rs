@@ -6,145 +6,57 @@
 //! Owns the checks and their messages. Must not know about the AST or
 //! anything after the IR.
 //!
-//! Method (until the `poly` library lands on `main`; see the report of the
-//! `front` branch):
-//! - Coverage, overlap and out-of-domain reads are checked by *exact
-//!   enumeration for small parameter values*: every parameter valuation in
-//!   a small box that satisfies the context, and every index point in a box
-//!   around the domains. Every error reported carries a concrete witness
-//!   (the point and the parameter values), so no valid program is ever
-//!   rejected; a violation that appears only for larger parameters (or
-//!   outside the box) is not found. The exact polyhedral version replaces
-//!   `enumerate` with `poly` subset/emptiness tests.
-//! - Boundedness of reduction bodies is decided exactly over the rationals:
-//!   the fiber of a body domain piece over a fixed result point is bounded
-//!   iff its recession cone `{d : A d >= 0, E d = 0, proj(d) = 0}` is `{0}`,
-//!   tested with Fourier–Motzkin elimination in checked `i128` arithmetic
-//!   (pieces that are rationally empty are skipped).
+//! Method: every check builds the set of *violating* points — over the
+//! parameters (within the system's context) and the indices — with `poly`
+//! (through `poly_bridge`) and asks for an integer sample. The checks are
+//! exact (integer emptiness, no parameter values assumed) and every error
+//! names a witness: the point and the parameter values.
+//! Boundedness of a reduction body is decided separately, for all
+//! parameter values at once: the fiber of a body piece over a fixed result
+//! point is bounded iff its recession cone `{d : A d >= 0, E d = 0,
+//! proj(d) = 0}` is `{0}`, tested by Fourier–Motzkin elimination in checked
+//! `i128` arithmetic (pieces without integer points are skipped).
 
 use std::collections::HashSet;
 
+use super::poly_bridge::to_set;
 use super::types::*;
 use crate::diag::{Diagnostic, Span};
+use crate::poly::{PolyError, PolyResult, Set};
 
 /// Runs every domain check on every equation of `p`.
 pub fn check_program(p: &Program) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     for s in &p.systems {
-        check_system(s, &mut errors);
+        let ctx = match to_set(&s.context, &s.params) {
+            Ok(c) => c,
+            Err(e) => {
+                errors.push(poly_failure(e, s.span));
+                continue;
+            }
+        };
+        for eq in &s.equations {
+            let mut w = Walker {
+                sys: s,
+                eq,
+                context: &ctx,
+                errors: &mut errors,
+                reported: HashSet::new(),
+            };
+            let mut dom = s.vars[eq.var].domain.clone();
+            // Name the points with the equation's own index names.
+            if dom.dims.len() == eq.indices.len() {
+                dom.dims = eq.indices.clone();
+            }
+            w.walk(&eq.expr, &dom, false);
+        }
     }
     errors
 }
 
-/// Upper bound on the index points enumerated for one node and one
-/// parameter valuation.
-const MAX_POINTS: usize = 200_000;
-
-fn check_system(s: &System, errors: &mut Vec<Diagnostic>) {
-    let valuations = parameter_valuations(s);
-    for eq in &s.equations {
-        let var = &s.vars[eq.var];
-        // Boundedness (exact, independent of parameter values).
-        bounded_walk(s, &eq.expr, &var.domain, errors);
-        let mut w = Walker {
-            sys: s,
-            eq,
-            params: Vec::new(),
-            radius: 0,
-            errors,
-            reported: HashSet::new(),
-        };
-        for vals in &valuations {
-            w.params = vals.clone();
-            w.radius = radius(vals, &var.domain);
-            let Some(pts) = enumerate(&var.domain, vals, w.radius) else {
-                continue;
-            };
-            w.walk(&eq.expr, &pts, false);
-        }
-    }
-}
-
-/// Parameter values to try: each parameter in `0..=m` (m shrinking with the
-/// number of parameters), keeping those that satisfy the context.
-fn parameter_valuations(s: &System) -> Vec<Vec<i64>> {
-    let n = s.params.len();
-    let m: i64 = match n {
-        0 => 0,
-        1 => 10,
-        2 => 6,
-        3 => 4,
-        4 => 3,
-        _ => 2,
-    };
-    let mut out = Vec::new();
-    let mut cur = vec![0i64; n];
-    loop {
-        if s.context.contains(&[], &cur) {
-            out.push(cur.clone());
-        }
-        // Next tuple in lexicographic order.
-        let mut k = n;
-        loop {
-            if k == 0 {
-                return out;
-            }
-            k -= 1;
-            if cur[k] < m {
-                cur[k] += 1;
-                for c in cur.iter_mut().skip(k + 1) {
-                    *c = 0;
-                }
-                break;
-            }
-        }
-    }
-}
-
-/// Box radius for index points: large enough for domains bounded by small
-/// multiples of the parameters plus the constants written.
-fn radius(params: &[i64], d: &Domain) -> i64 {
-    let pmax = params.iter().copied().map(i64::abs).max().unwrap_or(0);
-    let cmax = d
-        .pieces
-        .iter()
-        .flatten()
-        .map(|c| c.aff.constant.saturating_abs())
-        .max()
-        .unwrap_or(0);
-    (2 * pmax + 4 + cmax).min(40)
-}
-
-/// All integer points of `d` with every coordinate in `[-r, r]`, or `None`
-/// when there would be too many to enumerate.
-fn enumerate(d: &Domain, params: &[i64], r: i64) -> Option<Vec<Vec<i64>>> {
-    let n = d.n_dims();
-    let side = usize::try_from(2 * r + 1).ok()?;
-    let total = side.checked_pow(u32::try_from(n).ok()?)?;
-    if total > MAX_POINTS {
-        return None;
-    }
-    let mut out = Vec::new();
-    let mut p = vec![-r; n];
-    loop {
-        if d.contains(&p, params) {
-            out.push(p.clone());
-        }
-        let mut k = n;
-        loop {
-            if k == 0 {
-                return Some(out);
-            }
-            k -= 1;
-            if p[k] < r {
-                p[k] += 1;
-                for c in p.iter_mut().skip(k + 1) {
-                    *c = -r;
-                }
-                break;
-            }
-        }
-    }
+fn poly_failure(e: PolyError, span: Span) -> Diagnostic {
+    Diagnostic::error(format!("the domain checks failed here: {e}"), span)
+        .with_label("the polyhedral library could not decide this")
 }
 
 fn apply(f: &[AffExpr], x: &[i64], params: &[i64]) -> Option<Vec<i64>> {
@@ -154,12 +66,20 @@ fn apply(f: &[AffExpr], x: &[i64], params: &[i64]) -> Option<Vec<i64>> {
 struct Walker<'a> {
     sys: &'a System,
     eq: &'a Equation,
-    params: Vec<i64>,
-    radius: i64,
+    /// The parameter context as a set with no dimensions.
+    context: &'a Set,
     errors: &'a mut Vec<Diagnostic>,
     /// (node span, check kind) already reported: one witness per node.
     reported: HashSet<(usize, usize, u8)>,
 }
+
+/// The kinds of check, for reporting each node once.
+const READ: u8 = 0;
+const PARTIAL: u8 = 1;
+const OVERLAP: u8 = 2;
+const GAP: u8 = 3;
+const UNBOUNDED: u8 = 4;
+const FAILED: u8 = 5;
 
 impl Walker<'_> {
     fn report(&mut self, span: Span, kind: u8, d: Diagnostic) {
@@ -168,8 +88,52 @@ impl Walker<'_> {
         }
     }
 
-    /// `i = 1, j = 2 with N = 3`.
-    fn witness(&self, names: &[String], x: &[i64]) -> String {
+    fn np(&self) -> usize {
+        self.sys.params.len()
+    }
+
+    /// An integer point of `v` within the context, as (parameters, point):
+    /// the smallest parameter values first (small non-negative values in
+    /// order of their sum), then the lexicographically smallest point; any
+    /// sample when no small parameter values work.
+    fn witness_of(&self, v: &Set) -> PolyResult<Option<(Vec<i64>, Vec<i64>)>> {
+        let v = v.intersect_params(self.context)?;
+        let np = self.np();
+        if v.is_empty()? {
+            return Ok(None);
+        }
+        let max: i64 = match np {
+            0 => 0,
+            1 => 12,
+            2 => 8,
+            3 => 5,
+            _ => 3,
+        };
+        for total in 0..=max * i64::try_from(np).unwrap_or(1) {
+            for ps in tuples_with_sum(np, total, max) {
+                let point = match v.lexmin_point(&ps) {
+                    Ok(x) => x,
+                    // No lexicographic minimum (unbounded below): any point.
+                    Err(PolyError::Unbounded(_)) => v.sample_for(&ps)?,
+                    Err(e) => return Err(e),
+                };
+                if let Some(x) = point {
+                    return Ok(Some((ps, x)));
+                }
+            }
+        }
+        Ok(v.sample()?.map(|w| {
+            let k = np.min(w.len());
+            (w[..k].to_vec(), w[k..].to_vec())
+        }))
+    }
+
+    fn set(&self, d: &Domain) -> PolyResult<Set> {
+        to_set(d, &self.sys.params)
+    }
+
+    /// `i = 1, j = 2 when N = 3`.
+    fn witness(&self, names: &[String], x: &[i64], params: &[i64]) -> String {
         let pt: Vec<String> = names
             .iter()
             .zip(x)
@@ -179,7 +143,7 @@ impl Walker<'_> {
             .sys
             .params
             .iter()
-            .zip(&self.params)
+            .zip(params)
             .map(|(n, v)| format!("{n} = {v}"))
             .collect();
         match (pt.is_empty(), ps.is_empty()) {
@@ -200,268 +164,144 @@ impl Walker<'_> {
         }
     }
 
-    /// Walks `e` evaluated at the points `pts` of the equation's space
-    /// (`in_body` false) or of a reduction body's space (`in_body` true:
-    /// there, reads and restrictions shape the body domain instead of
-    /// being errors).
-    fn walk(&mut self, e: &Expr, pts: &[Vec<i64>], in_body: bool) {
-        let names = self.eq.indices.clone();
+    /// Walks `e`, evaluated at the points of `ctx` (a domain of the current
+    /// real space: the equation's when `in_body` is false, a reduction
+    /// body's or a categorical's otherwise — there, reads and restrictions
+    /// shape the body domain instead of being errors).
+    fn walk(&mut self, e: &Expr, ctx: &Domain, in_body: bool) {
+        if let Err(err) = self.walk_inner(e, ctx, in_body) {
+            let d = poly_failure(err, e.span);
+            self.report(e.span, FAILED, d);
+        }
+    }
+
+    fn walk_inner(&mut self, e: &Expr, ctx: &Domain, in_body: bool) -> PolyResult<()> {
         match &e.kind {
             ExprKind::Read { var, access } => {
                 if in_body {
-                    return;
+                    return Ok(());
                 }
                 let v = &self.sys.vars[*var];
-                for x in pts {
-                    let inside = apply(access, x, &self.params)
-                        .map(|y| v.domain.contains(&y, &self.params))
-                        .unwrap_or(false);
-                    if !inside {
-                        let y = apply(access, x, &self.params).unwrap_or_default();
-                        let ys: Vec<String> = y.iter().map(|c| c.to_string()).collect();
-                        let msg = format!(
-                            "read of `{}[{}]` outside the domain of `{}` {}",
-                            v.name,
-                            ys.join(", "),
-                            v.name,
-                            self.witness(&names, x)
-                        );
-                        let d = Diagnostic::error(msg, e.span)
-                            .with_label("reads outside the declared domain")
-                            .with_secondary(v.span, "declared here");
-                        self.report(e.span, 0, d);
-                        break;
-                    }
+                let Some(pre) = preimage(&v.domain, access, &ctx.dims) else {
+                    return Err(PolyError::Overflow);
+                };
+                let bad = self.set(ctx)?.subtract(&self.set(&pre)?)?;
+                if let Some((ps, x)) = self.witness_of(&bad)? {
+                    let y = apply(access, &x, &ps).unwrap_or_default();
+                    let ys: Vec<String> = y.iter().map(|c| c.to_string()).collect();
+                    let msg = format!(
+                        "read of `{}[{}]` outside the domain of `{}` {}",
+                        v.name,
+                        ys.join(", "),
+                        v.name,
+                        self.witness(&ctx.dims, &x, &ps)
+                    );
+                    let d = Diagnostic::error(msg, e.span)
+                        .with_label("reads outside the declared domain")
+                        .with_secondary(v.span, "declared here");
+                    self.report(e.span, READ, d);
                 }
             }
             ExprKind::Restrict(d, x) => {
-                let mut sub = Vec::new();
-                for p in pts {
-                    if d.contains(p, &self.params) {
-                        sub.push(p.clone());
-                    } else if !in_body {
+                if !in_body {
+                    let bad = self.set(ctx)?.subtract(&self.set(d)?)?;
+                    if let Some((ps, p)) = self.witness_of(&bad)? {
                         let msg = format!(
                             "`{}` is only partly defined: `{}` is excluded by this restriction ({})",
                             self.sys.vars[self.eq.var].name,
-                            self.lhs(p),
-                            self.witness(&names, p)
+                            self.lhs(&p),
+                            self.witness(&ctx.dims, &p, &ps)
                         );
                         let diag = Diagnostic::error(msg, e.span)
                             .with_label("the equation is undefined outside this restriction")
                             .with_secondary(self.sys.vars[self.eq.var].span, "declared domain");
-                        self.report(e.span, 1, diag);
+                        self.report(e.span, PARTIAL, diag);
                     }
                 }
-                self.walk(x, &sub, in_body);
+                let inner = intersect(ctx, d);
+                self.walk(x, &inner, in_body);
             }
             ExprKind::Case(pieces) => {
-                let mut subs: Vec<Vec<Vec<i64>>> = vec![Vec::new(); pieces.len()];
-                for p in pts {
-                    let hits: Vec<usize> = pieces
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, (d, _))| d.contains(p, &self.params))
-                        .map(|(k, _)| k)
-                        .collect();
-                    if hits.len() > 1 {
-                        let msg = format!(
-                            "`case` pieces {} and {} overlap {}",
-                            hits[0] + 1,
-                            hits[1] + 1,
-                            self.witness(&names_for(in_body, &names, p.len()), p)
-                        );
-                        let d = Diagnostic::error(msg, e.span)
-                            .with_label("pieces must be disjoint")
-                            .with_secondary(pieces[hits[0]].1.span, "this piece")
-                            .with_secondary(pieces[hits[1]].1.span, "and this one");
-                        self.report(e.span, 2, d);
-                    } else if hits.is_empty() && !in_body {
+                let c = self.set(ctx)?;
+                let sets: Vec<Set> = pieces
+                    .iter()
+                    .map(|(d, _)| self.set(d))
+                    .collect::<PolyResult<_>>()?;
+                'overlap: for i in 0..sets.len() {
+                    for j in i + 1..sets.len() {
+                        let both = c.intersect(&sets[i])?.intersect(&sets[j])?;
+                        if let Some((ps, p)) = self.witness_of(&both)? {
+                            let names = if in_body {
+                                (0..p.len()).map(|k| format!("x{k}")).collect()
+                            } else {
+                                ctx.dims.clone()
+                            };
+                            let msg = format!(
+                                "`case` pieces {} and {} overlap {}",
+                                i + 1,
+                                j + 1,
+                                self.witness(&names, &p, &ps)
+                            );
+                            let d = Diagnostic::error(msg, e.span)
+                                .with_label("pieces must be disjoint")
+                                .with_secondary(pieces[i].1.span, "this piece")
+                                .with_secondary(pieces[j].1.span, "and this one");
+                            self.report(e.span, OVERLAP, d);
+                            break 'overlap;
+                        }
+                    }
+                }
+                if !in_body {
+                    let mut union = Set::empty(c.space().clone());
+                    for s in &sets {
+                        union = union.union(s)?;
+                    }
+                    let gap = c.subtract(&union)?;
+                    if let Some((ps, p)) = self.witness_of(&gap)? {
                         let msg = format!(
                             "`case` does not cover `{}` ({}): no piece contains this point",
-                            self.lhs(p),
-                            self.witness(&names, p)
+                            self.lhs(&p),
+                            self.witness(&ctx.dims, &p, &ps)
                         );
                         let d = Diagnostic::error(msg, e.span)
                             .with_label("pieces leave a gap")
                             .with_secondary(self.sys.vars[self.eq.var].span, "declared domain");
-                        self.report(e.span, 3, d);
-                    }
-                    for k in hits {
-                        subs[k].push(p.clone());
+                        self.report(e.span, GAP, d);
                     }
                 }
-                for ((_, x), sub) in pieces.iter().zip(&subs) {
-                    self.walk(x, sub, in_body);
+                for (d, x) in pieces {
+                    let inner = intersect(ctx, d);
+                    self.walk(x, &inner, in_body);
                 }
             }
             ExprKind::Reduce(r) => {
-                let outer: HashSet<&Vec<i64>> = pts.iter().collect();
-                let Some(body_pts) = enumerate(&r.body_domain, &self.params, self.radius) else {
-                    return;
+                let Some(pulled) = preimage(ctx, &r.proj, &r.dims) else {
+                    return Err(PolyError::Overflow);
                 };
-                let sub: Vec<Vec<i64>> = body_pts
-                    .into_iter()
-                    .filter(|y| {
-                        apply(&r.proj, y, &self.params)
-                            .map(|x| outer.contains(&x))
-                            .unwrap_or(false)
-                    })
-                    .collect();
-                self.walk(&r.body, &sub, true);
-            }
-            ExprKind::Categorical(c) => {
-                let mut sub = Vec::new();
-                for x in pts {
-                    for k in -self.radius..=self.radius {
-                        let mut y = x.clone();
-                        y.push(k);
-                        if c.domain.contains(&y, &self.params) {
-                            sub.push(y);
-                        }
-                    }
-                }
-                self.walk(&c.weight, &sub, true);
-            }
-            ExprKind::IndirectRead { indices: xs, .. }
-            | ExprKind::Builtin(_, xs)
-            | ExprKind::External(_, xs)
-            | ExprKind::Random(_, xs, _) => {
-                for x in xs {
-                    self.walk(x, pts, in_body);
-                }
-            }
-            ExprKind::Unary(_, x) => self.walk(x, pts, in_body),
-            ExprKind::Binary(_, a, b) => {
-                self.walk(a, pts, in_body);
-                self.walk(b, pts, in_body);
-            }
-            ExprKind::If(a, b, c) => {
-                self.walk(a, pts, in_body);
-                self.walk(b, pts, in_body);
-                self.walk(c, pts, in_body);
-            }
-            ExprKind::IntConst(_)
-            | ExprKind::FloatConst(_)
-            | ExprKind::BoolConst(_)
-            | ExprKind::Index(_) => {}
-        }
-    }
-}
-
-/// Names for the coordinates of a point: the equation's indices, or
-/// positional names inside a reduction body.
-fn names_for(in_body: bool, eq_names: &[String], n: usize) -> Vec<String> {
-    if in_body || eq_names.len() != n {
-        (0..n).map(|k| format!("x{k}")).collect()
-    } else {
-        eq_names.to_vec()
-    }
-}
-
-// ---------------------------------------------------------------- boundedness
-
-/// Checks every reduction in `e` (evaluated over `ctx`, a domain of the
-/// current real space) for a bounded body.
-fn bounded_walk(s: &System, e: &Expr, ctx: &Domain, errors: &mut Vec<Diagnostic>) {
-    match &e.kind {
-        ExprKind::Reduce(r) => {
-            // The body points that matter: proj(y) in ctx.
-            let Some(pulled) = preimage(ctx, &r.proj, &r.dims) else {
-                return;
-            };
-            let np = s.params.len();
-            let mut unbounded = false;
-            'pieces: for bp in &r.body_domain.pieces {
-                for cp in &pulled.pieces {
-                    for xp in &s.context.pieces {
-                        let mut piece: Vec<AffConstraint> = bp.clone();
-                        piece.extend(cp.iter().cloned());
-                        let ctx_cons: Vec<AffConstraint> = xp
-                            .iter()
-                            .map(|c| AffConstraint {
-                                aff: AffExpr {
-                                    idx: vec![0; r.dims.len()],
-                                    par: c.aff.par.clone(),
-                                    constant: c.aff.constant,
-                                },
-                                kind: c.kind,
-                            })
-                            .collect();
-                        piece.extend(ctx_cons);
-                        if piece_unbounded(&piece, &r.proj, r.dims.len(), np) == Some(true) {
-                            unbounded = true;
-                            break 'pieces;
-                        }
-                    }
-                }
-            }
-            if unbounded {
-                errors.push(
-                    Diagnostic::error(
+                let inner = intersect(&r.body_domain, &pulled);
+                if self.unbounded(&inner, &r.proj) {
+                    let d = Diagnostic::error(
                         "the body of this reduction is unbounded: for a fixed result point, its domain has infinitely many points",
                         e.span,
                     )
-                    .with_label("bound the new indices with a restriction, e.g. `{: 0 <= k < N} : ...`"),
-                );
-            }
-            let inner = Domain {
-                dims: r.dims.clone(),
-                pieces: intersect_pieces(&r.body_domain.pieces, &pulled.pieces),
-            };
-            bounded_walk(s, &r.body, &inner, errors);
-        }
-        ExprKind::Restrict(d, x) => {
-            let inner = Domain {
-                dims: ctx.dims.clone(),
-                pieces: intersect_pieces(&ctx.pieces, &d.pieces),
-            };
-            bounded_walk(s, x, &inner, errors);
-        }
-        ExprKind::Case(pieces) => {
-            for (d, x) in pieces {
-                let inner = Domain {
-                    dims: ctx.dims.clone(),
-                    pieces: intersect_pieces(&ctx.pieces, &d.pieces),
-                };
-                bounded_walk(s, x, &inner, errors);
-            }
-        }
-        ExprKind::Categorical(c) => {
-            let n_outer = ctx.dims.len();
-            let mut dims = ctx.dims.clone();
-            dims.push(c.index.clone());
-            let lifted: Vec<Vec<AffConstraint>> = ctx
-                .pieces
-                .iter()
-                .map(|p| {
-                    p.iter()
-                        .map(|k| {
-                            let mut a = k.aff.clone();
-                            a.idx.push(0);
-                            AffConstraint {
-                                aff: a,
-                                kind: k.kind,
-                            }
-                        })
-                        .collect()
-                })
-                .collect();
-            let proj: Vec<AffExpr> = (0..n_outer)
-                .map(|k| AffExpr::index(n_outer + 1, s.params.len(), k))
-                .collect();
-            let mut unbounded = false;
-            for bp in &c.domain.pieces {
-                for lp in &lifted {
-                    let mut piece = bp.clone();
-                    piece.extend(lp.iter().cloned());
-                    if piece_unbounded(&piece, &proj, n_outer + 1, s.params.len()) == Some(true) {
-                        unbounded = true;
-                    }
+                    .with_label("bound the new indices with a restriction, e.g. `{: 0 <= k < N} : ...`");
+                    self.report(e.span, UNBOUNDED, d);
                 }
+                self.walk(&r.body, &inner, true);
             }
-            if unbounded {
-                errors.push(
-                    Diagnostic::error(
+            ExprKind::Categorical(c) => {
+                let n_outer = ctx.dims.len();
+                let mut dims = ctx.dims.clone();
+                dims.push(c.index.clone());
+                let proj: Vec<AffExpr> = (0..n_outer)
+                    .map(|k| AffExpr::index(n_outer + 1, self.np(), k))
+                    .collect();
+                let Some(lifted) = preimage(ctx, &proj, &dims) else {
+                    return Err(PolyError::Overflow);
+                };
+                let inner = intersect(&c.domain, &lifted);
+                if self.unbounded(&inner, &proj) {
+                    let d = Diagnostic::error(
                         format!(
                             "the domain of `{}` in this `categorical` is unbounded",
                             c.index
@@ -470,36 +310,92 @@ fn bounded_walk(s: &System, e: &Expr, ctx: &Domain, errors: &mut Vec<Diagnostic>
                     )
                     .with_label(
                         "bound the drawn index with a restriction, e.g. `{: 0 <= k < K} : ...`",
-                    ),
-                );
+                    );
+                    self.report(e.span, UNBOUNDED, d);
+                }
+                self.walk(&c.weight, &inner, true);
             }
-            let inner = Domain {
-                dims,
-                pieces: intersect_pieces(&c.domain.pieces, &lifted),
-            };
-            bounded_walk(s, &c.weight, &inner, errors);
+            ExprKind::IndirectRead { indices: xs, .. }
+            | ExprKind::Builtin(_, xs)
+            | ExprKind::External(_, xs)
+            | ExprKind::Random(_, xs, _) => {
+                for x in xs {
+                    self.walk(x, ctx, in_body);
+                }
+            }
+            ExprKind::Unary(_, x) => self.walk(x, ctx, in_body),
+            ExprKind::Binary(_, a, b) => {
+                self.walk(a, ctx, in_body);
+                self.walk(b, ctx, in_body);
+            }
+            ExprKind::If(a, b, c) => {
+                self.walk(a, ctx, in_body);
+                self.walk(b, ctx, in_body);
+                self.walk(c, ctx, in_body);
+            }
+            ExprKind::IntConst(_)
+            | ExprKind::FloatConst(_)
+            | ExprKind::BoolConst(_)
+            | ExprKind::Index(_) => {}
         }
-        ExprKind::IndirectRead { indices: xs, .. }
-        | ExprKind::Builtin(_, xs)
-        | ExprKind::External(_, xs)
-        | ExprKind::Random(_, xs, _) => {
-            for x in xs {
-                bounded_walk(s, x, ctx, errors);
+        Ok(())
+    }
+
+    /// Is some piece of `body` (within the context) unbounded along the
+    /// fibers of `proj`?
+    fn unbounded(&self, body: &Domain, proj: &[AffExpr]) -> bool {
+        let np = self.np();
+        let n = body.dims.len();
+        for bp in &body.pieces {
+            for xp in &self.sys.context.pieces {
+                let mut piece: Vec<AffConstraint> = bp.clone();
+                piece.extend(xp.iter().map(|c| AffConstraint {
+                    aff: AffExpr {
+                        idx: vec![0; n],
+                        par: c.aff.par.clone(),
+                        constant: c.aff.constant,
+                    },
+                    kind: c.kind,
+                }));
+                if piece_unbounded(&piece, proj, n, np) == Some(true) {
+                    return true;
+                }
             }
         }
-        ExprKind::Unary(_, x) => bounded_walk(s, x, ctx, errors),
-        ExprKind::Binary(_, a, b) => {
-            bounded_walk(s, a, ctx, errors);
-            bounded_walk(s, b, ctx, errors);
-        }
-        ExprKind::If(a, b, c) => {
-            bounded_walk(s, a, ctx, errors);
-            bounded_walk(s, b, ctx, errors);
-            bounded_walk(s, c, ctx, errors);
-        }
-        _ => {}
+        false
     }
 }
+
+/// All tuples of `n` values in `0..=max` summing to `total`, in
+/// lexicographic order.
+fn tuples_with_sum(n: usize, total: i64, max: i64) -> Vec<Vec<i64>> {
+    if n == 0 {
+        return if total == 0 {
+            vec![Vec::new()]
+        } else {
+            Vec::new()
+        };
+    }
+    let mut out = Vec::new();
+    for first in 0..=max.min(total) {
+        for mut rest in tuples_with_sum(n - 1, total - first, max) {
+            rest.insert(0, first);
+            out.push(rest);
+        }
+    }
+    out
+}
+
+/// Intersection of two domains of the same space (pairwise products of
+/// pieces).
+fn intersect(a: &Domain, b: &Domain) -> Domain {
+    Domain {
+        dims: a.dims.clone(),
+        pieces: intersect_pieces(&a.pieces, &b.pieces),
+    }
+}
+
+// ---------------------------------------------------------------- boundedness
 
 fn intersect_pieces(a: &[Vec<AffConstraint>], b: &[Vec<AffConstraint>]) -> Vec<Vec<AffConstraint>> {
     let mut out = Vec::new();

@@ -5,10 +5,21 @@
 //! promotion), arity and dimension checks, definition checks (every output
 //! and local defined exactly once, inputs never), conversion of domains and
 //! index expressions to affine form, substitution of `f @ E`, and the
-//! canonical forms listed in `ir/mod.rs` that do not need the polyhedral
-//! library. The domain checks (coverage, overlaps, out-of-domain reads,
-//! bounded reductions) are in [`super::check_domains`], run on the lowered
-//! program when everything else is correct.
+//! canonical forms listed in `ir/mod.rs` (domains simplified through
+//! `poly_bridge::canonical_domain`). The domain checks (coverage, overlaps,
+//! out-of-domain reads, bounded reductions) are in
+//! [`super::check_domains`], run on the lowered program when everything
+//! else is correct.
+//!
+//! Choices where Alpha or LANGUAGE.md leave room (documented for users):
+//! - `if c then a else b` is strict for the domain checks: reads in both
+//!   branches must be inside their variables' domains (use `case` to guard
+//!   a read by a domain).
+//! - A `case` piece written without a restriction is defined where its
+//!   affine reads are (the preimages of the read variables' domains).
+//! - Integer division and modulo in constraints are rejected as
+//!   unsupported (they are never approximated).
+//! - `external` functions return float (`external int f(1)` is rejected).
 //!
 //! Must not know about pest, schedules or code generation.
 
@@ -106,16 +117,91 @@ pub fn lower(file: &ast::File, src: &SourceFile) -> Result<Program, Vec<Diagnost
     if !errors.is_empty() {
         return Err(errors);
     }
-    let program = Program {
+    let mut program = Program {
         constants,
         externals,
         systems,
     };
+    let canon_errors = canonicalize_program(&mut program);
+    if !canon_errors.is_empty() {
+        return Err(canon_errors);
+    }
     let domain_errors = super::check_domains::check_program(&program);
     if domain_errors.is_empty() {
         Ok(program)
     } else {
         Err(domain_errors)
+    }
+}
+
+/// Canonical form 3 of `ir/mod.rs`: every domain of the program through
+/// `poly_bridge::canonical_domain` (exact simplification).
+fn canonicalize_program(p: &mut Program) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    for s in &mut p.systems {
+        let params = s.params.clone();
+        let span = s.span;
+        canon(&mut s.context, &params, span, &mut errors);
+        for v in &mut s.vars {
+            canon(&mut v.domain, &params, v.span, &mut errors);
+        }
+        for eq in &mut s.equations {
+            canon_expr(&mut eq.expr, &params, &mut errors);
+        }
+    }
+    errors
+}
+
+fn canon(d: &mut Domain, params: &[String], span: Span, errors: &mut Vec<Diagnostic>) {
+    match super::poly_bridge::canonical_domain(d, params) {
+        Ok(c) => *d = c,
+        Err(e) => errors.push(
+            Diagnostic::error(format!("this domain could not be simplified: {e}"), span)
+                .with_label("polyhedral library error"),
+        ),
+    }
+}
+
+fn canon_expr(e: &mut Expr, params: &[String], errors: &mut Vec<Diagnostic>) {
+    let span = e.span;
+    match &mut e.kind {
+        ExprKind::IntConst(_)
+        | ExprKind::FloatConst(_)
+        | ExprKind::BoolConst(_)
+        | ExprKind::Index(_)
+        | ExprKind::Read { .. } => {}
+        ExprKind::IndirectRead { indices: xs, .. }
+        | ExprKind::Builtin(_, xs)
+        | ExprKind::External(_, xs)
+        | ExprKind::Random(_, xs, _) => xs.iter_mut().for_each(|x| canon_expr(x, params, errors)),
+        ExprKind::Unary(_, x) => canon_expr(x, params, errors),
+        ExprKind::Restrict(d, x) => {
+            canon(d, params, span, errors);
+            canon_expr(x, params, errors);
+        }
+        ExprKind::Binary(_, a, b) => {
+            canon_expr(a, params, errors);
+            canon_expr(b, params, errors);
+        }
+        ExprKind::If(a, b, c) => {
+            canon_expr(a, params, errors);
+            canon_expr(b, params, errors);
+            canon_expr(c, params, errors);
+        }
+        ExprKind::Case(pieces) => {
+            for (d, x) in pieces {
+                canon(d, params, span, errors);
+                canon_expr(x, params, errors);
+            }
+        }
+        ExprKind::Reduce(r) => {
+            canon(&mut r.body_domain, params, span, errors);
+            canon_expr(&mut r.body, params, errors);
+        }
+        ExprKind::Categorical(c) => {
+            canon(&mut c.domain, params, span, errors);
+            canon_expr(&mut c.weight, params, errors);
+        }
     }
 }
 
@@ -405,7 +491,7 @@ fn aff_is_const(a: &AffExpr) -> Option<i64> {
 /// Extends an affine expression with `extra` zero index coefficients.
 fn aff_widen(a: &AffExpr, extra: usize) -> AffExpr {
     let mut b = a.clone();
-    b.idx.extend(std::iter::repeat(0).take(extra));
+    b.idx.extend(std::iter::repeat_n(0, extra));
     b
 }
 
@@ -543,7 +629,7 @@ impl SysCx<'_> {
         } else if self.g.constants.contains_key(&id.name) {
             Some("a constant")
         } else if taken.iter().any(|t| t.as_deref() == Some(id.name.as_str())) {
-            Some("an index already in scope")
+            Some("an index in scope")
         } else {
             None
         };
@@ -696,17 +782,12 @@ impl SysCx<'_> {
             );
             return None;
         }
-        let mut names = Vec::new();
+        // The function's names may repeat the indices in scope (they are
+        // bound afresh), but not a parameter, variable or constant, nor
+        // each other.
+        let mut names: Vec<Option<String>> = Vec::new();
         for p in &f.params {
-            if names
-                .iter()
-                .any(|n: &Option<String>| n.as_deref() == Some(p.name.as_str()))
-            {
-                self.err(
-                    format!("duplicate name `{}`", p.name),
-                    p.span,
-                    "already bound in this function",
-                );
+            if !self.check_index_name(p, &names) {
                 return None;
             }
             names.push(Some(p.name.clone()));
@@ -1223,10 +1304,12 @@ impl SysCx<'_> {
                             self.restriction_domain(domain, scope),
                             self.expr(body, scope),
                         ),
-                        _ => (
-                            Some(Domain::universe(scope.real.clone())),
-                            self.expr(p, scope),
-                        ),
+                        // A piece without a restriction is defined where
+                        // its reads are (Alpha: the expression's domain).
+                        _ => match self.expr(p, scope) {
+                            Some(b) => (self.read_domain(&b, &scope.real), Some(b)),
+                            None => (None, None),
+                        },
                     };
                     match (dom, body) {
                         (Some(d), Some(b)) => out.push((d, b, p.span)),
@@ -1297,6 +1380,10 @@ impl SysCx<'_> {
                     );
                     return None;
                 }
+                // Like a reduction body: the drawn index ranges over the
+                // restriction intersected with the domains the weight reads.
+                let reads = self.read_domain(&w, &inner.real)?;
+                let dom = dom_intersect(&dom, &reads);
                 Some(mk(
                     ExprKind::Categorical(Box::new(Categorical {
                         index: k,
@@ -1887,6 +1974,74 @@ mod tests {
     }
 
     #[test]
+    fn more_programs_round_trip_through_the_printer() {
+        let programs = [
+            "constant K = 3 external g(1)\n\
+             affine s [N] -> { : N > K } inputs A : [N] outputs B : [N] locals W : [K]\n\
+             let W[k] = g(val(k -> k)); B[i] = A[i] * W[0] + categorical([k], {: 0 <= k < K} : W[k]); .",
+            "affine s [N] -> { : N > 0 } inputs A : [N] outputs B : [N]\n\
+             let B[i] = reduce(max, (i2, k -> i2), {: 0 <= k <= i2} : A[k]); .",
+            "affine s [N] -> { : N > 0 } inputs A : {[i, j] : 0 <= i, j < N} outputs B : {[i, j] : 0 <= i, j < N}\n\
+             let B = (a, b -> b, a) @ A; .",
+            "affine s [N, M] -> { : N > 0 and M > 0 } inputs A : [N, M]; z : int [N] outputs B : [N]; c : bool {}\n\
+             let B[i] = if z[i] >= 0 and z[i] < M then A[i, z[i]] else -1.5 * normal(0.0, 1.0);\n\
+                 c = reduce(or, [i], {: 0 <= i < N} : A[i, 0] > 0.0); .",
+            "affine s [N] -> { : N > 3 } inputs A : [N] outputs B : [N]\n\
+             let B[i] = case { {: i != 2} : A[i]; {: i == 2} : -A[i] % 2.0; }; .",
+        ];
+        for text in programs {
+            let p1 = ok(text);
+            let printed = program_to_alpha(&p1);
+            let p2 = match lower_text(&printed) {
+                Ok(p) => p,
+                Err(es) => panic!("printed text rejected:\n{printed}\n{}", es.join("\n")),
+            };
+            assert_eq!(without_spans(&p1), without_spans(&p2), "\n{printed}");
+        }
+    }
+
+    #[test]
+    fn a_case_piece_without_restriction_is_defined_where_it_reads() {
+        // The second piece reads B[i - 1]: it covers 1 <= i < N.
+        let p = ok(
+            "affine s [N] -> { : N > 0 } inputs X : [N] outputs B : [N]\n\
+                    let B[i] = case { {: i == 0} : X[0]; B[i - 1] + X[i]; }; .",
+        );
+        let ExprKind::Case(pieces) = &p.systems[0].equations[0].expr.kind else {
+            panic!()
+        };
+        for i in -1..5 {
+            assert_eq!(
+                pieces[1].0.contains(&[i], &[4]),
+                (1..4).contains(&i),
+                "i = {i}"
+            );
+        }
+        let es = errs(
+            "affine s [N] -> { : N > 0 } inputs X : [N] outputs B : [N]\n\
+                       let B[i] = case { {: i <= 1} : X[0]; B[i - 1] + X[i]; }; .",
+        );
+        assert!(es[0].contains("overlap at i = 1 when N = 2"), "{es:?}");
+    }
+
+    #[test]
+    fn function_names_must_not_hide_parameters() {
+        let es = errs(
+            "affine s [N] -> { : N > 0 } inputs A : [N] outputs B : [N] let B[i] = (N -> N) @ A; .",
+        );
+        assert!(
+            es[0].contains("duplicate name `N`: it is already a parameter"),
+            "{es:?}"
+        );
+        let es = errs("affine s [N] -> { : N > 0 } inputs A : [N] outputs B : int [N] let B[i] = val(j, j -> j); .");
+        assert!(es[0].contains("the function has 2 argument(s)"), "{es:?}");
+        let es = errs("affine s [N] -> { : N > 0 } inputs A : {[i, j] : 0 <= i, j < N} outputs B : {[i, j] : 0 <= i, j < N} let B[i, j] = (a, a -> a, a) @ A; .");
+        assert!(es[0].contains("duplicate name `a`"), "{es:?}");
+        // Repeating the names in scope is the ordinary case.
+        ok("affine s [N] -> { : N > 0 } inputs A : [N] outputs B : int [N] let B[i] = val(i -> i); .");
+    }
+
+    #[test]
     fn affine_int_arithmetic_folds_into_index() {
         let e = rhs(
             "inputs A : [N] outputs B : int [N]",
@@ -2066,6 +2221,25 @@ mod tests {
         );
         ok("constant K = 3 external g(1) affine s [N] -> { : N > K } inputs A : [N] outputs B : [N] locals W : [K]\n\
             let W[k] = g(val(k -> k)); B[i] = A[i] * W[0] + categorical([k], {: 0 <= k < K} : W[k]); .");
+    }
+
+    #[test]
+    fn unbounded_variable_domains_are_checked_too() {
+        // B is declared over i >= 0 (unbounded): the restriction excludes
+        // B[0]; the read A[i] is outside A beyond N.
+        let es = errs(
+            "affine s [N] -> { : N > 0 } inputs A : [N] outputs B : {[i] : i >= 0}\n\
+             let B[i] = {: i >= 1} : 1.0; .",
+        );
+        assert!(es[0].contains("`B[0]` is excluded"), "{es:?}");
+        let es = errs(
+            "affine s [N] -> { : N > 0 } inputs A : [N] outputs B : {[i] : i >= 0}\n\
+             let B[i] = A[i]; .",
+        );
+        assert!(
+            es[0].contains("read of `A[1]`") && es[0].contains("N = 1"),
+            "{es:?}"
+        );
     }
 
     #[test]

@@ -221,7 +221,7 @@ pub fn substitute_prefix(row: &[i64], vals: &[i64]) -> PolyResult<Vec<i64>> {
 pub fn insert_cols(row: &[i64], at: usize, count: usize) -> Vec<i64> {
     let mut out = Vec::with_capacity(row.len() + count);
     out.extend_from_slice(&row[..at]);
-    out.extend(std::iter::repeat(0).take(count));
+    out.extend(std::iter::repeat_n(0, count));
     out.extend_from_slice(&row[at..]);
     out
 }

@@ -242,7 +242,7 @@ impl MultiAff {
                 .iter()
                 .map(|c| c.checked_neg().ok_or(PolyError::Overflow))
                 .collect::<PolyResult<_>>()?;
-            e.extend(std::iter::repeat(0).take(no));
+            e.extend(std::iter::repeat_n(0, no));
             e[np + ni + k] = 1;
             e.push(r[np + ni].checked_neg().ok_or(PolyError::Overflow)?);
             eqs.push(e);

@@ -361,7 +361,7 @@ impl Set {
         let mut best: Option<Vec<i64>> = None;
         for p in &self.pieces {
             if let Some(v) = p.lexmin_point(params)? {
-                if best.as_ref().map_or(true, |b| v < *b) {
+                if best.as_ref().is_none_or(|b| v < *b) {
                     best = Some(v);
                 }
             }
@@ -375,7 +375,7 @@ impl Set {
         let mut best: Option<Vec<i64>> = None;
         for p in &self.pieces {
             if let Some(v) = p.lexmax_point(params)? {
-                if best.as_ref().map_or(true, |b| v > *b) {
+                if best.as_ref().is_none_or(|b| v > *b) {
                     best = Some(v);
                 }
             }
@@ -507,7 +507,7 @@ impl Set {
         let big = Space::set_tuple(&self.space.params, Tuple { name: None, dims });
         let embed = |r: &Vec<i64>| {
             let mut v = r[..np].to_vec();
-            v.extend(std::iter::repeat(0).take(n));
+            v.extend(std::iter::repeat_n(0, n));
             v.extend_from_slice(&r[np..]);
             v
         };

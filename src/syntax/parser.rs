@@ -23,7 +23,10 @@ struct AlphaParser;
 const MAX_NESTING: usize = 200;
 /// Longest flat operator chain accepted (`a + b + ...`), for the same reason
 /// (the chain becomes a left-deep tree).
-const MAX_CHAIN: usize = 2000;
+const MAX_CHAIN: usize = 1000;
+/// Deepest expression tree accepted in an equation (later stages recurse
+/// over expressions; this keeps them within a 2 MiB thread stack).
+const MAX_DEPTH: usize = 400;
 
 /// Parses a whole `.alpha` file.
 ///
@@ -206,8 +209,22 @@ fn pest_error(text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
     if has_operator {
         items.push("an operator".to_string());
     }
+    // Where an operand is expected, the tokens that can start one (`(`,
+    // `{`, prefix `-`) are part of "an expression"; where a reduction
+    // operator is expected, `+`/`*`/`max`... are part of that description.
+    if items
+        .iter()
+        .any(|s| s == "an expression" || s == "an affine expression")
+    {
+        items.retain(|s| !matches!(s.as_str(), "`(`" | "`{`" | "an operator"));
+    }
     if items.iter().any(|s| s.starts_with("a reduction operator")) {
-        items.retain(|s| !matches!(s.as_str(), "`max`" | "`min`" | "`sum`" | "`prod`"));
+        items.retain(|s| {
+            !matches!(
+                s.as_str(),
+                "`max`" | "`min`" | "`sum`" | "`prod`" | "an operator"
+            )
+        });
     }
     // Punctuation first, then words; deduplicated.
     let mut seen = std::collections::BTreeSet::new();
@@ -567,6 +584,15 @@ impl Builder {
                 Rule::expr => rhs = self.expr(q),
                 _ => {}
             }
+        }
+        if expr_depth(&rhs) > MAX_DEPTH {
+            self.errors.push(
+                Diagnostic::error(
+                    format!("expression nested more than {MAX_DEPTH} deep"),
+                    rhs.span,
+                )
+                .with_label("split it into several equations"),
+            );
         }
         Equation {
             var,
@@ -1068,6 +1094,39 @@ impl Builder {
         };
         Expr { kind, span }
     }
+}
+
+/// Depth of an expression tree (a leaf has depth 1), computed without
+/// recursion so that it is safe on any tree.
+fn expr_depth(e: &Expr) -> usize {
+    let mut max = 0;
+    let mut stack: Vec<(&Expr, usize)> = vec![(e, 1)];
+    while let Some((e, d)) = stack.pop() {
+        max = max.max(d);
+        let children: Vec<&Expr> = match &e.kind {
+            ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Name(_)
+            | ExprKind::Val(_) => Vec::new(),
+            ExprKind::Access { indices: xs, .. }
+            | ExprKind::Call { args: xs, .. }
+            | ExprKind::Case(xs) => xs.iter().collect(),
+            ExprKind::Dep { body, .. }
+            | ExprKind::Restrict { body, .. }
+            | ExprKind::Reduce { body, .. }
+            | ExprKind::Categorical { body, .. } => vec![body],
+            ExprKind::Unary { operand, .. } => vec![operand],
+            ExprKind::Binary { lhs, rhs, .. } => vec![lhs, rhs],
+            ExprKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => vec![cond, then_branch, else_branch],
+        };
+        stack.extend(children.into_iter().map(|c| (c, d + 1)));
+    }
+    max
 }
 
 fn missing_ident(span: Span) -> Ident {

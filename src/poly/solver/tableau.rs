@@ -364,7 +364,7 @@ impl<T: Int> Tab<T> {
                     // Only unrestricted rows can have a free column entry.
                     return Ok(MaxOutcome::Unbounded);
                 }
-                if a.is_pos() && enter.map_or(true, |e| self.col_var[j] < self.col_var[e]) {
+                if a.is_pos() && enter.is_none_or(|e| self.col_var[j] < self.col_var[e]) {
                     enter = Some(j);
                 }
             }

@@ -1,0 +1,433 @@
+//! Run-time interval analysis of a loop program for given parameter
+//! values: proves that no affine evaluation overflows `i64` and decides
+//! whether every affine access is inside its array's box.
+//!
+//! Owns: the soundness argument of unchecked JIT code. Compiled code
+//! evaluates affine expressions, loop bounds and domain predicates with
+//! plain (wrapping) `i64` instructions and does not bounds-check affine
+//! accesses; both are safe only if this analysis succeeds for the
+//! parameters of the run (otherwise `jit::mod` refuses the run or uses the
+//! checked variant).
+//!
+//! Must not know about: Cranelift.
+//!
+//! Method: every loop variable gets the interval `[max_k lo_k, min_k hi_k]`
+//! from the intervals of its bound terms (a sound over-approximation of
+//! the values it takes: the lower bound is at least `max_k lo_k` and the
+//! upper bound at most `min_k hi_k`); loops whose interval is empty never
+//! run and are skipped. Guards are ignored (sound: more points, not
+//! fewer). Arithmetic is in `i128`, and every intermediate value that the
+//! compiled code computes must lie in `i64`.
+
+use crate::codegen::loop_ast::{Affine, Bound, Expr, Function, Stmt, Sym};
+
+/// An integer interval `[lo, hi]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Iv {
+    lo: i128,
+    hi: i128,
+}
+
+const MIN: i128 = i64::MIN as i128;
+const MAX: i128 = i64::MAX as i128;
+
+fn fits(v: Iv) -> bool {
+    v.lo >= MIN && v.hi <= MAX
+}
+
+/// Outcome of the analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// No overflow; every affine access is proven inside its box.
+    Safe,
+    /// No overflow; some affine access could not be proven in bounds.
+    NeedsChecks,
+    /// Some affine evaluation may overflow `i64`.
+    MayOverflow,
+}
+
+/// Array boxes for the run: per array, per dimension `(lo, extent)`.
+pub(crate) type Boxes = Vec<Vec<(i64, i64)>>;
+
+struct An<'a> {
+    f: &'a Function,
+    params: &'a [i64],
+    boxes: &'a Boxes,
+    env: Vec<Option<Iv>>,
+    overflow: bool,
+    unproven: bool,
+}
+
+/// Analyses `f` for parameter values `params` and array boxes `boxes`.
+pub(crate) fn analyse(f: &Function, params: &[i64], boxes: &Boxes) -> Verdict {
+    let mut an = An {
+        f,
+        params,
+        boxes,
+        env: vec![None; f.loop_vars.len()],
+        overflow: false,
+        unproven: false,
+    };
+    an.domains();
+    an.stmts(&f.body);
+    if an.overflow {
+        Verdict::MayOverflow
+    } else if an.unproven {
+        Verdict::NeedsChecks
+    } else {
+        Verdict::Safe
+    }
+}
+
+impl An<'_> {
+    /// Domain predicates are evaluated on points inside the box: their
+    /// terms must fit in `i64` there.
+    fn domains(&mut self) {
+        for (a, arr) in self.f.arrays.iter().enumerate() {
+            let Some(dom) = &arr.domain else { continue };
+            for c in dom.pieces.iter().flatten() {
+                let mut acc = Iv {
+                    lo: i128::from(c.aff.constant),
+                    hi: i128::from(c.aff.constant),
+                };
+                let mut terms = Vec::new();
+                for (k, &co) in c.aff.idx.iter().enumerate() {
+                    let (lo, ext) = self.boxes[a][k];
+                    let x = Iv {
+                        lo: i128::from(lo),
+                        hi: i128::from(lo) + i128::from(ext) - 1, // both i64: no i128 overflow
+                    };
+                    terms.push((co, x));
+                }
+                for (p, &co) in c.aff.par.iter().enumerate() {
+                    let v = i128::from(self.params[p]);
+                    terms.push((co, Iv { lo: v, hi: v }));
+                }
+                for (co, x) in terms {
+                    if co == 0 {
+                        continue;
+                    }
+                    let t = scale(x, co);
+                    acc = add(acc, t);
+                    self.need(t);
+                    self.need(acc);
+                }
+            }
+        }
+    }
+
+    fn need(&mut self, v: Iv) {
+        if !fits(v) {
+            self.overflow = true;
+        }
+    }
+
+    fn affine(&mut self, e: &Affine) -> Iv {
+        let c = i128::from(e.constant);
+        let mut acc = Iv { lo: c, hi: c };
+        for &(s, co) in &e.terms {
+            if co == 0 {
+                continue;
+            }
+            let x = match s {
+                Sym::Param(p) => {
+                    let v = i128::from(self.params[p]);
+                    Iv { lo: v, hi: v }
+                }
+                // `Function::check` puts every use inside its loop, whose
+                // interval is set; an unset one means the loop is skipped.
+                Sym::Loop(v) => self.env[v.0].unwrap_or(Iv { lo: 0, hi: 0 }),
+            };
+            let t = scale(x, co);
+            self.need(t);
+            acc = add(acc, t);
+            self.need(acc);
+        }
+        acc
+    }
+
+    fn bound(&mut self, b: &Bound, lower: bool) -> Option<Iv> {
+        let mut acc: Option<Iv> = None;
+        for t in &b.terms {
+            let e = self.affine(&t.expr);
+            let d = i128::from(t.div);
+            // The compiled code adds `±(d − 1)` before dividing.
+            let shifted = if lower {
+                Iv {
+                    lo: e.lo,
+                    hi: e.hi.saturating_add(d - 1),
+                }
+            } else {
+                Iv {
+                    lo: e.lo.saturating_sub(d - 1),
+                    hi: e.hi,
+                }
+            };
+            self.need(shifted);
+            let v = if lower {
+                Iv {
+                    lo: ceil_div(e.lo, d),
+                    hi: ceil_div(e.hi, d),
+                }
+            } else {
+                Iv {
+                    lo: floor_div(e.lo, d),
+                    hi: floor_div(e.hi, d),
+                }
+            };
+            acc = Some(match acc {
+                None => v,
+                Some(a) if lower => Iv {
+                    lo: a.lo.max(v.lo),
+                    hi: a.hi.max(v.hi),
+                },
+                Some(a) => Iv {
+                    lo: a.lo.min(v.lo),
+                    hi: a.hi.min(v.hi),
+                },
+            });
+        }
+        acc
+    }
+
+    fn stmts(&mut self, body: &[Stmt]) {
+        for s in body {
+            self.stmt(s);
+        }
+    }
+
+    fn access(&mut self, array: usize, index: &[Expr]) {
+        let affine = index.iter().all(Expr::is_affine);
+        for (k, e) in index.iter().enumerate() {
+            let iv = match e {
+                Expr::Aff(a) => self.affine(a),
+                Expr::Int(v) => Iv {
+                    lo: i128::from(*v),
+                    hi: i128::from(*v),
+                },
+                other => {
+                    self.expr(other);
+                    continue;
+                }
+            };
+            if affine {
+                let (lo, ext) = self.boxes[array][k];
+                let (lo, ext) = (i128::from(lo), i128::from(ext));
+                if iv.lo < lo || iv.hi > lo + ext - 1 {
+                    self.unproven = true;
+                }
+            }
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::For {
+                var,
+                lower,
+                upper,
+                body,
+            } => {
+                let (Some(l), Some(u)) = (self.bound(lower, true), self.bound(upper, false)) else {
+                    return;
+                };
+                if l.lo > u.hi {
+                    return; // never runs
+                }
+                // The increment `i + 1` after the last iteration, and the
+                // bound `hi − 3` of an unrolled main loop.
+                if u.hi >= MAX || u.lo.saturating_sub(3) < MIN {
+                    self.overflow = true;
+                }
+                let saved = self.env[var.0];
+                self.env[var.0] = Some(Iv { lo: l.lo, hi: u.hi });
+                self.stmts(body);
+                self.env[var.0] = saved;
+            }
+            Stmt::If { cond, then, els } => {
+                self.expr(cond);
+                let saved = self.env.clone();
+                if self.refine(cond) {
+                    self.stmts(then);
+                }
+                self.env = saved;
+                self.stmts(els);
+            }
+            Stmt::Assign {
+                array,
+                index,
+                value,
+            }
+            | Stmt::Accumulate {
+                array,
+                index,
+                value,
+                ..
+            } => {
+                self.expr(value);
+                self.access(*array, index);
+            }
+            Stmt::SetLocal { value, .. } => self.expr(value),
+            Stmt::Block(b) => self.stmts(b),
+        }
+    }
+
+    /// Narrows the loop-variable intervals by a guard that holds: a
+    /// conjunction of comparisons of affine expressions. For a constraint
+    /// `c·v + r <= 0` with `r` the other terms, `c·v <= −min(r)`, so
+    /// `v <= ⌊−min(r)/c⌋` for `c > 0` and `v >= ⌈−min(r)/c⌉` for `c < 0`.
+    /// Returns false when the guard cannot hold (a variable's interval
+    /// becomes empty). Other conditions are ignored (sound: no narrowing).
+    fn refine(&mut self, cond: &Expr) -> bool {
+        use crate::codegen::loop_ast::BinOp;
+        let Expr::Binary(op, a, b) = cond else {
+            return true;
+        };
+        if *op == BinOp::And {
+            return self.refine(a) && self.refine(b);
+        }
+        let as_aff = |e: &Expr| match e {
+            Expr::Aff(x) => Some(x.clone()),
+            Expr::Int(k) => Some(Affine::cst(*k)),
+            _ => None,
+        };
+        let (Some(x), Some(y)) = (as_aff(a), as_aff(b)) else {
+            return true;
+        };
+        // diff = x − y as merged terms.
+        let mut terms: std::collections::BTreeMap<Sym, i128> = std::collections::BTreeMap::new();
+        for &(s, c) in &x.terms {
+            *terms.entry(s).or_insert(0) += i128::from(c);
+        }
+        for &(s, c) in &y.terms {
+            *terms.entry(s).or_insert(0) -= i128::from(c);
+        }
+        let k = i128::from(x.constant) - i128::from(y.constant);
+        // Constraints `sign·diff + shift <= 0`.
+        let cons: &[(i128, i128)] = match op {
+            BinOp::Le => &[(1, 0)],
+            BinOp::Lt => &[(1, 1)],
+            BinOp::Ge => &[(-1, 0)],
+            BinOp::Gt => &[(-1, 1)],
+            BinOp::Eq => &[(1, 0), (-1, 0)],
+            _ => return true,
+        };
+        for &(sign, shift) in cons {
+            let t: Vec<(Sym, i128)> = terms
+                .iter()
+                .filter(|(_, &c)| c != 0)
+                .map(|(&s, &c)| (s, sign * c))
+                .collect();
+            let kk = sign * k + shift;
+            for (idx, &(s, c)) in t.iter().enumerate() {
+                let Sym::Loop(v) = s else { continue };
+                let Some(cur) = self.env[v.0] else { continue };
+                // min of the other terms plus the constant.
+                let mut rmin = kk;
+                let mut known = true;
+                for (jdx, &(s2, c2)) in t.iter().enumerate() {
+                    if jdx == idx {
+                        continue;
+                    }
+                    let iv = match s2 {
+                        Sym::Param(p) => {
+                            let q = i128::from(self.params[p]);
+                            Iv { lo: q, hi: q }
+                        }
+                        Sym::Loop(w) => match self.env[w.0] {
+                            Some(iv) => iv,
+                            None => {
+                                known = false;
+                                break;
+                            }
+                        },
+                    };
+                    let lo = iv.lo.saturating_mul(c2).min(iv.hi.saturating_mul(c2));
+                    rmin = rmin.saturating_add(lo);
+                }
+                if !known {
+                    continue;
+                }
+                let rhs = rmin.saturating_neg();
+                let new = if c > 0 {
+                    Iv {
+                        lo: cur.lo,
+                        hi: cur.hi.min(floor_div(rhs, c)),
+                    }
+                } else {
+                    Iv {
+                        lo: cur.lo.max(ceil_div(rhs.saturating_neg(), -c)),
+                        hi: cur.hi,
+                    }
+                };
+                if new.lo > new.hi {
+                    return false;
+                }
+                self.env[v.0] = Some(new);
+            }
+        }
+        true
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match e {
+            Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Local(_) => {}
+            Expr::Aff(a) => {
+                self.affine(a);
+            }
+            Expr::Load { array, index } => self.access(*array, index),
+            Expr::Unary(_, a) | Expr::Cast(_, a) => self.expr(a),
+            Expr::Binary(_, a, b) => {
+                self.expr(a);
+                self.expr(b);
+            }
+            Expr::Select(c, a, b) => {
+                self.expr(c);
+                self.expr(a);
+                self.expr(b);
+            }
+            Expr::Math(_, args) => args.iter().for_each(|a| self.expr(a)),
+            Expr::Random {
+                args, seed, point, ..
+            } => {
+                args.iter().for_each(|a| self.expr(a));
+                self.expr(seed);
+                point.iter().for_each(|a| self.expr(a));
+            }
+        }
+    }
+}
+
+fn scale(x: Iv, c: i64) -> Iv {
+    let c = i128::from(c);
+    let (a, b) = (x.lo.saturating_mul(c), x.hi.saturating_mul(c));
+    Iv {
+        lo: a.min(b),
+        hi: a.max(b),
+    }
+}
+
+fn add(a: Iv, b: Iv) -> Iv {
+    Iv {
+        lo: a.lo.saturating_add(b.lo),
+        hi: a.hi.saturating_add(b.hi),
+    }
+}
+
+fn floor_div(a: i128, d: i128) -> i128 {
+    let q = a / d;
+    if a % d != 0 && a < 0 {
+        q - 1
+    } else {
+        q
+    }
+}
+
+fn ceil_div(a: i128, d: i128) -> i128 {
+    let q = a / d;
+    if a % d != 0 && a > 0 {
+        q + 1
+    } else {
+        q
+    }
+}

@@ -1,0 +1,407 @@
+//! The JIT: a loop-AST [`Function`] lowered with Cranelift into one native
+//! function, and a safe API to run it on owned, typed buffers.
+//!
+//! Owns: compilation (`lower`), the run-time proof obligations of
+//! unchecked code (`analysis`), runtime routines (`runtime`), the buffer
+//! type [`Buffer`] and the only `unsafe` code of the crate, at the JIT
+//! boundary: the call of a finalized function pointer, in
+//! [`JitFunction::run`], and the release of its code memory when it is
+//! dropped (`lower::Compiled`).
+//!
+//! Must not know about: schedules, the IR's equations, the interpreter
+//! (its arrays convert to and from [`Buffer`] at one point, to be added
+//! where the two meet).
+//!
+//! Safety argument of a run (checked in this order before the call):
+//! 1. the parameter count and the context (the function's parameter
+//!    constraints) hold;
+//! 2. every array's box is computed with checked arithmetic, extents are
+//!    `>= 0`, the element count and byte size fit in `isize`;
+//! 3. one buffer per array, of the array's element type and exactly the
+//!    box's element count;
+//! 4. the interval analysis proves that affine arithmetic cannot overflow
+//!    and either proves every affine access inside its box (then the fast
+//!    variant runs) or not (then a variant that checks every access runs,
+//!    compiled on first need);
+//! 5. data-dependent accesses, int arithmetic on data and distribution
+//!    arguments are checked by the compiled code itself, which returns a
+//!    status code instead of touching memory out of bounds.
+
+mod analysis;
+pub mod lower;
+pub mod runtime;
+
+use crate::codegen::loop_ast::{AstError, Function, MAX_DIMS};
+use crate::ir::types::ElemType;
+use analysis::Verdict;
+use lower::{status, Compiled, NativeFn, ERR_SLOT_LEN};
+use std::sync::OnceLock;
+
+/// Compilation failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JitError {
+    #[error("malformed loop program: {0}")]
+    Ast(#[from] AstError),
+    #[error("the host machine is not supported by Cranelift: {0}")]
+    UnsupportedHost(String),
+    #[error("code generation failed: {0}")]
+    Codegen(String),
+}
+
+/// A run failed (before or during execution); no partial guarantees are
+/// made about buffer contents after an error during execution.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RunError {
+    #[error("expected {expected} parameters, got {got}")]
+    ParamCount { expected: usize, got: usize },
+    #[error("parameters {0:?} violate the function's parameter constraints")]
+    ParamsOutsideContext(Vec<i64>),
+    #[error("expected {expected} buffers, got {got}")]
+    BufferCount { expected: usize, got: usize },
+    #[error("buffer of `{array}` holds {got} values, expected {expected}")]
+    BufferType {
+        array: String,
+        expected: &'static str,
+        got: &'static str,
+    },
+    #[error("buffer of `{array}` has {got} elements, its box needs {expected}")]
+    BufferSize {
+        array: String,
+        expected: usize,
+        got: usize,
+    },
+    #[error("array `{array}`: dimension {dim} has negative extent {extent}")]
+    NegativeExtent {
+        array: String,
+        dim: usize,
+        extent: i64,
+    },
+    #[error("array `{0}`: its box does not fit in memory (or its bounds overflow)")]
+    TooLarge(String),
+    #[error("index arithmetic may overflow 64-bit integers for these parameters")]
+    MayOverflow,
+    #[error("read or write of `{array}` at {point:?}, outside its domain")]
+    OutOfBounds { array: String, point: Vec<i64> },
+    #[error("affine access to `{array}` at {point:?} out of bounds: the loop program violates the access contract")]
+    ContractViolation { array: String, point: Vec<i64> },
+    #[error("integer division by zero")]
+    DivisionByZero,
+    #[error("integer overflow")]
+    Overflow,
+    #[error("invalid argument of a discrete distribution")]
+    BadDistributionArgument,
+    #[error("compiling the checked variant failed: {0}")]
+    Jit(JitError),
+    #[error("unknown status {0} returned by compiled code")]
+    UnknownStatus(i64),
+}
+
+/// An owned, typed, dense buffer holding one array (row-major over its
+/// box). The conversion point to the interpreter's arrays.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Buffer {
+    Int(Vec<i64>),
+    Float(Vec<f64>),
+    Bool(Vec<bool>),
+}
+
+impl Buffer {
+    /// A zero-filled buffer of `len` elements of type `ty`.
+    pub fn zeros(ty: ElemType, len: usize) -> Buffer {
+        match ty {
+            ElemType::Int => Buffer::Int(vec![0; len]),
+            ElemType::Float => Buffer::Float(vec![0.0; len]),
+            ElemType::Bool => Buffer::Bool(vec![false; len]),
+        }
+    }
+    pub fn elem_type(&self) -> ElemType {
+        match self {
+            Buffer::Int(_) => ElemType::Int,
+            Buffer::Float(_) => ElemType::Float,
+            Buffer::Bool(_) => ElemType::Bool,
+        }
+    }
+    pub fn len(&self) -> usize {
+        match self {
+            Buffer::Int(v) => v.len(),
+            Buffer::Float(v) => v.len(),
+            Buffer::Bool(v) => v.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn as_int(&self) -> Option<&[i64]> {
+        match self {
+            Buffer::Int(v) => Some(v),
+            _ => None,
+        }
+    }
+    pub fn as_float(&self) -> Option<&[f64]> {
+        match self {
+            Buffer::Float(v) => Some(v),
+            _ => None,
+        }
+    }
+    pub fn as_bool(&self) -> Option<&[bool]> {
+        match self {
+            Buffer::Bool(v) => Some(v),
+            _ => None,
+        }
+    }
+    fn base_ptr(&mut self) -> *mut u8 {
+        match self {
+            Buffer::Int(v) => v.as_mut_ptr().cast(),
+            Buffer::Float(v) => v.as_mut_ptr().cast(),
+            Buffer::Bool(v) => v.as_mut_ptr().cast(),
+        }
+    }
+}
+
+impl From<Vec<i64>> for Buffer {
+    fn from(v: Vec<i64>) -> Buffer {
+        Buffer::Int(v)
+    }
+}
+impl From<Vec<f64>> for Buffer {
+    fn from(v: Vec<f64>) -> Buffer {
+        Buffer::Float(v)
+    }
+}
+impl From<Vec<bool>> for Buffer {
+    fn from(v: Vec<bool>) -> Buffer {
+        Buffer::Bool(v)
+    }
+}
+
+/// Compilation options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct JitOptions {
+    /// Bounds-check every access, affine ones included (for tests: a
+    /// violated access contract becomes [`RunError::ContractViolation`]).
+    pub checked: bool,
+}
+
+/// A compiled loop program.
+#[derive(Debug)]
+pub struct JitFunction {
+    func: Function,
+    options: JitOptions,
+    fast: Compiled,
+    /// The variant that checks every access (compiled on first need when
+    /// `fast` is not already checked).
+    checked: OnceLock<Result<Compiled, JitError>>,
+}
+
+/// The box of every array for given parameters: `(lo, extent)` per
+/// dimension, and the element count.
+fn boxes(f: &Function, params: &[i64]) -> Result<(analysis::Boxes, Vec<usize>), RunError> {
+    let mut all = Vec::new();
+    let mut sizes = Vec::new();
+    for a in &f.arrays {
+        let too_large = || RunError::TooLarge(a.name.clone());
+        let mut dims = Vec::new();
+        let mut count: usize = 1;
+        for (k, d) in a.dims.iter().enumerate() {
+            let lo = d.lower.eval(&[], params).ok_or_else(too_large)?;
+            let ext = d.extent.eval(&[], params).ok_or_else(too_large)?;
+            if ext < 0 {
+                return Err(RunError::NegativeExtent {
+                    array: a.name.clone(),
+                    dim: k,
+                    extent: ext,
+                });
+            }
+            // lo + ext is computed by the compiled code.
+            lo.checked_add(ext).ok_or_else(too_large)?;
+            let e = usize::try_from(ext).map_err(|_| too_large())?;
+            count = count.checked_mul(e).ok_or_else(too_large)?;
+            dims.push((lo, ext));
+        }
+        let elem = match a.ty {
+            ElemType::Int | ElemType::Float => 8,
+            ElemType::Bool => 1,
+        };
+        let bytes = count.checked_mul(elem).ok_or_else(too_large)?;
+        if isize::try_from(bytes).is_err() || i64::try_from(bytes).is_err() {
+            return Err(too_large());
+        }
+        all.push(dims);
+        sizes.push(count);
+    }
+    Ok((all, sizes))
+}
+
+impl JitFunction {
+    /// Checks and compiles `f` (fast variant: affine accesses unchecked).
+    pub fn compile(f: &Function) -> Result<JitFunction, JitError> {
+        JitFunction::compile_with(f, JitOptions::default())
+    }
+
+    /// Checks and compiles `f` with `options`.
+    pub fn compile_with(f: &Function, options: JitOptions) -> Result<JitFunction, JitError> {
+        f.check()?;
+        let fast = lower::compile(f, options.checked)?;
+        Ok(JitFunction {
+            func: f.clone(),
+            options,
+            fast,
+            checked: OnceLock::new(),
+        })
+    }
+
+    /// The optimized Cranelift IR and the machine code listing of `f`
+    /// compiled with `options` (for inspecting code quality; the format is
+    /// Cranelift's and may change).
+    pub fn disassemble(f: &Function, options: JitOptions) -> Result<String, JitError> {
+        f.check()?;
+        lower::disassemble(f, options.checked)
+    }
+
+    /// The loop program this was compiled from.
+    pub fn function(&self) -> &Function {
+        &self.func
+    }
+
+    /// Whether, for `params`, the interval analysis proves every affine
+    /// access in bounds, so that a run uses the fast variant (no checks on
+    /// affine accesses); `false` means a run falls back to the variant
+    /// that checks every access. Errors as in [`JitFunction::run`] for the
+    /// parameters (count, context, boxes, possible overflow).
+    pub fn proves_affine_accesses(&self, params: &[i64]) -> Result<bool, RunError> {
+        let f = &self.func;
+        self.check_params(params)?;
+        let (bx, _) = boxes(f, params)?;
+        match analysis::analyse(f, params, &bx) {
+            Verdict::MayOverflow => Err(RunError::MayOverflow),
+            Verdict::Safe => Ok(true),
+            Verdict::NeedsChecks => Ok(false),
+        }
+    }
+
+    /// The bounding box of every array for `params`: per dimension
+    /// `(lower, extent)`, the element at `x` being at offset
+    /// `Σ_k (x_k − lower_k)·Π_{j>k} extent_j`. Errors as in
+    /// [`JitFunction::run`] (count, context, negative extent, size).
+    pub fn boxes(&self, params: &[i64]) -> Result<Vec<Vec<(i64, i64)>>, RunError> {
+        self.check_params(params)?;
+        Ok(boxes(&self.func, params)?.0)
+    }
+
+    /// Zero-filled buffers (zero, `0.0`, `false`) of the right type and
+    /// size for every array, for `params`.
+    pub fn zeroed_buffers(&self, params: &[i64]) -> Result<Vec<Buffer>, RunError> {
+        self.check_params(params)?;
+        let (_, sizes) = boxes(&self.func, params)?;
+        Ok(self
+            .func
+            .arrays
+            .iter()
+            .zip(sizes)
+            .map(|(a, n)| Buffer::zeros(a.ty, n))
+            .collect())
+    }
+
+    fn check_params(&self, params: &[i64]) -> Result<(), RunError> {
+        let f = &self.func;
+        if params.len() != f.params.len() {
+            return Err(RunError::ParamCount {
+                expected: f.params.len(),
+                got: params.len(),
+            });
+        }
+        if !f.context.contains(&[], params) {
+            return Err(RunError::ParamsOutsideContext(params.to_vec()));
+        }
+        Ok(())
+    }
+
+    /// Runs the function on `params` (one value per parameter) and
+    /// `buffers` (one per array, in order, each exactly the array's box
+    /// for these parameters). Arrays are read and written in place.
+    pub fn run(&self, params: &[i64], buffers: &mut [Buffer]) -> Result<(), RunError> {
+        let f = &self.func;
+        self.check_params(params)?;
+        let (bx, sizes) = boxes(f, params)?;
+        if buffers.len() != f.arrays.len() {
+            return Err(RunError::BufferCount {
+                expected: f.arrays.len(),
+                got: buffers.len(),
+            });
+        }
+        for ((a, buf), &size) in f.arrays.iter().zip(buffers.iter()).zip(&sizes) {
+            if buf.elem_type() != a.ty {
+                return Err(RunError::BufferType {
+                    array: a.name.clone(),
+                    expected: a.ty.name(),
+                    got: buf.elem_type().name(),
+                });
+            }
+            if buf.len() != size {
+                return Err(RunError::BufferSize {
+                    array: a.name.clone(),
+                    expected: size,
+                    got: buf.len(),
+                });
+            }
+        }
+        let compiled = match analysis::analyse(f, params, &bx) {
+            Verdict::MayOverflow => return Err(RunError::MayOverflow),
+            Verdict::Safe => &self.fast,
+            Verdict::NeedsChecks if self.options.checked => &self.fast,
+            Verdict::NeedsChecks => self
+                .checked
+                .get_or_init(|| lower::compile(f, true))
+                .as_ref()
+                .map_err(|e| RunError::Jit(e.clone()))?,
+        };
+        let ptrs: Vec<*mut u8> = buffers.iter_mut().map(Buffer::base_ptr).collect();
+        let mut err = [0i64; ERR_SLOT_LEN];
+        // SAFETY: `compiled.code` is a finalized function of the signature
+        // `NativeFn` (built by `lower::compile`), whose module is alive as
+        // long as `self`. Its arguments are valid: `ptrs` has one base
+        // pointer per array, each into a live, exclusively borrowed buffer
+        // of the array's element type with exactly the box's element count
+        // (checked above); `params` has one value per parameter; `err` has
+        // `ERR_SLOT_LEN` slots. The code only accesses buffer elements
+        // inside the boxes: affine accesses are proven inside by the
+        // interval analysis (`Verdict::Safe`) or checked at run time (the
+        // checked variant), data-dependent ones are always checked; affine
+        // arithmetic cannot overflow (the analysis did not report
+        // `MayOverflow`). It stores only 0/1 into bool buffers.
+        let code = unsafe {
+            let fp: NativeFn = std::mem::transmute::<*const u8, NativeFn>(compiled.code);
+            fp(ptrs.as_ptr(), params.as_ptr(), err.as_mut_ptr())
+        };
+        decode(f, code, &err)
+    }
+}
+
+fn decode(f: &Function, code: i64, err: &[i64; ERR_SLOT_LEN]) -> Result<(), RunError> {
+    let point = || {
+        let n = usize::try_from(err[2]).unwrap_or(0).min(MAX_DIMS);
+        err[3..3 + n].to_vec()
+    };
+    let array = || {
+        usize::try_from(err[1])
+            .ok()
+            .and_then(|a| f.arrays.get(a))
+            .map(|a| a.name.clone())
+            .unwrap_or_else(|| format!("#{}", err[1]))
+    };
+    match code {
+        status::OK => Ok(()),
+        status::OUT_OF_BOUNDS => Err(RunError::OutOfBounds {
+            array: array(),
+            point: point(),
+        }),
+        status::CONTRACT => Err(RunError::ContractViolation {
+            array: array(),
+            point: point(),
+        }),
+        status::DIV_ZERO => Err(RunError::DivisionByZero),
+        status::OVERFLOW => Err(RunError::Overflow),
+        status::BAD_RNG_ARG => Err(RunError::BadDistributionArgument),
+        other => Err(RunError::UnknownStatus(other)),
+    }
+}

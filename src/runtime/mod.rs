@@ -1,0 +1,22 @@
+//! The run-time support shared by the reference interpreter (`interp`) and
+//! the JIT (`jit`): dense arrays over bounding boxes, bounding-box and
+//! point scanning of IR domains for concrete parameter values, data I/O
+//! (`.npy`, CSV), counter-based random numbers and the math built-ins.
+//!
+//! Owns: the array layout (see [`array`]), the exact construction of every
+//! random draw (see [`rng`]), the numerical definition of the built-ins
+//! (see [`math`]), and the file formats.
+//!
+//! Must not know about: how a program is evaluated or scheduled (no
+//! interpreter or code generator logic), the `.alpha` syntax, the AST.
+//! It reads only the IR data types (`ir::types`) it needs to size arrays.
+
+pub mod array;
+pub mod data;
+pub mod error;
+pub mod math;
+pub mod rng;
+pub mod scan;
+
+pub use array::{Array, ArrayData, ArraySpec, Scalar, MAX_ELEMENTS};
+pub use error::RuntimeError;

@@ -1,0 +1,848 @@
+//! Bounding boxes and lexicographic point scanning of IR [`Domain`]s for
+//! concrete parameter values, by exact Fourier–Motzkin elimination on
+//! integer rows (`i128`, checked; overflow is an error).
+//!
+//! This is the run-time stand-in for `poly` enumeration: it needs no
+//! polyhedral library because the parameters are known numbers. Math:
+//! for one conjunction `P = { y : A y + c >= 0 }` (equalities are two
+//! inequalities) and variables ordered `y_0, ..., y_{n-1}`, level `k`
+//! holds the rows of `P` with `y_{k+1..}` eliminated (the rational
+//! projection, tightened by dividing each row by the gcd of its variable
+//! coefficients and flooring the constant, which keeps every integer
+//! point). Scanning fixes `y_0..y_{k-1}` and runs `y_k` from the largest
+//! lower bound `ceil(-(rest)/a)` (`a > 0`) to the smallest upper bound
+//! `floor(rest/(-a))` (`a < 0`) of the level-`k` rows. Every point
+//! produced satisfies every row of `P` (the last level is `P` itself and
+//! rows free of `y_k` are carried to lower levels), and every integer
+//! point of `P` is produced (projections contain the projected points),
+//! so the scan is exact; the order is lexicographic. A union is scanned
+//! piece by piece and merged (sorted, duplicates removed).
+//!
+//! The bounding box is exact over the integers (the same as
+//! `poly::Set::bounding_box`): per piece and dimension `k`, the rational
+//! bounds of `y_k` (all other columns eliminated) are tightened by
+//! stepping inward until some integer point of the piece has that value of
+//! `y_k` (an early-exit scan with `y_k` first); the box of a union is the
+//! hull of its pieces' boxes.
+//!
+//! Must not know about: expressions, evaluation, arrays.
+
+use super::error::RuntimeError;
+use crate::ir::{AffExpr, ConstraintKind, Domain};
+use std::collections::{BTreeSet, HashSet};
+
+/// Largest number of values tried when tightening one bounding-box
+/// dimension to the integer points (a safeguard against integer-empty
+/// slivers of huge rational extent; exceeding it is `TooComplex`).
+pub const MAX_TIGHTEN_STEPS: u32 = 1_000_000;
+
+/// Largest number of rows one elimination step may produce.
+pub const MAX_ROWS: usize = 4096;
+
+/// `Σ a_k y_k + c >= 0`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Row {
+    a: Vec<i128>,
+    c: i128,
+}
+
+fn gcd(mut a: i128, mut b: i128) -> i128 {
+    a = a.abs();
+    b = b.abs();
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    a
+}
+
+fn floor_div(a: i128, b: i128) -> i128 {
+    // b > 0 at every call site.
+    let q = a / b;
+    if (a % b != 0) && (a < 0) {
+        q - 1
+    } else {
+        q
+    }
+}
+
+fn ceil_div(a: i128, b: i128) -> i128 {
+    -floor_div(-a, b)
+}
+
+impl Row {
+    /// Divides by the gcd of the variable coefficients (flooring the
+    /// constant): same integer points.
+    fn normalize(mut self) -> Row {
+        let g = self.a.iter().fold(0, |g, &x| gcd(g, x));
+        if g > 1 {
+            for x in &mut self.a {
+                *x /= g;
+            }
+            self.c = floor_div(self.c, g);
+        }
+        self
+    }
+    fn is_constant(&self) -> bool {
+        self.a.iter().all(|&x| x == 0)
+    }
+}
+
+/// The rows of one conjunction with the parameters substituted, laid out
+/// at columns `offset..offset + dims` of `n_cols` columns; `None` when a
+/// parameter-only constraint is violated (empty piece).
+fn piece_rows(
+    piece: &[crate::ir::AffConstraint],
+    params: &[i64],
+    n_cols: usize,
+    offset: usize,
+    name: &str,
+) -> Result<Option<Vec<Row>>, RuntimeError> {
+    let mut rows = Vec::new();
+    for con in piece {
+        let r = aff_row(&con.aff, params, n_cols, offset, name)?;
+        if con.kind == ConstraintKind::Eq {
+            rows.push(Row {
+                a: r.a.iter().map(|x| -x).collect(),
+                c: -r.c,
+            });
+        }
+        rows.push(r);
+    }
+    clean(rows, name)
+}
+
+/// The row of an affine expression with parameters substituted.
+fn aff_row(
+    aff: &AffExpr,
+    params: &[i64],
+    n_cols: usize,
+    offset: usize,
+    name: &str,
+) -> Result<Row, RuntimeError> {
+    let ov = || RuntimeError::Overflow(name.to_string());
+    let mut a = vec![0i128; n_cols];
+    for (k, &x) in aff.idx.iter().enumerate() {
+        let col = offset + k;
+        if col >= n_cols {
+            return Err(RuntimeError::Data {
+                name: name.to_string(),
+                msg: format!(
+                    "constraint has {} index coefficients, expected fewer",
+                    aff.idx.len()
+                ),
+            });
+        }
+        a[col] = x as i128;
+    }
+    let mut c = aff.constant as i128;
+    for (k, &p) in aff.par.iter().enumerate() {
+        let v = params.get(k).copied().ok_or_else(|| RuntimeError::Data {
+            name: name.to_string(),
+            msg: format!("missing value of parameter {k}"),
+        })?;
+        c = c
+            .checked_add((p as i128).checked_mul(v as i128).ok_or_else(ov)?)
+            .ok_or_else(ov)?;
+    }
+    Ok(Row { a, c })
+}
+
+/// Normalizes, removes duplicates and trivially true rows; `None` when a
+/// constant row is false.
+fn clean(rows: Vec<Row>, name: &str) -> Result<Option<Vec<Row>>, RuntimeError> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for r in rows {
+        let r = r.normalize();
+        if r.is_constant() {
+            if r.c < 0 {
+                return Ok(None);
+            }
+            continue;
+        }
+        if seen.insert(r.clone()) {
+            out.push(r);
+        }
+    }
+    if out.len() > MAX_ROWS {
+        return Err(RuntimeError::TooComplex(name.to_string()));
+    }
+    Ok(Some(out))
+}
+
+/// Fourier–Motzkin elimination of column `k`; `None` when infeasible.
+fn eliminate(rows: &[Row], k: usize, name: &str) -> Result<Option<Vec<Row>>, RuntimeError> {
+    let ov = || RuntimeError::Overflow(name.to_string());
+    let mut out = Vec::new();
+    let (mut pos, mut neg) = (Vec::new(), Vec::new());
+    for r in rows {
+        match r.a[k].signum() {
+            0 => out.push(r.clone()),
+            1 => pos.push(r),
+            _ => neg.push(r),
+        }
+    }
+    if pos.len().saturating_mul(neg.len()) > MAX_ROWS * 4 {
+        return Err(RuntimeError::TooComplex(name.to_string()));
+    }
+    for p in &pos {
+        for n in &neg {
+            let (fp, fnn) = (-n.a[k], p.a[k]); // both > 0
+            let mut a = Vec::with_capacity(p.a.len());
+            for j in 0..p.a.len() {
+                let v = p.a[j]
+                    .checked_mul(fp)
+                    .and_then(|x| x.checked_add(n.a[j].checked_mul(fnn)?))
+                    .ok_or_else(ov)?;
+                a.push(v);
+            }
+            let c =
+                p.c.checked_mul(fp)
+                    .and_then(|x| x.checked_add(n.c.checked_mul(fnn)?))
+                    .ok_or_else(ov)?;
+            out.push(Row { a, c });
+        }
+    }
+    clean(out, name)
+}
+
+/// Bounds of column `k` from the rows with a non-zero coefficient on it,
+/// the columns `< k` having the values `prefix`; `(lo, hi)` as `i128`
+/// (`None` = unbounded on that side).
+fn bounds(
+    rows: &[Row],
+    k: usize,
+    prefix: &[i64],
+    name: &str,
+) -> Result<(Option<i128>, Option<i128>), RuntimeError> {
+    let ov = || RuntimeError::Overflow(name.to_string());
+    let (mut lo, mut hi): (Option<i128>, Option<i128>) = (None, None);
+    for r in rows {
+        let a = r.a[k];
+        if a == 0 {
+            continue;
+        }
+        let mut rest = r.c;
+        for (j, &v) in prefix.iter().enumerate().take(k) {
+            if r.a[j] != 0 {
+                rest = rest
+                    .checked_add(r.a[j].checked_mul(v as i128).ok_or_else(ov)?)
+                    .ok_or_else(ov)?;
+            }
+        }
+        if a > 0 {
+            let b = ceil_div(-rest, a);
+            lo = Some(lo.map_or(b, |l| l.max(b)));
+        } else {
+            let b = floor_div(rest, -a);
+            hi = Some(hi.map_or(b, |h| h.min(b)));
+        }
+    }
+    Ok((lo, hi))
+}
+
+fn to_i64(v: i128, name: &str) -> Result<i64, RuntimeError> {
+    i64::try_from(v).map_err(|_| RuntimeError::Overflow(name.to_string()))
+}
+
+/// The integer bounding box `[(lo_k, hi_k)]` of `domain` for `params`:
+/// `lo_k = min { y_k : y ∈ domain ∩ Z^n }`, `hi_k` the max (exact, see the
+/// module comment); `Ok(None)` when the domain has no integer point; an
+/// error when it is unbounded.
+pub fn bounding_box(
+    domain: &Domain,
+    params: &[i64],
+    name: &str,
+) -> Result<Option<Vec<(i64, i64)>>, RuntimeError> {
+    let n = domain.n_dims();
+    let mut hull: Option<Vec<(i64, i64)>> = None;
+    'pieces: for piece in &domain.pieces {
+        let Some(rows) = piece_rows(piece, params, n, 0, name)? else {
+            continue;
+        };
+        let mut bx = Vec::with_capacity(n);
+        for k in 0..n {
+            // Rational bounds of y_k: eliminate every other column.
+            let mut r = rows.clone();
+            for j in 0..n {
+                if j != k {
+                    match eliminate(&r, j, name)? {
+                        Some(e) => r = e,
+                        None => continue 'pieces,
+                    }
+                }
+            }
+            let (lo, hi) = bounds(&r, k, &[], name)?;
+            let unb = || RuntimeError::Unbounded {
+                name: name.to_string(),
+                dim: domain.dims.get(k).cloned().unwrap_or_else(|| k.to_string()),
+            };
+            let (lo, hi) = (
+                to_i64(lo.ok_or_else(unb)?, name)?,
+                to_i64(hi.ok_or_else(unb)?, name)?,
+            );
+            if lo > hi {
+                continue 'pieces;
+            }
+            // Integer tightening: the first values from each end that some
+            // integer point of the piece takes (y_k scanned first).
+            let single = Domain {
+                dims: domain.dims.clone(),
+                pieces: vec![piece.clone()],
+            };
+            let s = Scanner::for_prefix(&permute_first(&single, k), 1, params, name)?;
+            let mut steps = 0u32;
+            let mut step = || {
+                steps += 1;
+                if steps > MAX_TIGHTEN_STEPS {
+                    Err(RuntimeError::TooComplex(name.to_string()))
+                } else {
+                    Ok(())
+                }
+            };
+            let mut ilo = None;
+            let mut v = lo;
+            while v <= hi {
+                step()?;
+                if s.has_point(&[v])? {
+                    ilo = Some(v);
+                    break;
+                }
+                v += 1;
+            }
+            let Some(ilo) = ilo else {
+                continue 'pieces;
+            };
+            let mut ihi = hi;
+            while ihi > ilo && !s.has_point(&[ihi])? {
+                step()?;
+                ihi -= 1;
+            }
+            bx.push((ilo, ihi));
+        }
+        hull = Some(match hull {
+            None => bx,
+            Some(h) => h
+                .iter()
+                .zip(&bx)
+                .map(|(&(l1, h1), &(l2, h2))| (l1.min(l2), h1.max(h2)))
+                .collect(),
+        });
+    }
+    Ok(hull)
+}
+
+/// The same domain with dimension `k` moved first (others in order).
+fn permute_first(domain: &Domain, k: usize) -> Domain {
+    let perm = |v: &[i64]| -> Vec<i64> {
+        let mut out = Vec::with_capacity(v.len());
+        if let Some(&x) = v.get(k) {
+            out.push(x);
+        }
+        out.extend(
+            v.iter()
+                .enumerate()
+                .filter(|(j, _)| *j != k)
+                .map(|(_, &x)| x),
+        );
+        out
+    };
+    Domain {
+        dims: {
+            let mut d = Vec::with_capacity(domain.dims.len());
+            if let Some(x) = domain.dims.get(k) {
+                d.push(x.clone());
+            }
+            d.extend(
+                domain
+                    .dims
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != k)
+                    .map(|(_, x)| x.clone()),
+            );
+            d
+        },
+        pieces: domain
+            .pieces
+            .iter()
+            .map(|p| {
+                p.iter()
+                    .map(|c| crate::ir::AffConstraint {
+                        aff: AffExpr {
+                            idx: perm(&c.aff.idx),
+                            par: c.aff.par.clone(),
+                            constant: c.aff.constant,
+                        },
+                        kind: c.kind,
+                    })
+                    .collect()
+            })
+            .collect(),
+    }
+}
+
+/// The elimination levels of one conjunction.
+#[derive(Debug, Clone)]
+struct PiecePlan {
+    /// Rows over the fixed columns only (checked before scanning).
+    fixed_rows: Vec<Row>,
+    /// `levels[k]`: rows with the free columns after `k` eliminated.
+    levels: Vec<Vec<Row>>,
+}
+
+/// A precomputed scanner of the integer points of a domain (for fixed
+/// parameter values), in lexicographic order, with some leading
+/// coordinates fixed per call.
+#[derive(Debug, Clone)]
+pub struct Scanner {
+    name: String,
+    n_fixed: usize,
+    n_free: usize,
+    dim_names: Vec<String>,
+    pieces: Vec<PiecePlan>,
+}
+
+impl Scanner {
+    /// Scans `{ y ∈ domain }` (no fixed coordinates).
+    pub fn for_domain(
+        domain: &Domain,
+        params: &[i64],
+        name: &str,
+    ) -> Result<Scanner, RuntimeError> {
+        Scanner::for_prefix(domain, 0, params, name)
+    }
+
+    /// Scans `{ y_{m..} : (x, y_{m..}) ∈ domain }` for a fixed prefix `x`
+    /// of the domain's first `m = n_fixed` dimensions (as a categorical's
+    /// drawn index).
+    pub fn for_prefix(
+        domain: &Domain,
+        n_fixed: usize,
+        params: &[i64],
+        name: &str,
+    ) -> Result<Scanner, RuntimeError> {
+        let n = domain.n_dims();
+        let n_fixed = n_fixed.min(n);
+        let mut pieces = Vec::new();
+        for piece in &domain.pieces {
+            if let Some(rows) = piece_rows(piece, params, n, 0, name)? {
+                if let Some(p) = plan(rows, n_fixed, n, name)? {
+                    pieces.push(p);
+                }
+            }
+        }
+        Ok(Scanner {
+            name: name.to_string(),
+            n_fixed,
+            n_free: n - n_fixed,
+            dim_names: domain.dims[n_fixed..].to_vec(),
+            pieces,
+        })
+    }
+
+    /// Scans `{ y ∈ domain : proj(y) = x }` for a fixed outer point `x`
+    /// (a reduction body's points for one result element); `proj` has one
+    /// affine function of the domain's dimensions per coordinate of `x`.
+    pub fn for_projection(
+        domain: &Domain,
+        proj: &[AffExpr],
+        params: &[i64],
+        name: &str,
+    ) -> Result<Scanner, RuntimeError> {
+        let m = proj.len();
+        let d = domain.n_dims();
+        let n = m + d;
+        let mut links = Vec::new();
+        for (i, f) in proj.iter().enumerate() {
+            // proj_i(y) - x_i == 0, as two rows.
+            let mut r = aff_row(f, params, n, m, name)?;
+            r.a[i] = -1;
+            let neg = Row {
+                a: r.a.iter().map(|x| -x).collect(),
+                c: -r.c,
+            };
+            links.push(r);
+            links.push(neg);
+        }
+        let mut pieces = Vec::new();
+        for piece in &domain.pieces {
+            if let Some(mut rows) = piece_rows(piece, params, n, m, name)? {
+                rows.extend(links.iter().cloned());
+                if let Some(rows) = clean(rows, name)? {
+                    if let Some(p) = plan(rows, m, n, name)? {
+                        pieces.push(p);
+                    }
+                }
+            }
+        }
+        Ok(Scanner {
+            name: name.to_string(),
+            n_fixed: m,
+            n_free: d,
+            dim_names: domain.dims.clone(),
+            pieces,
+        })
+    }
+
+    /// Number of fixed leading coordinates expected by [`Scanner::points`].
+    pub fn n_fixed(&self) -> usize {
+        self.n_fixed
+    }
+
+    /// The integer points (free coordinates only) for the fixed values
+    /// `fixed`, in lexicographic order without duplicates.
+    pub fn points(&self, fixed: &[i64]) -> Result<Vec<Vec<i64>>, RuntimeError> {
+        if fixed.len() != self.n_fixed {
+            return Err(RuntimeError::Arity {
+                name: self.name.clone(),
+                point: fixed.to_vec(),
+                expected: self.n_fixed,
+                found: fixed.len(),
+            });
+        }
+        if self.pieces.len() == 1 {
+            let mut out = Vec::new();
+            self.scan_piece(&self.pieces[0], fixed, &mut out, false)?;
+            return Ok(out);
+        }
+        let mut all = BTreeSet::new();
+        for p in &self.pieces {
+            let mut out = Vec::new();
+            self.scan_piece(p, fixed, &mut out, false)?;
+            all.extend(out);
+        }
+        Ok(all.into_iter().collect())
+    }
+
+    /// True when some integer point has the fixed values `fixed`.
+    pub fn has_point(&self, fixed: &[i64]) -> Result<bool, RuntimeError> {
+        let mut out = Vec::new();
+        for p in &self.pieces {
+            self.scan_piece(p, fixed, &mut out, true)?;
+            if !out.is_empty() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Appends the points of one piece to `out` (only the first one when
+    /// `first_only`).
+    fn scan_piece(
+        &self,
+        p: &PiecePlan,
+        fixed: &[i64],
+        out: &mut Vec<Vec<i64>>,
+        first_only: bool,
+    ) -> Result<(), RuntimeError> {
+        let ov = || RuntimeError::Overflow(self.name.clone());
+        for r in &p.fixed_rows {
+            let mut v = r.c;
+            for (j, &x) in fixed.iter().enumerate() {
+                v = v
+                    .checked_add(r.a[j].checked_mul(x as i128).ok_or_else(ov)?)
+                    .ok_or_else(ov)?;
+            }
+            if v < 0 {
+                return Ok(());
+            }
+        }
+        if self.n_free == 0 {
+            out.push(Vec::new());
+            return Ok(());
+        }
+        let m = self.n_fixed;
+        let mut cur: Vec<i64> = fixed.to_vec();
+        cur.resize(m + self.n_free, 0);
+        let mut his = vec![0i64; self.n_free];
+        // Depth-first scan: `k` is the free level being advanced.
+        let mut k = 0usize;
+        let mut descending = true;
+        loop {
+            if descending {
+                let (lo, hi) = bounds(&p.levels[k], m + k, &cur, &self.name)?;
+                let unb = || RuntimeError::Unbounded {
+                    name: self.name.clone(),
+                    dim: self
+                        .dim_names
+                        .get(k)
+                        .cloned()
+                        .unwrap_or_else(|| k.to_string()),
+                };
+                let (lo, hi) = (lo.ok_or_else(unb)?, hi.ok_or_else(unb)?);
+                if lo <= hi {
+                    cur[m + k] = to_i64(lo, &self.name)?;
+                    his[k] = to_i64(hi, &self.name)?;
+                    if k + 1 == self.n_free {
+                        out.push(cur[m..].to_vec());
+                        if first_only {
+                            return Ok(());
+                        }
+                        descending = false;
+                    } else {
+                        k += 1;
+                    }
+                    continue;
+                }
+                descending = false;
+                if k == 0 {
+                    return Ok(());
+                }
+                k -= 1;
+            }
+            // Advance level k (its current value was already used).
+            if cur[m + k] < his[k] {
+                cur[m + k] += 1;
+                if k + 1 == self.n_free {
+                    out.push(cur[m..].to_vec());
+                    if first_only {
+                        return Ok(());
+                    }
+                } else {
+                    k += 1;
+                    descending = true;
+                }
+            } else if k == 0 {
+                return Ok(());
+            } else {
+                k -= 1;
+            }
+        }
+    }
+}
+
+/// Builds the elimination levels of one conjunction over `n` columns, the
+/// first `n_fixed` fixed; `None` when it is empty.
+fn plan(
+    rows: Vec<Row>,
+    n_fixed: usize,
+    n: usize,
+    name: &str,
+) -> Result<Option<PiecePlan>, RuntimeError> {
+    let n_free = n - n_fixed;
+    let mut levels = vec![Vec::new(); n_free];
+    let mut cur = rows;
+    for k in (0..n_free).rev() {
+        levels[k] = cur.clone();
+        match eliminate(&cur, n_fixed + k, name)? {
+            Some(e) => cur = e,
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(PiecePlan {
+        fixed_rows: cur,
+        levels,
+    }))
+}
+
+/// All integer points of `domain` for `params`, in lexicographic order.
+pub fn points(domain: &Domain, params: &[i64], name: &str) -> Result<Vec<Vec<i64>>, RuntimeError> {
+    Scanner::for_domain(domain, params, name)?.points(&[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{AffConstraint, AffExpr};
+    use proptest::prelude::*;
+
+    fn ge(idx: Vec<i64>, par: Vec<i64>, c: i64) -> AffConstraint {
+        AffConstraint {
+            aff: AffExpr {
+                idx,
+                par,
+                constant: c,
+            },
+            kind: ConstraintKind::Ge,
+        }
+    }
+    fn eq(idx: Vec<i64>, par: Vec<i64>, c: i64) -> AffConstraint {
+        AffConstraint {
+            aff: AffExpr {
+                idx,
+                par,
+                constant: c,
+            },
+            kind: ConstraintKind::Eq,
+        }
+    }
+    fn dom(n: usize, pieces: Vec<Vec<AffConstraint>>) -> Domain {
+        Domain {
+            dims: (0..n).map(|i| format!("i{i}")).collect(),
+            pieces,
+        }
+    }
+
+    #[test]
+    fn triangle() {
+        // { [i, j] : 0 <= j <= i < N }
+        let d = dom(
+            2,
+            vec![vec![
+                ge(vec![0, 1], vec![0], 0),
+                ge(vec![1, -1], vec![0], 0),
+                ge(vec![-1, 0], vec![1], -1),
+            ]],
+        );
+        let pts = points(&d, &[4], "T").unwrap();
+        assert_eq!(pts.len(), 10);
+        assert_eq!(pts[0], vec![0, 0]);
+        assert_eq!(pts[9], vec![3, 3]);
+        assert_eq!(
+            bounding_box(&d, &[4], "T").unwrap(),
+            Some(vec![(0, 3), (0, 3)])
+        );
+        assert_eq!(bounding_box(&d, &[0], "T").unwrap(), None);
+        assert!(points(&d, &[0], "T").unwrap().is_empty());
+    }
+
+    #[test]
+    fn unbounded_is_an_error() {
+        let d = dom(1, vec![vec![ge(vec![1], vec![], 0)]]);
+        assert!(matches!(
+            bounding_box(&d, &[], "U"),
+            Err(RuntimeError::Unbounded { .. })
+        ));
+        assert!(points(&d, &[], "U").is_err());
+    }
+
+    #[test]
+    fn projection_scan() {
+        // body { [i, j] : 0 <= j <= i < 5 }, proj (i, j -> i): x = 3 gives j = 0..=3
+        let d = dom(
+            2,
+            vec![vec![
+                ge(vec![0, 1], vec![], 0),
+                ge(vec![1, -1], vec![], 0),
+                ge(vec![-1, 0], vec![], 4),
+            ]],
+        );
+        let s = Scanner::for_projection(&d, &[AffExpr::index(2, 0, 0)], &[], "R").unwrap();
+        let pts = s.points(&[3]).unwrap();
+        assert_eq!(pts, vec![vec![3, 0], vec![3, 1], vec![3, 2], vec![3, 3]]);
+        assert!(s.points(&[7]).unwrap().is_empty());
+        assert!(s.points(&[]).is_err());
+    }
+
+    #[test]
+    fn scalar_domain() {
+        let d = dom(0, vec![vec![]]);
+        assert_eq!(points(&d, &[], "S").unwrap(), vec![Vec::<i64>::new()]);
+        assert_eq!(bounding_box(&d, &[], "S").unwrap(), Some(vec![]));
+        let e = dom(0, vec![]);
+        assert!(points(&e, &[], "S").unwrap().is_empty());
+    }
+
+    fn arb_con(n: usize) -> impl Strategy<Value = AffConstraint> {
+        (
+            proptest::collection::vec(-3i64..=3, n),
+            -3i64..=3,
+            -6i64..=6,
+            prop::bool::weighted(0.15),
+        )
+            .prop_map(|(idx, p, c, is_eq)| {
+                if is_eq {
+                    eq(idx, vec![p], c)
+                } else {
+                    ge(idx, vec![p], c)
+                }
+            })
+    }
+
+    /// Pieces bounded by the box `[-5, 5]^n` plus random constraints.
+    fn arb_domain() -> impl Strategy<Value = Domain> {
+        (1usize..=3).prop_flat_map(|n| {
+            proptest::collection::vec(proptest::collection::vec(arb_con(n), 0..4), 1..3).prop_map(
+                move |pieces| {
+                    let pieces = pieces
+                        .into_iter()
+                        .map(|mut p| {
+                            for k in 0..n {
+                                let mut a = vec![0; n];
+                                a[k] = 1;
+                                p.push(ge(a.clone(), vec![0], 5));
+                                a[k] = -1;
+                                p.push(ge(a, vec![0], 5));
+                            }
+                            p
+                        })
+                        .collect();
+                    dom(n, pieces)
+                },
+            )
+        })
+    }
+
+    fn brute(d: &Domain, params: &[i64]) -> Vec<Vec<i64>> {
+        let n = d.n_dims();
+        let mut out = Vec::new();
+        let mut p = vec![-5i64; n];
+        loop {
+            if d.contains(&p, params) {
+                out.push(p.clone());
+            }
+            let mut k = n;
+            loop {
+                if k == 0 {
+                    return out;
+                }
+                k -= 1;
+                if p[k] < 5 {
+                    p[k] += 1;
+                    break;
+                }
+                p[k] = -5;
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn scan_matches_brute_force(d in arb_domain(), par in -3i64..=3) {
+            let want = brute(&d, &[par]);
+            let got = points(&d, &[par], "P").unwrap();
+            prop_assert_eq!(&got, &want);
+            let bx = bounding_box(&d, &[par], "P").unwrap();
+            match bx {
+                None => prop_assert!(want.is_empty()),
+                Some(b) => {
+                    prop_assert!(!want.is_empty());
+                    for (k, &(lo, hi)) in b.iter().enumerate() {
+                        let min = want.iter().map(|p| p[k]).min();
+                        let max = want.iter().map(|p| p[k]).max();
+                        prop_assert_eq!((Some(lo), Some(hi)), (min, max));
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn prefix_scan_matches_brute_force(d in arb_domain(), par in -3i64..=3, x in -5i64..=5) {
+            let want: Vec<Vec<i64>> = brute(&d, &[par])
+                .into_iter()
+                .filter(|p| p[0] == x)
+                .map(|p| p[1..].to_vec())
+                .collect();
+            let s = Scanner::for_prefix(&d, 1, &[par], "P").unwrap();
+            prop_assert_eq!(s.points(&[x]).unwrap(), want);
+        }
+
+        #[test]
+        fn projection_scan_matches_brute_force(d in arb_domain(), par in -3i64..=3,
+                                               f in proptest::collection::vec(-2i64..=2, 3),
+                                               x in -8i64..=8) {
+            let n = d.n_dims();
+            let proj = AffExpr { idx: f[..n].to_vec(), par: vec![0], constant: 0 };
+            let want: Vec<Vec<i64>> = brute(&d, &[par])
+                .into_iter()
+                .filter(|p| proj.eval(p, &[par]) == Some(x))
+                .collect();
+            let s = Scanner::for_projection(&d, &[proj], &[par], "P").unwrap();
+            prop_assert_eq!(s.points(&[x]).unwrap(), want);
+        }
+    }
+}

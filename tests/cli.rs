@@ -1,0 +1,149 @@
+//! End-to-end tests of the `alphac` binary: exit codes, messages, files.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn alphac(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_alphac"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the alphac binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("alphac-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn check_accepts_every_example() {
+    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/examples")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "alpha") {
+            let p = path.to_string_lossy().into_owned();
+            let (code, out, err) = alphac(&["check", &p]);
+            assert_eq!(code, 0, "{p}: {err}");
+            assert!(out.contains("ok"), "{out}");
+        }
+    }
+}
+
+#[test]
+fn check_reports_location_and_exits_1() {
+    let (code, _, err) = alphac(&["check", "tests/bad/unknown_name.alpha"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("tests/bad/unknown_name.alpha:"), "{err}");
+    assert!(err.contains('^'), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn missing_file_is_a_user_error() {
+    let (code, _, err) = alphac(&["check", "no/such/file.alpha"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("cannot read no/such/file.alpha"), "{err}");
+}
+
+#[test]
+fn show_prints_a_program_that_checks_again() {
+    let (code, out, err) = alphac(&["show", "examples/cholesky.alpha"]);
+    assert_eq!(code, 0, "{err}");
+    let path = tmp("cholesky_shown.alpha");
+    std::fs::write(&path, &out).unwrap();
+    let (code, out2, err) = alphac(&["show", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, out2, "show is a fixpoint");
+}
+
+#[test]
+fn run_with_generated_inputs_prints_outputs() {
+    let (code, out, err) = alphac(&[
+        "run",
+        "examples/prefix_sum.alpha",
+        "--param",
+        "N=5",
+        "--generate-inputs",
+        "--seed",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("B (float, shape [5]): ["), "{out}");
+}
+
+#[test]
+fn run_reads_and_writes_files() {
+    // A = [1, 2, 3, 4] as CSV; B is its prefix sum.
+    let a = tmp("a.csv");
+    std::fs::write(&a, "1\n2\n3\n4\n").unwrap();
+    let b = tmp("b.csv");
+    let (code, out, err) = alphac(&[
+        "run",
+        "examples/prefix_sum.alpha",
+        "--param",
+        "N=4",
+        "--input",
+        &format!("A={}", a.display()),
+        "--output",
+        &format!("B={}", b.display()),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("written to"), "{out}");
+    let text = std::fs::read_to_string(&b).unwrap();
+    let vals: Vec<f64> = text.lines().map(|l| l.trim().parse().unwrap()).collect();
+    assert_eq!(vals, vec![1.0, 3.0, 6.0, 10.0]);
+}
+
+#[test]
+fn run_errors_are_user_errors() {
+    // outside the context
+    let (code, _, err) = alphac(&[
+        "run",
+        "examples/prefix_sum.alpha",
+        "--param",
+        "N=0",
+        "--generate-inputs",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("outside the context"), "{err}");
+    // missing input
+    let (code, _, err) = alphac(&["run", "examples/prefix_sum.alpha", "--param", "N=3"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("missing input A"), "{err}");
+    // wrong shape
+    let a = tmp("short.csv");
+    std::fs::write(&a, "1\n2\n").unwrap();
+    let (code, _, err) = alphac(&[
+        "run",
+        "examples/prefix_sum.alpha",
+        "--param",
+        "N=3",
+        "--input",
+        &format!("A={}", a.display()),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains('A') && err.contains("[3]") && err.contains("[2]"),
+        "{err}"
+    );
+    // a malformed parameter
+    let (code, _, err) = alphac(&["run", "examples/prefix_sum.alpha", "--param", "N=x"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not an integer"), "{err}");
+}
+
+#[test]
+fn help_has_examples() {
+    let (code, out, _) = alphac(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("Examples:") && out.contains("alphac run"),
+        "{out}"
+    );
+}

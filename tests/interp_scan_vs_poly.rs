@@ -1,0 +1,82 @@
+//! Two independent enumerators must agree: the interpreter's run-time
+//! scanner (`runtime::scan`, precomputed Fourier–Motzkin levels) and the
+//! polyhedral library (`poly::Set::points` / `bounding_box` through
+//! `ir::poly_bridge`), on random bounded domains.
+
+use alphac::ir::poly_bridge::to_set;
+use alphac::ir::{AffConstraint, AffExpr, ConstraintKind, Domain};
+use alphac::runtime::scan::{self, Scanner};
+use proptest::prelude::*;
+
+fn con(idx: Vec<i64>, p: i64, c: i64, is_eq: bool) -> AffConstraint {
+    AffConstraint {
+        aff: AffExpr {
+            idx,
+            par: vec![p],
+            constant: c,
+        },
+        kind: if is_eq {
+            ConstraintKind::Eq
+        } else {
+            ConstraintKind::Ge
+        },
+    }
+}
+
+fn arb_domain() -> impl Strategy<Value = Domain> {
+    (1usize..=3).prop_flat_map(|n| {
+        let c = (
+            proptest::collection::vec(-3i64..=3, n),
+            -2i64..=2,
+            -6i64..=6,
+            prop::bool::weighted(0.15),
+        )
+            .prop_map(|(idx, p, c, e)| con(idx, p, c, e));
+        proptest::collection::vec(proptest::collection::vec(c, 0..4), 1..3).prop_map(
+            move |pieces| Domain {
+                dims: (0..n).map(|i| format!("x{i}")).collect(),
+                pieces: pieces
+                    .into_iter()
+                    .map(|mut p| {
+                        // Bounded by -N - 2 <= x_k <= N + 2.
+                        for k in 0..n {
+                            let mut a = vec![0; n];
+                            a[k] = 1;
+                            p.push(con(a.clone(), 1, 2, false));
+                            a[k] = -1;
+                            p.push(con(a, 1, 2, false));
+                        }
+                        p
+                    })
+                    .collect(),
+            },
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    #[test]
+    fn points_and_boxes_agree_with_poly(d in arb_domain(), n in 0i64..=4) {
+        let set = to_set(&d, &["N".to_string()]).unwrap();
+        let want = set.points(&[n]).unwrap();
+        prop_assert_eq!(scan::points(&d, &[n], "D").unwrap(), want);
+        prop_assert_eq!(scan::bounding_box(&d, &[n], "D").unwrap(), set.bounding_box(&[n]).unwrap());
+    }
+
+    #[test]
+    fn projection_scans_agree_with_poly(d in arb_domain(), n in 0i64..=4,
+                                        f in proptest::collection::vec(-2i64..=2, 3), x in -9i64..=9) {
+        let dims = d.n_dims();
+        let proj = AffExpr { idx: f[..dims].to_vec(), par: vec![1], constant: 0 };
+        let set = to_set(&d, &["N".to_string()]).unwrap();
+        let want: Vec<Vec<i64>> = set
+            .points(&[n])
+            .unwrap()
+            .into_iter()
+            .filter(|p| proj.eval(p, &[n]) == Some(x))
+            .collect();
+        let s = Scanner::for_projection(&d, &[proj], &[n], "D").unwrap();
+        prop_assert_eq!(s.points(&[x]).unwrap(), want);
+    }
+}

@@ -5,7 +5,6 @@
 //! with `poly` (exact integer sets and relations) underneath all of them
 //! and `interp` (the reference interpreter) beside them as the oracle.
 
-
 pub mod cli;
 pub mod codegen;
 pub mod deps;

@@ -296,3 +296,82 @@ proptest! {
         }
     }
 }
+
+/// Arbitrary (well-shaped) models: random constraint rows for domains and
+/// dependence pieces, possibly empty, unbounded or cyclic. The scheduler
+/// must return a legal sequential schedule or the cycle error (or a typed
+/// polyhedral error), never an internal error, never panic.
+fn arbitrary_model() -> impl Strategy<Value = Model> {
+    let row = |n: usize| proptest::collection::vec(-2i64..=2, n + 1);
+    (1usize..=2, proptest::collection::vec(1usize..=2, 1..=2)).prop_flat_map(move |(np, dims)| {
+        let ns = dims.len();
+        let doms = dims
+            .iter()
+            .map(|&d| proptest::collection::vec(row(d + np), 0..=3))
+            .collect::<Vec<_>>();
+        let dims2 = dims.clone();
+        let deps = proptest::collection::vec(
+            (0..ns, 0..ns).prop_flat_map(move |(s, t)| {
+                let n = dims2[s] + dims2[t] + np;
+                (
+                    Just((s, t)),
+                    proptest::collection::vec(row(n), 0..=2),
+                    proptest::collection::vec(row(n), 0..=3),
+                )
+            }),
+            0..=3,
+        );
+        (Just((np, dims.clone())), doms, deps).prop_map(|((np, dims), doms, deps)| {
+            let mut m = Model::new(np);
+            for (k, (&d, rows)) in dims.iter().zip(doms).enumerate() {
+                let mut s = System::new(d + np);
+                rows.into_iter().for_each(|r| s.add_ineq(r));
+                m.add_statement(&format!("S{k}"), d, s);
+            }
+            for ((s, t), eqs, ineqs) in deps {
+                let n = dims[s] + dims[t] + np;
+                let mut p = System::new(n);
+                eqs.into_iter().for_each(|r| p.add_eq(r));
+                ineqs.into_iter().for_each(|r| p.add_ineq(r));
+                m.add_dep(s, t, p);
+            }
+            m
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_models_never_give_internal_errors(m in arbitrary_model()) {
+        for which in [Scheduler::Feautrier, Scheduler::Pluto] {
+            match schedule(&m, which) {
+                Ok(sched) => {
+                    prop_assert!(matches!(check_schedule(&m, &sched).unwrap(), Legality::Legal(_)));
+                    prop_assert!(is_sequential(&m, &sched).unwrap());
+                }
+                Err(ScheduleError::Cycle { .. }) | Err(ScheduleError::Poly(_)) | Err(ScheduleError::Overflow) => {}
+                Err(e) => return Err(TestCaseError::fail(format!("{which:?}: {e}"))),
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_models_are_rejected(extra in 1usize..3, which_bad in 0usize..3) {
+        let mut m = Model::new(1);
+        let d = if which_bad == 0 { 2 + extra } else { 2 };
+        m.add_statement("S", 1, System::new(d));
+        let nv = if which_bad == 1 { 3 + extra } else { 3 };
+        let mut p = System::new(nv);
+        if which_bad == 2 {
+            p.add_ineq(vec![1; nv + 1 + extra]);
+        }
+        m.add_dep(0, 0, p);
+        for which in [Scheduler::Feautrier, Scheduler::Pluto] {
+            prop_assert!(matches!(schedule(&m, which), Err(ScheduleError::InvalidModel(_))));
+        }
+        let bad = Schedule { rows: vec![vec![vec![1, 0]]], dims: vec![Default::default()] };
+        prop_assert!(check_schedule(&m, &bad).is_err());
+    }
+}

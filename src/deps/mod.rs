@@ -489,10 +489,18 @@ fn project_out(sys: System, first: usize, count: usize) -> Result<System, DepsEr
     for v in first..first + count {
         if let Some(pos) = eqs.iter().position(|r| r[v] != 0) {
             let p = eqs.remove(pos);
-            let (pv, sign) = (p[v].abs(), p[v].signum());
+            let (pv, sign) = (
+                p[v].checked_abs().ok_or(DepsError::Overflow)?,
+                p[v].signum(),
+            );
             for r in eqs.iter_mut().chain(ineqs.iter_mut()) {
                 if r[v] != 0 {
-                    *r = comb(r, pv, &p, sign * r[v])?;
+                    *r = comb(
+                        r,
+                        pv,
+                        &p,
+                        sign.checked_mul(r[v]).ok_or(DepsError::Overflow)?,
+                    )?;
                 }
             }
             continue;

@@ -116,7 +116,7 @@ pub(crate) fn fm_cone(poly: &System, prune: bool) -> ScheduleResult<FarkasCone> 
         let mut best: Option<(usize, usize, i64)> = None;
         for (ei, r) in eqs.iter().enumerate() {
             for (v, &cv) in r.iter().enumerate().skip(nk) {
-                if cv != 0 && best.map_or(true, |(_, _, b)| cv.unsigned_abs() < b.unsigned_abs()) {
+                if cv != 0 && best.is_none_or(|(_, _, b)| cv.unsigned_abs() < b.unsigned_abs()) {
                     best = Some((ei, v, cv));
                 }
             }
@@ -128,7 +128,12 @@ pub(crate) fn fm_cone(poly: &System, prune: bool) -> ScheduleResult<FarkasCone> 
         for r in eqs.iter_mut().chain(ineqs.iter_mut()) {
             if r[v] != 0 {
                 // |pv| r - sign(pv) r_v p: kills v, positive multiplier on r.
-                *r = combine(r, apv, &p, sign * r[v])?;
+                *r = combine(
+                    r,
+                    apv,
+                    &p,
+                    sign.checked_mul(r[v]).ok_or(ScheduleError::Overflow)?,
+                )?;
             }
         }
     }
@@ -143,7 +148,7 @@ pub(crate) fn fm_cone(poly: &System, prune: bool) -> ScheduleResult<FarkasCone> 
                 continue;
             }
             let cost = pos * negc;
-            if best.map_or(true, |(_, c)| cost < c) {
+            if best.is_none_or(|(_, c)| cost < c) {
                 best = Some((v, cost));
             }
         }

@@ -94,7 +94,7 @@ fn coalescing(sub: &Sub, rows: &[Vec<i64>]) -> Option<(usize, usize)> {
             if row[j] == 0 {
                 continue;
             }
-            let half = (size.max(0) + 1) / 2;
+            let half = size.max(0) / 2 + size.max(0) % 2;
             let lim = (half as i128) * (row[j] as i128).abs();
             if (0..d).any(|i| i != j && (row[i] as i128).abs() > lim) {
                 return Some((s, j));

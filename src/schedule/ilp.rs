@@ -268,7 +268,10 @@ fn lexmin_from(
     // f = lo has no integer point: the exact minimum with f >= lo + 1.
     let mut above = cur.clone();
     let mut r = f.clone();
-    r[n] = r[n].checked_sub(lo + 1).ok_or(ScheduleError::Overflow)?;
+    r[n] = lo
+        .checked_add(1)
+        .and_then(|b| r[n].checked_sub(b))
+        .ok_or(ScheduleError::Overflow)?;
     above.add_ineq(r);
     match solver::integer_min(&above, f)? {
         Optimum::Value(m) => lexmin_from(fix(&above, m)?, objs, k + 1, None),

@@ -93,7 +93,7 @@ fn build(sub: &Sub) -> ScheduleResult<Problem> {
                 .filter(|&k| k != j)
                 .filter_map(|k| sub.sizes[g][k])
                 .filter(|&sz| sz >= 1)
-                .map(|sz| (sz + 1) / 2)
+                .map(|sz| sz / 2 + sz % 2)
                 .min();
             if let Some(b) = bound {
                 for v in [l.a_plus(s, j), l.a_minus(s, j)] {

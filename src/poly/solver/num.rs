@@ -180,7 +180,7 @@ pub(crate) fn normalize<T: Int>(nums: &mut [T], den: &mut T) -> OResult<()> {
     // is usually 1 after this first step.
     let mut small: Option<&T> = None;
     for v in nums.iter() {
-        if !v.is_zero() && small.map_or(true, |s| v.abs_lt(s)) {
+        if !v.is_zero() && small.is_none_or(|s| v.abs_lt(s)) {
             small = Some(v);
         }
     }

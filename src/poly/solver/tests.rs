@@ -262,10 +262,10 @@ fn fm_range(s: &System, f: &[i64]) -> Option<(Option<Rat>, Option<Rat>)> {
         } else {
             let b = Rat::new(BigInt::from(-c), BigInt::from(ct));
             if ct > 0 {
-                if lo.as_ref().map_or(true, |l| b > *l) {
+                if lo.as_ref().is_none_or(|l| b > *l) {
                     lo = Some(b);
                 }
-            } else if hi.as_ref().map_or(true, |h| b < *h) {
+            } else if hi.as_ref().is_none_or(|h| b < *h) {
                 hi = Some(b);
             }
         }

@@ -23,11 +23,12 @@ pub fn normalize(p: &Program) -> Result<Program, SdrError> {
     Ok(normalize_with_origins(p)?.0)
 }
 
+/// Per system, `(new variable, variable it came from)` pairs.
+pub type Origins = Vec<Vec<(String, String)>>;
+
 /// [`normalize`], also returning, per system, the new local variables
 /// with the variable whose equation they came from (`(new, base)` pairs).
-pub fn normalize_with_origins(
-    p: &Program,
-) -> Result<(Program, Vec<Vec<(String, String)>>), SdrError> {
+pub fn normalize_with_origins(p: &Program) -> Result<(Program, Origins), SdrError> {
     let mut out = p.clone();
     let mut born = Vec::with_capacity(out.systems.len());
     for s in &mut out.systems {

@@ -52,14 +52,65 @@ fn missing_file_is_a_user_error() {
 }
 
 #[test]
-fn show_prints_a_program_that_checks_again() {
-    let (code, out, err) = alphac(&["show", "examples/cholesky.alpha"]);
+fn show_and_optimize_print_programs_that_check_again() {
+    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/examples")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "alpha") {
+            continue;
+        }
+        let p = path.to_string_lossy().into_owned();
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        for cmd in ["show", "optimize"] {
+            let (code, out, err) = alphac(&[cmd, &p]);
+            assert_eq!(code, 0, "{cmd} {p}: {err}");
+            let again = tmp(&format!("{stem}_{cmd}.alpha"));
+            std::fs::write(&again, &out).unwrap();
+            let (code, out2, err) = alphac(&["show", again.to_str().unwrap()]);
+            assert_eq!(code, 0, "{cmd} {p} does not check again: {err}");
+            if cmd == "show" {
+                assert_eq!(out, out2, "show is a fixpoint on {p}");
+            }
+        }
+    }
+}
+
+#[test]
+fn complexity_and_schedule_commands() {
+    let (code, out, err) = alphac(&["complexity", "examples/prefix_sum.alpha"]);
     assert_eq!(code, 0, "{err}");
-    let path = tmp("cholesky_shown.alpha");
-    std::fs::write(&path, &out).unwrap();
-    let (code, out2, err) = alphac(&["show", path.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(out, out2, "show is a fixpoint");
+    assert_eq!(out, "B: O(N^2) -> O(N)\ntotal: O(N^2) -> O(N)\n");
+    for s in ["pluto", "feautrier"] {
+        let (code, out, err) = alphac(&["schedule", "examples/matmul.alpha", "--scheduler", s]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("-> [") && out.contains("dimensions:"), "{out}");
+    }
+    let (code, out, _) = alphac(&["calc", "count([N] -> { [i, j] : 0 <= j <= i < N }, N=5)"]);
+    assert_eq!((code, out.as_str()), (0, "15\n"));
+    let (code, _, err) = alphac(&["calc", "intersect({ [i] : i > 0 }"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("column"), "{err}");
+}
+
+#[test]
+fn a_cycle_is_a_user_error_naming_the_equations() {
+    let src = "affine cyc [N] -> { : N > 0 }
+        outputs X, Y : int [N];
+        let X[i] = Y[i] + 1; Y[i] = X[i] * 2;
+    .";
+    let path = tmp("cycle.alpha");
+    std::fs::write(&path, src).unwrap();
+    let (code, _, err) = alphac(&["optimize", path.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains('X') && err.contains('Y'), "{err}");
+    let (code, _, err) = alphac(&[
+        "run",
+        path.to_str().unwrap(),
+        "--param",
+        "N=2",
+        "--no-optimize",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("cycle"), "{err}");
 }
 
 #[test]

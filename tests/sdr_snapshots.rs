@@ -8,7 +8,10 @@ use alphac::schedule::Scheduler;
 
 fn optimize_and_report(name: &str) -> (String, String) {
     let path = format!("{}/examples/{name}.alpha", env!("CARGO_MANIFEST_DIR"));
-    let file = SourceFile::new(format!("{name}.alpha"), std::fs::read_to_string(&path).unwrap());
+    let file = SourceFile::new(
+        format!("{name}.alpha"),
+        std::fs::read_to_string(&path).unwrap(),
+    );
     let ast = alphac::syntax::parse(&file).unwrap();
     let p = alphac::ir::lower::lower(&ast, &file).unwrap();
     let o = alphac::sdr::optimize(&p, Scheduler::Pluto).unwrap();
@@ -30,7 +33,11 @@ macro_rules! snap {
 }
 
 snap!(prefix_sum, "prefix_sum", "total: O(N^2) -> O(N)");
-snap!(prefix_sum_dependent, "prefix_sum_dependent", "total: O(N^2) -> O(N)");
+snap!(
+    prefix_sum_dependent,
+    "prefix_sum_dependent",
+    "total: O(N^2) -> O(N)"
+);
 snap!(prefix_max, "prefix_max", "total: O(N^2) -> O(N)");
 snap!(segment_sum, "segment_sum", "total: O(N*W) -> O(N)");
 snap!(triangle_sums, "triangle_sums", "total: O(N^3) -> O(N)");

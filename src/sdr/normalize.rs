@@ -144,6 +144,21 @@ pub(crate) fn intersect_domains(
     Ok(canonical_domain(&from_set(&s, &a.dims), params)?)
 }
 
+/// `P ∩ proj⁻¹(ctx)` for a reduction evaluated over `ctx`, canonical.
+fn restrict_to_used(r: &Reduction, ctx: &Domain, params: &[String]) -> Result<Domain, SdrError> {
+    use crate::ir::poly_bridge::aff_row;
+    use crate::poly::{MultiAff, Tuple};
+    let body = to_set(&r.body_domain, params)?;
+    let rows: Vec<Vec<i64>> = r.proj.iter().map(aff_row).collect();
+    let f = MultiAff::new(
+        body.space().clone(),
+        Tuple::anonymous("x", rows.len()),
+        rows,
+    )?;
+    let used = body.intersect(&to_set(ctx, params)?.preimage(&f)?)?;
+    Ok(canonical_domain(&from_set(&used, &r.dims), params)?)
+}
+
 struct Normalizer<'a> {
     sys: &'a mut System,
     used: HashSet<String>,
@@ -214,7 +229,12 @@ impl Normalizer<'_> {
         let params = self.params();
         let kind = match kind {
             ExprKind::Reduce(r) => {
-                let r = *r;
+                let mut r = *r;
+                // Only body points projecting into the evaluation domain are
+                // used: P := P ∩ proj⁻¹(ctx). This also bounds the body
+                // dimensions that lowering leaves free (a prefix sum's `i`),
+                // so that locals extracted from the body have bounded domains.
+                r.body_domain = restrict_to_used(&r, ctx, &params)?;
                 let body_ctx = Domain {
                     dims: r.dims.clone(),
                     pieces: r.body_domain.pieces.clone(),

@@ -5,9 +5,9 @@
 //! with `poly` (exact integer sets and relations) underneath all of them
 //! and `interp` (the reference interpreter) beside them as the oracle.
 
-
 pub mod cli;
 pub mod codegen;
+pub mod compile;
 pub mod deps;
 pub mod diag;
 pub mod interp;

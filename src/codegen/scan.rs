@@ -1224,14 +1224,126 @@ impl Gen<'_> {
             }
             (lo, up)
         };
-        if lower.is_empty() || upper.is_empty() {
+        // Bound options: the terms valid for the whole group, or else one
+        // option per statement, chosen at run time (the union's range is
+        // within [min of the statements' lowers, max of their uppers]).
+        let lower_opts: Vec<Vec<Term>> = if lower.is_empty() {
+            let mut v: Vec<Vec<Term>> = per.iter().map(|p| p.0.clone()).collect();
+            v.dedup();
+            v
+        } else {
+            vec![lower]
+        };
+        let upper_opts: Vec<Vec<Term>> = if upper.is_empty() {
+            let mut v: Vec<Vec<Term>> = per.iter().map(|p| p.1.clone()).collect();
+            v.dedup();
+            v
+        } else {
+            vec![upper]
+        };
+        if lower_opts.iter().any(|o| o.is_empty()) || upper_opts.iter().any(|o| o.is_empty()) {
             return Err(ScanError::Unsupported(format!(
-                "cannot bound schedule dimension {k} for statements sharing a loop"
+                "schedule dimension {k} is unbounded"
             )));
         }
+        let mut branches: Vec<(Option<Expr>, Stmt)> = Vec::new();
+        for (li, lo) in lower_opts.iter().enumerate() {
+            for (ui, up) in upper_opts.iter().enumerate() {
+                let mut conds = Vec::new();
+                if lower_opts.len() > 1 {
+                    let me = self.bound_value(lo, n_t, tvals, true)?;
+                    for (lj, other) in lower_opts.iter().enumerate() {
+                        if lj != li {
+                            let o = self.bound_value(other, n_t, tvals, true)?;
+                            conds.push(Expr::bin(loop_ast::BinOp::Le, me.clone(), o));
+                        }
+                    }
+                }
+                if upper_opts.len() > 1 {
+                    let me = self.bound_value(up, n_t, tvals, false)?;
+                    for (uj, other) in upper_opts.iter().enumerate() {
+                        if uj != ui {
+                            let o = self.bound_value(other, n_t, tvals, false)?;
+                            conds.push(Expr::bin(loop_ast::BinOp::Ge, me.clone(), o));
+                        }
+                    }
+                }
+                let saved = guards.clone();
+                let st = self.one_loop(ts, group, k, n_t, tvals, guards, &per, lo, up);
+                *guards = saved;
+                branches.push(((!conds.is_empty()).then(|| and_all(conds)), st?));
+            }
+        }
+        // Drain the guards the branches consumed (each branch used a copy).
+        for &s in group {
+            guards[s].clear();
+        }
+        let mut out: Option<Stmt> = None;
+        for (cond, st) in branches.into_iter().rev() {
+            out = Some(match (out, cond) {
+                (None, _) => st,
+                (Some(e), Some(c)) => Stmt::If {
+                    cond: c,
+                    then: vec![st],
+                    els: vec![e],
+                },
+                (Some(e), None) => Stmt::Block(vec![st, e]),
+            });
+        }
+        Ok(out.into_iter().collect())
+    }
+
+    /// `max_j ceil(e_j/d_j)` (lower) or `min_j floor(e_j/d_j)` as an int
+    /// expression of the outer loop variables.
+    fn bound_value(&self, ts: &[Term], n_t: usize, tvals: &[Affine], lower: bool) -> R<Expr> {
+        let mut acc: Option<Expr> = None;
+        for (e, d) in ts {
+            let a = Expr::Aff(self.row_aff(e, n_t, tvals)?);
+            let v = if *d == 1 {
+                a
+            } else {
+                Expr::bin(
+                    if lower {
+                        loop_ast::BinOp::CeilDiv
+                    } else {
+                        loop_ast::BinOp::FloorDiv
+                    },
+                    a,
+                    Expr::Int(*d),
+                )
+            };
+            acc = Some(match acc {
+                None => v,
+                Some(x) => Expr::bin(
+                    if lower {
+                        loop_ast::BinOp::Max
+                    } else {
+                        loop_ast::BinOp::Min
+                    },
+                    x,
+                    v,
+                ),
+            });
+        }
+        acc.ok_or_else(|| ScanError::Internal("empty bound".into()))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn one_loop(
+        &mut self,
+        ts: &[TimeStmt],
+        group: &[usize],
+        k: usize,
+        n_t: usize,
+        tvals: &mut Vec<Affine>,
+        guards: &mut Vec<Vec<Expr>>,
+        per: &[(Vec<Term>, Vec<Term>)],
+        lower: &[Term],
+        upper: &[Term],
+    ) -> R<Stmt> {
         let var = self.fresh(format!("t{k}"));
         tvals.push(Affine::var(var));
-        let res = (|| -> R<Vec<Stmt>> {
+        let res = (|| -> R<Stmt> {
             if group.len() > 1 {
                 for (gi, &s) in group.iter().enumerate() {
                     let (l, u) = &per[gi];
@@ -1249,15 +1361,15 @@ impl Gen<'_> {
                     }
                 }
             }
-            let lb = self.bound(&lower, n_t, &tvals[..k])?;
-            let ub = self.bound(&upper, n_t, &tvals[..k])?;
+            let lb = self.bound(lower, n_t, &tvals[..k])?;
+            let ub = self.bound(upper, n_t, &tvals[..k])?;
             let body = self.level(ts, group, k + 1, n_t, tvals, guards)?;
-            Ok(vec![Stmt::For {
+            Ok(Stmt::For {
                 var,
                 lower: lb,
                 upper: ub,
                 body,
-            }])
+            })
         })();
         tvals.pop();
         res

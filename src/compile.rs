@@ -197,6 +197,20 @@ pub fn compile(src: &str, options: &Options) -> Result<Compiled, CompileError> {
     if let Some(inner) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
         return Ok(Compiled { inner });
     }
+    let inner = Rc::new(build(src, options)?);
+    CACHE.with(|c| c.borrow_mut().insert(key, inner.clone()));
+    Ok(Compiled { inner })
+}
+
+/// [`compile`] without the cache (every call parses, schedules, scans and
+/// generates native code again; for measuring compile latency).
+pub fn compile_uncached(src: &str, options: &Options) -> Result<Compiled, CompileError> {
+    Ok(Compiled {
+        inner: Rc::new(build(src, options)?),
+    })
+}
+
+fn build(src: &str, options: &Options) -> Result<Inner, CompileError> {
     let parsed = parse_program(src)?;
     let (f, program, decisions) = loop_program(&parsed, options)?;
     let system = system_index(&program, options.system.as_deref())?;
@@ -207,14 +221,12 @@ pub fn compile(src: &str, options: &Options) -> Result<Compiled, CompileError> {
         },
     )
     .map_err(CompileError::Jit)?;
-    let inner = Rc::new(Inner {
+    Ok(Inner {
         program,
         system,
         decisions,
         jit,
-    });
-    CACHE.with(|c| c.borrow_mut().insert(key, inner.clone()));
-    Ok(Compiled { inner })
+    })
 }
 
 /// Calls `f` on every point of the box `lo ..= hi` (row-major order).

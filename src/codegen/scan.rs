@@ -839,9 +839,10 @@ fn unimodular_inverse(m: &[Vec<i64>]) -> R<Option<Vec<Vec<i64>>>> {
             for r in 0..d {
                 if r != c && a[r][c] != 0 {
                     let q = a[r][c].div_euclid(a[c][c]);
-                    for j in 0..2 * d {
-                        let v = a[c][j].checked_mul(q).ok_or(ScanError::Overflow)?;
-                        a[r][j] = a[r][j].checked_sub(v).ok_or(ScanError::Overflow)?;
+                    let pivot_row = a[c].clone();
+                    for (x, &y) in a[r].iter_mut().zip(&pivot_row) {
+                        let v = y.checked_mul(q).ok_or(ScanError::Overflow)?;
+                        *x = x.checked_sub(v).ok_or(ScanError::Overflow)?;
                     }
                     if a[r][c] != 0 {
                         done = false;
@@ -945,9 +946,7 @@ fn time_space<'a>(
     // Substitute into a row over (i, p, 1) → row over (t, p, 1).
     let subst = |row: &[i64]| -> R<Vec<i64>> {
         let mut out = vec![0i64; w];
-        for p in 0..=n_par {
-            out[n_t + p] = row[d + p];
-        }
+        out[n_t..=n_t + n_par].copy_from_slice(&row[d..=d + n_par]);
         for (j, it) in iters.iter().enumerate() {
             if row[j] == 0 {
                 continue;

@@ -300,14 +300,13 @@ impl Compiled {
 
     /// Runs the compiled system for `params` (in the system's order) on
     /// `inputs` (arrays as the interpreter takes them; see the module
-    /// comment), returning one array per output. `seed` is reserved for
-    /// random draws (not yet supported by the JIT: such programs do not
-    /// compile).
+    /// comment), returning one array per output. `seed` keys the random
+    /// draws exactly as in the interpreter (`runtime::rng`).
     pub fn run(
         &self,
         params: &[i64],
         inputs: &HashMap<String, Array>,
-        _seed: u64,
+        seed: u64,
     ) -> Result<HashMap<String, Array>, RunError> {
         let sys = self.system();
         interp::check_params(sys, params).map_err(RunError::Input)?;
@@ -318,8 +317,14 @@ impl Compiled {
             }
         }
         let jit = &self.inner.jit;
-        let boxes = jit.boxes(params).map_err(RunError::Jit)?;
-        let mut bufs = jit.zeroed_buffers(params).map_err(RunError::Jit)?;
+        // A system with random draws takes the seed as a last parameter
+        // (its bits as an i64).
+        let mut jit_params = params.to_vec();
+        if jit.function().params.len() == params.len() + 1 {
+            jit_params.push(seed as i64);
+        }
+        let boxes = jit.boxes(&jit_params).map_err(RunError::Jit)?;
+        let mut bufs = jit.zeroed_buffers(&jit_params).map_err(RunError::Jit)?;
         for (id, var) in sys.vars.iter().enumerate() {
             if var.kind != VarKind::Input {
                 continue;
@@ -364,7 +369,7 @@ impl Compiled {
                 Ok(())
             })?;
         }
-        jit.run(params, &mut bufs).map_err(RunError::Jit)?;
+        jit.run(&jit_params, &mut bufs).map_err(RunError::Jit)?;
         let mut out = HashMap::new();
         for (id, var) in sys.vars.iter().enumerate() {
             if var.kind != VarKind::Output {

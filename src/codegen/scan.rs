@@ -37,12 +37,12 @@
 //! Must not know about: Cranelift, the source syntax, the interpreter.
 
 use super::loop_ast::{
-    self, AccOp, Affine, Bound, Cast, Dim, Expr, Function, LoopVar, MathFn, Stmt, Sym,
+    self, AccOp, Affine, Bound, Cast, Dim, Dist, Expr, Function, LoopVar, MathFn, Stmt, Sym,
 };
 use crate::deps::{self, DepsError, StmtKind, SystemSchedule};
 use crate::ir::{
-    self, AffConstraint, AffExpr, BinOp, Builtin, ConstraintKind, Domain, ElemType, ExprKind,
-    ReduceOp, UnOp, VarId,
+    self, AffConstraint, AffExpr, BinOp, Builtin, ConstraintKind, Distribution, Domain, ElemType,
+    ExprKind, ReduceOp, UnOp, VarId,
 };
 use crate::poly::solver::{self, System};
 use crate::poly::PolyError;
@@ -260,6 +260,9 @@ struct Matcher<'a> {
     arrays: Vec<loop_ast::Array>,
     inits: Vec<AccArray>,
     counter: usize,
+    /// The system draws random numbers: the function gets the seed as an
+    /// extra last parameter.
+    has_random: bool,
 }
 
 fn cross(a: &[Vec<AffConstraint>], b: &Domain) -> Vec<Vec<AffConstraint>> {
@@ -512,8 +515,20 @@ impl<'a> Matcher<'a> {
             ExprKind::External(..) => Err(ScanError::Unsupported(
                 "externals are not supported by the JIT yet; use --interp".into(),
             )),
-            ExprKind::Random(..) | ExprKind::Categorical(_) => Err(ScanError::Unsupported(
-                "random draws are not supported by the JIT yet; use --interp".into(),
+            ExprKind::Random(_, args, site) => {
+                if site.var >= 1 << 16 || site.ordinal >= 1 << 16 {
+                    return Err(ScanError::Unsupported(
+                        "too many variables or random call sites for the JIT".into(),
+                    ));
+                }
+                self.has_random = true;
+                for x in args {
+                    self.walk(x, stmt, pieces, false)?;
+                }
+                Ok(())
+            }
+            ExprKind::Categorical(_) => Err(ScanError::Unsupported(
+                "categorical draws are not supported by the JIT yet; use --interp".into(),
             )),
             ExprKind::Reduce(r) => self.reduce(e, r, stmt, pieces, top),
         }
@@ -648,6 +663,7 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
         arrays,
         inits: Vec::new(),
         counter: 0,
+        has_random: false,
     };
     let mut eq_stmts = Vec::new();
     for eq in &sys.equations {
@@ -773,10 +789,29 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
     }
     let mut tvals = Vec::new();
     body.extend(g.level(&ts, &all, 0, n_t, &mut tvals, &mut guards)?);
+    let mut params = sys.params.clone();
+    let mut context = sys.context.clone();
+    if m.has_random {
+        params.push("seed".to_string());
+        // Constraints gain a zero coefficient for the seed.
+        let widen = |d: &mut Domain| {
+            for piece in &mut d.pieces {
+                for c in piece {
+                    c.aff.par.resize(n_par + 1, 0);
+                }
+            }
+        };
+        widen(&mut context);
+        for a in &mut m.arrays {
+            if let Some(d) = &mut a.domain {
+                widen(d);
+            }
+        }
+    }
     Ok(Function {
         name: sys.name.clone(),
-        params: sys.params.clone(),
-        context: sys.context.clone(),
+        params,
+        context,
         arrays: m.arrays,
         loop_vars: g.loop_vars,
         locals: Vec::new(),
@@ -1602,9 +1637,34 @@ impl ExprGen<'_> {
                     "externals are not supported by the JIT yet; use --interp".into(),
                 ))
             }
-            ExprKind::Random(..) | ExprKind::Categorical(_) => {
+            ExprKind::Random(d, args, site) => {
+                let dist = match d {
+                    Distribution::Uniform => Dist::Uniform,
+                    Distribution::Normal => Dist::Normal,
+                    Distribution::Gamma => Dist::Gamma,
+                    Distribution::Beta => Dist::Beta,
+                    Distribution::Bernoulli => Dist::Bernoulli,
+                    Distribution::Poisson => Dist::Poisson,
+                };
+                let conv = convert(
+                    Expr::Random {
+                        dist,
+                        args: args
+                            .iter()
+                            .map(|a| self.expr(a, x, Some(ElemType::Float)))
+                            .collect::<R<_>>()?,
+                        seed: Box::new(Expr::param(self.n_par)),
+                        site: (site.var as u32) << 16 | site.ordinal,
+                        point: x.iter().map(|a| Expr::Aff(a.clone())).collect(),
+                    },
+                    dist.result(),
+                    e.ty,
+                );
+                conv
+            }
+            ExprKind::Categorical(_) => {
                 return Err(ScanError::Unsupported(
-                    "random draws are not supported by the JIT yet; use --interp".into(),
+                    "categorical draws are not supported by the JIT yet; use --interp".into(),
                 ))
             }
         })

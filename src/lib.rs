@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod codegen;
+pub mod compile;
 pub mod deps;
 pub mod diag;
 pub mod interp;

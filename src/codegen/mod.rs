@@ -7,3 +7,4 @@
 //! Must not know about: Cranelift or any other back end, the source syntax.
 
 pub mod loop_ast;
+pub mod scan;

@@ -135,45 +135,51 @@ fn runtime_decls() -> Vec<RtDecl> {
             ret: F64,
         },
         RtDecl {
-            name: "alphac_rt_rng_mix",
-            addr: runtime::rt_rng_mix as *const u8,
+            name: "alphac_rng_absorb",
+            addr: crate::runtime::rng::abi::alphac_rng_absorb as *const u8,
             params: &[I64, I64],
             ret: I64,
         },
         RtDecl {
-            name: "alphac_rt_uniform",
-            addr: runtime::rt_uniform as *const u8,
+            name: "alphac_rng_uniform",
+            addr: crate::runtime::rng::abi::alphac_rng_uniform as *const u8,
             params: &[I64],
             ret: F64,
         },
         RtDecl {
-            name: "alphac_rt_normal",
-            addr: runtime::rt_normal as *const u8,
+            name: "alphac_rng_normal",
+            addr: crate::runtime::rng::abi::alphac_rng_normal as *const u8,
             params: &[I64, F64, F64],
             ret: F64,
         },
         RtDecl {
-            name: "alphac_rt_gamma",
-            addr: runtime::rt_gamma as *const u8,
+            name: "alphac_rng_gamma",
+            addr: crate::runtime::rng::abi::alphac_rng_gamma as *const u8,
             params: &[I64, F64, F64],
             ret: F64,
         },
         RtDecl {
-            name: "alphac_rt_beta",
-            addr: runtime::rt_beta as *const u8,
+            name: "alphac_rng_beta",
+            addr: crate::runtime::rng::abi::alphac_rng_beta as *const u8,
             params: &[I64, F64, F64],
             ret: F64,
         },
         RtDecl {
-            name: "alphac_rt_bernoulli",
-            addr: runtime::rt_bernoulli as *const u8,
+            name: "alphac_rng_bernoulli",
+            addr: crate::runtime::rng::abi::alphac_rng_bernoulli as *const u8,
             params: &[I64, F64],
             ret: I64,
         },
         RtDecl {
-            name: "alphac_rt_poisson",
-            addr: runtime::rt_poisson as *const u8,
+            name: "alphac_rng_poisson",
+            addr: crate::runtime::rng::abi::alphac_rng_poisson as *const u8,
             params: &[I64, F64],
+            ret: I64,
+        },
+        RtDecl {
+            name: "alphac_rng_key_prefix",
+            addr: crate::runtime::rng::abi::alphac_rng_key_prefix as *const u8,
+            params: &[I64, I64, I64, I64],
             ret: I64,
         },
     ]
@@ -193,6 +199,7 @@ mod rt {
     pub const BETA: usize = 9;
     pub const BERNOULLI: usize = 10;
     pub const POISSON: usize = 11;
+    pub const KEY_PREFIX: usize = 12;
 }
 
 /// Compiles a checked function (the caller ran `Function::check`).
@@ -1078,9 +1085,13 @@ impl Lower<'_, '_> {
                 site,
                 point,
             } => {
+                // The interpreter's key (`runtime::rng::Stream::new`): the
+                // site packs (variable << 16) | ordinal.
                 let s = self.expr(seed)?;
-                let site_v = self.iconst(i64::from(*site));
-                let mut key = self.call(rt::MIX, &[s, site_v]);
+                let var_v = self.iconst(i64::from(*site >> 16));
+                let ord_v = self.iconst(i64::from(*site & 0xffff));
+                let n_v = self.iconst(point.len() as i64);
+                let mut key = self.call(rt::KEY_PREFIX, &[s, var_v, ord_v, n_v]);
                 for p in point {
                     let pv = self.expr(p)?;
                     key = self.call(rt::MIX, &[key, pv]);

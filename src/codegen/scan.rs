@@ -1,0 +1,1762 @@
+//! Polyhedral scanning: from a checked IR system and a legal sequential
+//! schedule of its augmented program (`crate::deps`) to a loop program
+//! ([`loop_ast::Function`]) that executes every statement instance once, in
+//! schedule order.
+//!
+//! Construction:
+//! 1. *Statements → IR.* The IR is walked in the order `deps` builds the
+//!    augmented program, so that every polyhedral statement is matched to
+//!    what it computes: an equation statement assigns `X[x] = rhs(x)`; an
+//!    accumulation statement performs `acc[proj(y)] op= body(y)`; a
+//!    completion statement does nothing (the reader loads the accumulator).
+//!    A reduction that is the whole right-hand side of `X` accumulates into
+//!    `X` itself; an embedded one into an accumulator array over the box of
+//!    its enclosing statement's domain. Accumulators are set to the
+//!    operator's identity at function entry. An accumulation statement is
+//!    restricted to `{ y ∈ D_acc : proj(y) ∈ D_comp }` (its completion's
+//!    domain), so every body point contributes exactly once.
+//! 2. *Time space.* With schedule rows `θ(i) = T·i + C·p + c` (full column
+//!    rank in `i`), `d` linearly independent rows `M` are chosen; when `M`
+//!    is unimodular `i = M⁻¹(t_sel − C_sel·p − c_sel)` exactly and the
+//!    statement's domain maps to `{ (t, p) : D(i(t)), t_r = θ_r(i(t)) for the
+//!    other rows }`. A non-unimodular `M` is rejected
+//!    ([`ScanError::Unsupported`]).
+//! 3. *Loops.* Projections `P_k` of every time-space domain onto
+//!    `(t_0..t_{k-1}, p)` by Fourier–Motzkin (rational: a superset of the
+//!    integer projection; redundant rows pruned exactly with the LP solver).
+//!    Dimension `k` is generated from the constraints of `P_{k+1}` that
+//!    mention `t_k`: a dimension that is constant for every statement of a
+//!    group splits the group by value (ascending); otherwise one loop with
+//!    bounds `max ceil(e/d)` / `min floor(e/d)` — exactly the statement's
+//!    own bounds when it is alone, else the bound terms proven valid for
+//!    every statement of the group (solver), and the remaining terms become
+//!    guards (`d·t_k ≥ e`) of that statement. Since every constraint of
+//!    `P_n` (the exact time-space domain) involves some `t_k` (or only the
+//!    parameters: guarded at the top), exactly the domain's points execute.
+//!
+//! Must not know about: Cranelift, the source syntax, the interpreter.
+
+use super::loop_ast::{
+    self, AccOp, Affine, Bound, Cast, Dim, Dist, Expr, Function, LoopVar, MathFn, Stmt, Sym,
+};
+use crate::deps::{self, DepsError, StmtKind, SystemSchedule};
+use crate::ir::{
+    self, AffConstraint, AffExpr, BinOp, Builtin, ConstraintKind, Distribution, Domain, ElemType,
+    ExprKind, ReduceOp, UnOp, VarId,
+};
+use crate::poly::solver::{self, System};
+use crate::poly::PolyError;
+use crate::schedule::Scheduler;
+use std::collections::HashMap;
+
+/// Errors of scanning.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScanError {
+    #[error("{0}")]
+    Deps(#[from] DepsError),
+    #[error("polyhedral library: {0}")]
+    Poly(#[from] PolyError),
+    #[error("no system named `{0}`")]
+    NoSystem(String),
+    /// A program feature or schedule the scanner does not handle.
+    #[error("{0}")]
+    Unsupported(String),
+    #[error("integer overflow while generating loops")]
+    Overflow,
+    /// The statements of the schedule do not match the IR (a bug).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+type R<T> = Result<T, ScanError>;
+
+fn ov<T>(x: Option<T>) -> R<T> {
+    x.ok_or(ScanError::Overflow)
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    i64::try_from(a).unwrap_or(1)
+}
+
+/// A polyhedron over `n` variables, rows "variables then constant".
+#[derive(Debug, Clone)]
+struct Poly {
+    n: usize,
+    eqs: Vec<Vec<i64>>,
+    ineqs: Vec<Vec<i64>>,
+}
+
+impl Poly {
+    fn to_system(&self) -> System {
+        let mut s = System::new(self.n);
+        s.eqs = self.eqs.clone();
+        s.ineqs = self.ineqs.clone();
+        s
+    }
+}
+
+/// Normalizes an inequality row: divide the variable part by its gcd and
+/// floor the constant (exact on integer points).
+fn norm_ineq(mut r: Vec<i64>) -> Vec<i64> {
+    let n = r.len() - 1;
+    let g = r[..n].iter().fold(0, |g, &x| gcd(g, x));
+    if g > 1 {
+        for x in &mut r[..n] {
+            *x /= g;
+        }
+        r[n] = r[n].div_euclid(g);
+    }
+    r
+}
+
+fn norm_eq(mut r: Vec<i64>) -> Vec<i64> {
+    let g = r.iter().fold(0, |g, &x| gcd(g, x));
+    if g > 1 {
+        for x in &mut r {
+            *x /= g;
+        }
+    }
+    r
+}
+
+/// `a·x + b·y` row-wise, checked.
+fn comb(a: i64, x: &[i64], b: i64, y: &[i64]) -> R<Vec<i64>> {
+    x.iter()
+        .zip(y)
+        .map(|(&u, &v)| {
+            ov(a.checked_mul(u)
+                .and_then(|p| b.checked_mul(v).and_then(|q| p.checked_add(q))))
+        })
+        .collect()
+}
+
+/// Eliminates variable `col` (rationally; the column stays, zeroed).
+fn eliminate(p: &Poly, col: usize) -> R<Poly> {
+    let n = p.n;
+    // Exact substitution through an equality when one mentions `col`.
+    if let Some(k) = p
+        .eqs
+        .iter()
+        .position(|r| r[col].abs() == 1)
+        .or_else(|| p.eqs.iter().position(|r| r[col] != 0))
+    {
+        let e = p.eqs[k].clone();
+        let a = e[col];
+        let mut out = Poly {
+            n,
+            eqs: Vec::new(),
+            ineqs: Vec::new(),
+        };
+        for (j, r) in p.eqs.iter().enumerate() {
+            if j == k {
+                continue;
+            }
+            let r2 = if r[col] == 0 {
+                r.clone()
+            } else {
+                comb(a, r, -r[col], &e)?
+            };
+            out.eqs.push(norm_eq(r2));
+        }
+        for r in &p.ineqs {
+            let r2 = if r[col] == 0 {
+                r.clone()
+            } else {
+                // |a|·r − sign(a)·r[col]·e keeps the direction.
+                comb(a.abs(), r, -a.signum() * r[col], &e)?
+            };
+            out.ineqs.push(norm_ineq(r2));
+        }
+        return cleanup(out);
+    }
+    let mut out = Poly {
+        n,
+        eqs: p.eqs.clone(),
+        ineqs: Vec::new(),
+    };
+    let (mut pos, mut neg) = (Vec::new(), Vec::new());
+    for r in &p.ineqs {
+        match r[col].signum() {
+            0 => out.ineqs.push(r.clone()),
+            1 => pos.push(r),
+            _ => neg.push(r),
+        }
+    }
+    for a in &pos {
+        for b in &neg {
+            let r = comb(-b[col], a, a[col], b)?;
+            out.ineqs.push(norm_ineq(r));
+        }
+    }
+    cleanup(out)
+}
+
+/// Dedups, drops trivial rows and prunes redundant inequalities (LP).
+fn cleanup(mut p: Poly) -> R<Poly> {
+    let n = p.n;
+    p.ineqs
+        .retain(|r| !(r[..n].iter().all(|&x| x == 0) && r[n] >= 0));
+    p.eqs.retain(|r| !r.iter().all(|&x| x == 0));
+    p.ineqs.sort();
+    p.ineqs.dedup();
+    p.eqs.sort();
+    p.eqs.dedup();
+    if p.ineqs.len() > 1 {
+        let red = solver::redundant_ineqs(&p.to_system())?;
+        if red.len() < p.ineqs.len() {
+            let keep: Vec<Vec<i64>> = p
+                .ineqs
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| !red.contains(k))
+                .map(|(_, r)| r.clone())
+                .collect();
+            p.ineqs = keep;
+        }
+    }
+    Ok(p)
+}
+
+/// What a statement does.
+#[derive(Clone)]
+enum Action<'a> {
+    /// `X[x] = expr(x)`.
+    Assign { var: VarId, expr: &'a ir::Expr },
+    /// Nothing (a completion).
+    Nothing,
+    /// `array[proj(y)] op= body(y)`.
+    Accumulate {
+        array: usize,
+        proj: Vec<AffExpr>,
+        op: ReduceOp,
+        ty: ElemType,
+        body: &'a ir::Expr,
+    },
+}
+
+/// An accumulator: array, operator and type (initialized at entry).
+struct AccArray {
+    array: usize,
+    op: ReduceOp,
+    ty: ElemType,
+}
+
+struct Matcher<'a> {
+    sys: &'a ir::System,
+    stmts: &'a [deps::PolyStmt],
+    n_par: usize,
+    next: usize,
+    actions: Vec<Option<Action<'a>>>,
+    /// Extra constraints (over the statement's iterators and params).
+    extra: Vec<Vec<AffConstraint>>,
+    /// (enclosing statement, reduction node address) → accumulator array.
+    acc_of: HashMap<(usize, usize), usize>,
+    arrays: Vec<loop_ast::Array>,
+    inits: Vec<AccArray>,
+    counter: usize,
+    /// The system draws random numbers: the function gets the seed as an
+    /// extra last parameter.
+    has_random: bool,
+}
+
+fn cross(a: &[Vec<AffConstraint>], b: &Domain) -> Vec<Vec<AffConstraint>> {
+    let mut out = Vec::new();
+    for p in a {
+        for q in &b.pieces {
+            let mut r = p.clone();
+            r.extend(q.iter().cloned());
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// `c(proj(y))`: a constraint over the completion space pulled back to the
+/// body space through `proj`.
+fn pull_back(c: &AffConstraint, proj: &[AffExpr], nb: usize, n_par: usize) -> R<AffConstraint> {
+    let mut a = AffExpr::zero(nb, n_par);
+    a.constant = c.aff.constant;
+    for (p, &cp) in c.aff.par.iter().enumerate() {
+        a.par[p] = cp;
+    }
+    for (j, &cj) in c.aff.idx.iter().enumerate() {
+        if cj == 0 {
+            continue;
+        }
+        let f = proj
+            .get(j)
+            .ok_or_else(|| ScanError::Internal("projection arity".into()))?;
+        for (q, &fq) in f.idx.iter().enumerate() {
+            a.idx[q] = ov(a.idx[q].checked_add(ov(cj.checked_mul(fq))?))?;
+        }
+        for (q, &fq) in f.par.iter().enumerate() {
+            a.par[q] = ov(a.par[q].checked_add(ov(cj.checked_mul(fq))?))?;
+        }
+        a.constant = ov(a.constant.checked_add(ov(cj.checked_mul(f.constant))?))?;
+    }
+    Ok(AffConstraint {
+        aff: a,
+        kind: c.kind,
+    })
+}
+
+/// Rows over `(dims, params, 1)` of a statement domain system.
+fn sys_poly(s: &System) -> Poly {
+    Poly {
+        n: s.n_vars,
+        eqs: s.eqs.clone(),
+        ineqs: s.ineqs.clone(),
+    }
+}
+
+fn constraint_row(c: &AffConstraint, n_idx: usize, n_par: usize) -> Vec<i64> {
+    let mut r = vec![0i64; n_idx + n_par + 1];
+    for (k, &x) in c.aff.idx.iter().enumerate().take(n_idx) {
+        r[k] = x;
+    }
+    for (k, &x) in c.aff.par.iter().enumerate().take(n_par) {
+        r[n_idx + k] = x;
+    }
+    r[n_idx + n_par] = c.aff.constant;
+    r
+}
+
+/// A symbolic box of a union of polyhedra over `(x_0..x_{d-1}, p)`: per
+/// dimension an affine lower bound and extent in the parameters, proven
+/// (solver) to contain every piece.
+fn symbolic_box(pieces: &[Poly], d: usize, n_par: usize, name: &str) -> R<Vec<Dim>> {
+    let mut dims = Vec::new();
+    for k in 0..d {
+        let mut lows: Vec<Vec<i64>> = Vec::new();
+        let mut ups: Vec<Vec<i64>> = Vec::new();
+        let mut projs = Vec::new();
+        for p in pieces {
+            let mut q = p.clone();
+            for j in 0..d {
+                if j != k {
+                    q = eliminate(&q, j)?;
+                }
+            }
+            let mut rows = q.ineqs.clone();
+            for e in &q.eqs {
+                rows.push(e.clone());
+                rows.push(e.iter().map(|x| -x).collect());
+            }
+            for r in rows {
+                let a = r[k];
+                // a·x_k + e ≥ 0 with e over params: candidate only if |a| = 1.
+                let mut e: Vec<i64> = r[d..].to_vec();
+                if a == 1 {
+                    // x_k ≥ −e
+                    e.iter_mut().for_each(|x| *x = -*x);
+                    lows.push(e);
+                } else if a == -1 {
+                    ups.push(e);
+                }
+            }
+            projs.push(p.clone());
+        }
+        // Valid: no point of any piece with x_k < lo (resp. > up).
+        let valid = |bound: &[i64], lower: bool| -> R<bool> {
+            for p in &projs {
+                let mut s = p.to_system();
+                let mut r = vec![0i64; d + n_par + 1];
+                // lower: lo − x_k − 1 ≥ 0 ; upper: x_k − up − 1 ≥ 0
+                for (j, &b) in bound.iter().enumerate() {
+                    r[d + j] = if lower { b } else { ov(b.checked_neg())? };
+                }
+                r[k] = if lower { -1 } else { 1 };
+                r[d + n_par] = ov(r[d + n_par].checked_sub(1))?;
+                s.add_ineq(r);
+                if solver::integer_sample(&s)?.is_some() {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        };
+        let mut lo = None;
+        for c in &lows {
+            if valid(c, true)? {
+                lo = Some(c.clone());
+                break;
+            }
+        }
+        let mut up = None;
+        for c in &ups {
+            if valid(c, false)? {
+                up = Some(c.clone());
+                break;
+            }
+        }
+        let (Some(lo), Some(up)) = (lo, up) else {
+            if pieces.is_empty() {
+                dims.push(Dim {
+                    lower: Affine::cst(0),
+                    extent: Affine::cst(0),
+                });
+                continue;
+            }
+            return Err(ScanError::Unsupported(format!(
+                "array `{name}`: no affine bounding box in dimension {k}"
+            )));
+        };
+        let to_aff = |v: &[i64]| -> Affine {
+            let mut a = Affine::cst(v[n_par]);
+            for (p, &c) in v[..n_par].iter().enumerate() {
+                if c != 0 {
+                    a.terms.push((Sym::Param(p), c));
+                }
+            }
+            a
+        };
+        // extent = up − lo + 1
+        let ext: Vec<i64> = ov(up
+            .iter()
+            .zip(&lo)
+            .map(|(u, l)| u.checked_sub(*l))
+            .collect::<Option<Vec<i64>>>())?;
+        let mut ext = ext;
+        ext[n_par] = ov(ext[n_par].checked_add(1))?;
+        dims.push(Dim {
+            lower: to_aff(&lo),
+            extent: to_aff(&ext),
+        });
+    }
+    Ok(dims)
+}
+
+fn domain_polys(d: &Domain, n_par: usize) -> Vec<Poly> {
+    let nd = d.n_dims();
+    d.pieces
+        .iter()
+        .map(|piece| {
+            let mut p = Poly {
+                n: nd + n_par,
+                eqs: Vec::new(),
+                ineqs: Vec::new(),
+            };
+            for c in piece {
+                let r = constraint_row(c, nd, n_par);
+                match c.kind {
+                    ConstraintKind::Eq => p.eqs.push(r),
+                    ConstraintKind::Ge => p.ineqs.push(r),
+                }
+            }
+            p
+        })
+        .collect()
+}
+
+impl<'a> Matcher<'a> {
+    fn take(&mut self, kind: StmtKind) -> R<usize> {
+        let k = self.next;
+        let st = self
+            .stmts
+            .get(k)
+            .ok_or_else(|| ScanError::Internal("fewer statements than the IR needs".into()))?;
+        if st.kind != kind {
+            return Err(ScanError::Internal(format!(
+                "statement {} is not of the expected kind",
+                st.name
+            )));
+        }
+        self.next += 1;
+        Ok(k)
+    }
+
+    fn walk(
+        &mut self,
+        e: &'a ir::Expr,
+        stmt: usize,
+        pieces: &[Vec<AffConstraint>],
+        top: bool,
+    ) -> R<()> {
+        match &e.kind {
+            ExprKind::IntConst(_)
+            | ExprKind::FloatConst(_)
+            | ExprKind::BoolConst(_)
+            | ExprKind::Index(_)
+            | ExprKind::Read { .. } => Ok(()),
+            ExprKind::IndirectRead { indices, .. } => {
+                for x in indices {
+                    self.walk(x, stmt, pieces, false)?;
+                }
+                Ok(())
+            }
+            ExprKind::Unary(_, a) => self.walk(a, stmt, pieces, false),
+            ExprKind::Binary(_, a, b) => {
+                self.walk(a, stmt, pieces, false)?;
+                self.walk(b, stmt, pieces, false)
+            }
+            ExprKind::If(c, a, b) => {
+                self.walk(c, stmt, pieces, false)?;
+                self.walk(a, stmt, pieces, false)?;
+                self.walk(b, stmt, pieces, false)
+            }
+            ExprKind::Case(branches) => {
+                for (d, x) in branches {
+                    self.walk(x, stmt, &cross(pieces, d), false)?;
+                }
+                Ok(())
+            }
+            ExprKind::Restrict(d, x) => self.walk(x, stmt, &cross(pieces, d), false),
+            ExprKind::Builtin(_, args) => {
+                for x in args {
+                    self.walk(x, stmt, pieces, false)?;
+                }
+                Ok(())
+            }
+            ExprKind::External(..) => Err(ScanError::Unsupported(
+                "externals are not supported by the JIT yet; use --interp".into(),
+            )),
+            ExprKind::Random(_, args, site) => {
+                if site.var >= 1 << 16 || site.ordinal >= 1 << 16 {
+                    return Err(ScanError::Unsupported(
+                        "too many variables or random call sites for the JIT".into(),
+                    ));
+                }
+                self.has_random = true;
+                for x in args {
+                    self.walk(x, stmt, pieces, false)?;
+                }
+                Ok(())
+            }
+            ExprKind::Categorical(_) => Err(ScanError::Unsupported(
+                "categorical draws are not supported by the JIT yet; use --interp".into(),
+            )),
+            ExprKind::Reduce(r) => self.reduce(e, r, stmt, pieces, top),
+        }
+    }
+
+    fn reduce(
+        &mut self,
+        e: &'a ir::Expr,
+        r: &'a ir::Reduction,
+        stmt: usize,
+        pieces: &[Vec<AffConstraint>],
+        top: bool,
+    ) -> R<()> {
+        let var = self.stmts[stmt].var;
+        let st_dims = self.stmts[stmt].dims.len();
+        // The completion domain: the enclosing statement's domain (and the
+        // context piece when there is exactly one).
+        let mut comp_extra: Vec<AffConstraint> = Vec::new();
+        let array = if top {
+            // Accumulate into the variable itself.
+            if !self.inits.iter().any(|a| a.array == var) {
+                self.inits.push(AccArray {
+                    array: var,
+                    op: r.op,
+                    ty: e.ty,
+                });
+            }
+            var
+        } else {
+            for _ in pieces {
+                let c = self.take(StmtKind::Complete)?;
+                self.actions[c] = Some(Action::Nothing);
+            }
+            if pieces.len() == 1 {
+                comp_extra = pieces[0].clone();
+            }
+            // A new accumulator over the box of the enclosing statement.
+            let dom = sys_poly(&self.stmts[stmt].domain);
+            self.counter += 1;
+            let name = format!("{}_red{}", self.sys.vars[var].name, self.counter);
+            let dims = symbolic_box(std::slice::from_ref(&dom), st_dims, self.n_par, &name)?;
+            self.arrays.push(loop_ast::Array {
+                name,
+                ty: e.ty,
+                dims,
+                domain: None,
+            });
+            let id = self.arrays.len() - 1;
+            self.inits.push(AccArray {
+                array: id,
+                op: r.op,
+                ty: e.ty,
+            });
+            self.acc_of
+                .insert((stmt, r as *const ir::Reduction as usize), id);
+            id
+        };
+        // Pull back the completion statement's domain (and context piece).
+        let nb = r.dims.len();
+        let mut restrict = Vec::new();
+        let comp = &self.stmts[stmt].domain;
+        let rows: Vec<(ConstraintKind, &Vec<i64>)> = comp
+            .eqs
+            .iter()
+            .map(|r| (ConstraintKind::Eq, r))
+            .chain(comp.ineqs.iter().map(|r| (ConstraintKind::Ge, r)))
+            .collect();
+        for (kind, row) in rows {
+            let c = AffConstraint {
+                aff: AffExpr {
+                    idx: row[..st_dims].to_vec(),
+                    par: row[st_dims..st_dims + self.n_par].to_vec(),
+                    constant: row[st_dims + self.n_par],
+                },
+                kind,
+            };
+            restrict.push(pull_back(&c, &r.proj, nb, self.n_par)?);
+        }
+        for c in &comp_extra {
+            let mut c = c.clone();
+            c.aff.idx.resize(st_dims, 0);
+            restrict.push(pull_back(&c, &r.proj, nb, self.n_par)?);
+        }
+        for _ in &r.body_domain.pieces {
+            let acc = self.take(StmtKind::Accumulate)?;
+            self.actions[acc] = Some(Action::Accumulate {
+                array,
+                proj: r.proj.clone(),
+                op: r.op,
+                ty: e.ty,
+                body: &r.body,
+            });
+            self.extra[acc] = restrict.clone();
+            self.walk(&r.body, acc, &[Vec::new()], false)?;
+        }
+        Ok(())
+    }
+}
+
+/// The loop program of system `index` of `program` under `sched` (the
+/// schedule computed by `deps::schedule_program` for that system).
+pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) -> R<Function> {
+    let sys = program
+        .systems
+        .get(index)
+        .ok_or_else(|| ScanError::NoSystem(index.to_string()))?;
+    let n_par = sys.params.len();
+    let stmts = &sched.deps.stmts;
+    let mut arrays = Vec::new();
+    for v in &sys.vars {
+        let dims = symbolic_box(
+            &domain_polys(&v.domain, n_par),
+            v.domain.n_dims(),
+            n_par,
+            &v.name,
+        )?;
+        arrays.push(loop_ast::Array {
+            name: v.name.clone(),
+            ty: v.ty,
+            dims,
+            domain: Some(v.domain.clone()),
+        });
+    }
+    let mut m = Matcher {
+        sys,
+        stmts,
+        n_par,
+        next: 0,
+        actions: vec![None; stmts.len()],
+        extra: vec![Vec::new(); stmts.len()],
+        acc_of: HashMap::new(),
+        arrays,
+        inits: Vec::new(),
+        counter: 0,
+        has_random: false,
+    };
+    let mut eq_stmts = Vec::new();
+    for eq in &sys.equations {
+        let mut mine = Vec::new();
+        for _ in &sys.vars[eq.var].domain.pieces {
+            mine.push(m.take(StmtKind::Equation)?);
+        }
+        eq_stmts.push((eq, mine));
+    }
+    for (eq, mine) in eq_stmts {
+        for s in mine {
+            m.actions[s] = Some(if matches!(eq.expr.kind, ExprKind::Reduce(_)) {
+                Action::Nothing
+            } else {
+                Action::Assign {
+                    var: eq.var,
+                    expr: &eq.expr,
+                }
+            });
+            m.walk(&eq.expr, s, &[Vec::new()], true)?;
+        }
+    }
+    if m.next != stmts.len() {
+        return Err(ScanError::Internal(
+            "more statements than the IR accounts for".into(),
+        ));
+    }
+    let mut g = Gen {
+        n_par,
+        loop_vars: Vec::new(),
+        acc_of: &m.acc_of,
+        sys,
+    };
+    let mut body = Vec::new();
+    // Accumulator initialization.
+    for a in &m.inits {
+        let dims = m.arrays[a.array].dims.clone();
+        let value = identity(a.op, a.ty);
+        let mut vars = Vec::new();
+        for (k, _) in dims.iter().enumerate() {
+            vars.push(g.fresh(format!("z{k}")));
+        }
+        let mut s = Stmt::Assign {
+            array: a.array,
+            index: vars.iter().map(|&v| Expr::var(v)).collect(),
+            value,
+        };
+        for (k, d) in dims.iter().enumerate().rev() {
+            let mut up = d.lower.clone();
+            up.terms.extend(d.extent.terms.iter().cloned());
+            up.constant = ov(up
+                .constant
+                .checked_add(d.extent.constant)
+                .and_then(|c| c.checked_sub(1)))?;
+            s = Stmt::For {
+                var: vars[k],
+                lower: Bound::aff(d.lower.clone()),
+                upper: Bound::aff(up),
+                body: vec![s],
+            };
+        }
+        body.push(s);
+    }
+    // Time-space domains.
+    let rows = &sched.schedule.rows;
+    let n_t = sched.schedule.n_dims();
+    let mut ts = Vec::new();
+    for (k, st) in stmts.iter().enumerate() {
+        let Some(action) = m.actions[k].clone() else {
+            return Err(ScanError::Internal(format!(
+                "statement {} unmatched",
+                st.name
+            )));
+        };
+        if matches!(action, Action::Nothing) {
+            continue;
+        }
+        let mut dom = sys_poly(&st.domain);
+        let d = st.dims.len();
+        for c in &m.extra[k] {
+            let r = constraint_row(c, d, n_par);
+            match c.kind {
+                ConstraintKind::Eq => dom.eqs.push(r),
+                ConstraintKind::Ge => dom.ineqs.push(r),
+            }
+        }
+        ts.push(time_space(
+            k, &st.name, d, n_par, n_t, &rows[k], &dom, action,
+        )?);
+    }
+    let mut guards = Vec::new();
+    let all: Vec<usize> = (0..ts.len()).collect();
+    // Parameter-only guards.
+    let ctx = domain_polys(&sys.context, n_par);
+    for t in &mut ts {
+        let p0 = &t.proj[0];
+        let mut gs = Vec::new();
+        for r in p0.ineqs.iter() {
+            let implied = match ctx.first() {
+                Some(c) => {
+                    let mut s = c.to_system();
+                    let mut neg: Vec<i64> = r[n_t..].iter().map(|x| -x).collect();
+                    neg[n_par] -= 1;
+                    s.add_ineq(neg);
+                    solver::integer_sample(&s)?.is_none()
+                }
+                None => true,
+            };
+            if !implied {
+                gs.push((r.clone(), false));
+            }
+        }
+        for r in p0.eqs.iter() {
+            gs.push((r.clone(), true));
+        }
+        t.param_guards = gs;
+    }
+    guards.resize(ts.len(), Vec::new());
+    for (k, t) in ts.iter().enumerate() {
+        for (r, eq) in &t.param_guards {
+            guards[k].push(g.row_cond(r, n_t, &[], *eq)?);
+        }
+    }
+    let mut tvals = Vec::new();
+    body.extend(g.level(&ts, &all, 0, n_t, &mut tvals, &mut guards)?);
+    let mut params = sys.params.clone();
+    let mut context = sys.context.clone();
+    if m.has_random {
+        params.push("seed".to_string());
+        // Constraints gain a zero coefficient for the seed.
+        let widen = |d: &mut Domain| {
+            for piece in &mut d.pieces {
+                for c in piece {
+                    c.aff.par.resize(n_par + 1, 0);
+                }
+            }
+        };
+        widen(&mut context);
+        for a in &mut m.arrays {
+            if let Some(d) = &mut a.domain {
+                widen(d);
+            }
+        }
+    }
+    Ok(Function {
+        name: sys.name.clone(),
+        params,
+        context,
+        arrays: m.arrays,
+        loop_vars: g.loop_vars,
+        locals: Vec::new(),
+        body,
+    })
+}
+
+fn identity(op: ReduceOp, ty: ElemType) -> Expr {
+    match (op, ty) {
+        (ReduceOp::Add, ElemType::Int) => Expr::Int(0),
+        (ReduceOp::Mul, ElemType::Int) => Expr::Int(1),
+        (ReduceOp::Max, ElemType::Int) => Expr::Int(i64::MIN),
+        (ReduceOp::Min, ElemType::Int) => Expr::Int(i64::MAX),
+        (ReduceOp::Add, _) => Expr::Float(0.0),
+        (ReduceOp::Mul, _) => Expr::Float(1.0),
+        (ReduceOp::Max, _) => Expr::Float(f64::NEG_INFINITY),
+        (ReduceOp::Min, _) => Expr::Float(f64::INFINITY),
+        (ReduceOp::And, _) => Expr::Bool(true),
+        (ReduceOp::Or, _) => Expr::Bool(false),
+    }
+}
+
+/// A statement in time space.
+struct TimeStmt<'a> {
+    index: usize,
+    action: Action<'a>,
+    /// `i = inv · (t_sel, p, 1)`: per iterator a row over `(t, p, 1)`.
+    iters: Vec<Vec<i64>>,
+    /// `proj[k]`: projection onto `(t_0..t_{k-1}, p)` (rows over `(t, p, 1)`),
+    /// `proj[n_t]` the exact time-space domain.
+    proj: Vec<Poly>,
+    /// Scalar value per dimension (when the row is constant).
+    scalar: Vec<Option<i64>>,
+    param_guards: Vec<(Vec<i64>, bool)>,
+}
+
+/// Exact inverse of a unimodular integer matrix (`None` if not unimodular).
+fn unimodular_inverse(m: &[Vec<i64>]) -> R<Option<Vec<Vec<i64>>>> {
+    let d = m.len();
+    // Gauss–Jordan over i128 rationals kept as (num, den) per row: use
+    // fraction-free elimination on [M | I].
+    let mut a: Vec<Vec<i128>> = m
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let mut row: Vec<i128> = r.iter().map(|&x| x as i128).collect();
+            row.extend((0..d).map(|j| i128::from(i == j)));
+            row
+        })
+        .collect();
+    for c in 0..d {
+        // Pivot: smallest non-zero |a[r][c]| (Euclid-style reduction).
+        loop {
+            let piv = (c..d)
+                .filter(|&r| a[r][c] != 0)
+                .min_by_key(|&r| a[r][c].abs());
+            let Some(p) = piv else { return Ok(None) };
+            a.swap(c, p);
+            let mut done = true;
+            for r in 0..d {
+                if r != c && a[r][c] != 0 {
+                    let q = a[r][c].div_euclid(a[c][c]);
+                    let pivot_row = a[c].clone();
+                    for (x, &y) in a[r].iter_mut().zip(&pivot_row) {
+                        let v = y.checked_mul(q).ok_or(ScanError::Overflow)?;
+                        *x = x.checked_sub(v).ok_or(ScanError::Overflow)?;
+                    }
+                    if a[r][c] != 0 {
+                        done = false;
+                    }
+                }
+            }
+            if done {
+                break;
+            }
+        }
+        if a[c][c].abs() != 1 {
+            return Ok(None);
+        }
+    }
+    let mut inv = vec![vec![0i64; d]; d];
+    for r in 0..d {
+        let s = a[r][r];
+        for j in 0..d {
+            inv[r][j] = i64::try_from(a[r][d + j] * s).map_err(|_| ScanError::Overflow)?;
+        }
+    }
+    Ok(Some(inv))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn time_space<'a>(
+    index: usize,
+    name: &str,
+    d: usize,
+    n_par: usize,
+    n_t: usize,
+    rows: &[Vec<i64>],
+    dom: &Poly,
+    action: Action<'a>,
+) -> R<TimeStmt<'a>> {
+    // Choose d linearly independent rows (greedy rank test).
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut basis: Vec<Vec<i128>> = Vec::new();
+    for (k, r) in rows.iter().enumerate() {
+        let mut v: Vec<i128> = r[..d].iter().map(|&x| x as i128).collect();
+        for b in &basis {
+            let piv = b.iter().position(|&x| x != 0).unwrap_or(0);
+            if v[piv] != 0 {
+                let (bv, vv) = (b[piv], v[piv]);
+                for j in 0..d {
+                    v[j] = ov(v[j]
+                        .checked_mul(bv)
+                        .and_then(|x| b[j].checked_mul(vv).and_then(|y| x.checked_sub(y))))?;
+                }
+                let g = v.iter().fold(0i128, |g, &x| {
+                    let (mut a, mut b) = (g.abs(), x.abs());
+                    while b != 0 {
+                        let t = a % b;
+                        a = b;
+                        b = t;
+                    }
+                    a
+                });
+                if g > 1 {
+                    v.iter_mut().for_each(|x| *x /= g);
+                }
+            }
+        }
+        if v.iter().any(|&x| x != 0) {
+            basis.push(v);
+            chosen.push(k);
+            if chosen.len() == d {
+                break;
+            }
+        }
+    }
+    if chosen.len() != d {
+        return Err(ScanError::Unsupported(format!(
+            "the schedule of statement {name} is not injective"
+        )));
+    }
+    let mmat: Vec<Vec<i64>> = chosen.iter().map(|&k| rows[k][..d].to_vec()).collect();
+    let Some(inv) = unimodular_inverse(&mmat)? else {
+        return Err(ScanError::Unsupported(format!(
+            "the schedule of statement {name} is not unimodular (strided loops are not supported)"
+        )));
+    };
+    let w = n_t + n_par + 1;
+    // i_j = Σ_q inv[j][q]·(t_{chosen q} − rest_q(p, 1)).
+    let mut iters = Vec::new();
+    for inv_row in inv.iter() {
+        let mut r = vec![0i64; w];
+        for (q, &c) in inv_row.iter().enumerate() {
+            if c == 0 {
+                continue;
+            }
+            let ck = chosen[q];
+            r[ck] = ov(r[ck].checked_add(c))?;
+            for p in 0..=n_par {
+                let v = ov(c.checked_mul(rows[ck][d + p]))?;
+                r[n_t + p] = ov(r[n_t + p].checked_sub(v))?;
+            }
+        }
+        iters.push(r);
+    }
+    // Substitute into a row over (i, p, 1) → row over (t, p, 1).
+    let subst = |row: &[i64]| -> R<Vec<i64>> {
+        let mut out = vec![0i64; w];
+        out[n_t..=n_t + n_par].copy_from_slice(&row[d..=d + n_par]);
+        for (j, it) in iters.iter().enumerate() {
+            if row[j] == 0 {
+                continue;
+            }
+            for q in 0..w {
+                out[q] = ov(out[q].checked_add(ov(row[j].checked_mul(it[q]))?))?;
+            }
+        }
+        Ok(out)
+    };
+    let mut full = Poly {
+        n: n_t + n_par,
+        eqs: Vec::new(),
+        ineqs: Vec::new(),
+    };
+    for r in &dom.eqs {
+        full.eqs.push(norm_eq(subst(r)?));
+    }
+    for r in &dom.ineqs {
+        full.ineqs.push(norm_ineq(subst(r)?));
+    }
+    let mut scalar = Vec::new();
+    for (k, r) in rows.iter().enumerate() {
+        let is_const = r[..d + n_par].iter().all(|&x| x == 0);
+        scalar.push(is_const.then_some(r[d + n_par]));
+        if chosen.contains(&k) {
+            continue;
+        }
+        // t_k − θ_k(i(t)) = 0
+        let mut e = subst(r)?;
+        e.iter_mut().for_each(|x| *x = -*x);
+        e[k] = ov(e[k].checked_add(1))?;
+        full.eqs.push(norm_eq(e));
+    }
+    let full = cleanup(full)?;
+    let mut proj = vec![full.clone()];
+    let mut cur = full;
+    for k in (0..n_t).rev() {
+        cur = eliminate(&cur, k)?;
+        proj.push(cur.clone());
+    }
+    proj.reverse();
+    Ok(TimeStmt {
+        index,
+        action,
+        iters,
+        proj,
+        scalar,
+        param_guards: Vec::new(),
+    })
+}
+
+struct Gen<'a> {
+    n_par: usize,
+    loop_vars: Vec<String>,
+    acc_of: &'a HashMap<(usize, usize), usize>,
+    sys: &'a ir::System,
+}
+
+/// A bound term `t_k ≥ ceil(e/d)` or `t_k ≤ floor(e/d)`: (e over (t, p, 1), d).
+type Term = (Vec<i64>, i64);
+
+impl Gen<'_> {
+    fn fresh(&mut self, name: String) -> LoopVar {
+        let mut n = name.clone();
+        let mut c = 1;
+        while self.loop_vars.contains(&n) {
+            c += 1;
+            n = format!("{name}_{c}");
+        }
+        self.loop_vars.push(n);
+        LoopVar(self.loop_vars.len() - 1)
+    }
+
+    /// Affine of a row over `(t, p, 1)` (columns `t_j` for `j < tvals.len()`
+    /// replaced by their values; later `t` columns must be zero).
+    fn row_aff(&self, r: &[i64], n_t: usize, tvals: &[Affine]) -> R<Affine> {
+        let mut a = Affine::cst(r[n_t + self.n_par]);
+        for (j, &c) in r[..n_t].iter().enumerate() {
+            if c == 0 {
+                continue;
+            }
+            let tv = tvals
+                .get(j)
+                .ok_or_else(|| ScanError::Internal("time dimension out of scope".into()))?;
+            for &(s, x) in &tv.terms {
+                a.terms.push((s, ov(c.checked_mul(x))?));
+            }
+            a.constant = ov(a.constant.checked_add(ov(c.checked_mul(tv.constant))?))?;
+        }
+        for (p, &c) in r[n_t..n_t + self.n_par].iter().enumerate() {
+            if c != 0 {
+                a.terms.push((Sym::Param(p), c));
+            }
+        }
+        Ok(simplify(a))
+    }
+
+    fn row_cond(&self, r: &[i64], n_t: usize, tvals: &[Affine], eq: bool) -> R<Expr> {
+        let a = self.row_aff(r, n_t, tvals)?;
+        Ok(Expr::bin(
+            if eq {
+                loop_ast::BinOp::Eq
+            } else {
+                loop_ast::BinOp::Ge
+            },
+            Expr::Aff(a),
+            Expr::Int(0),
+        ))
+    }
+
+    /// Bound terms on `t_k` in `P_{k+1}`: (lowers, uppers).
+    fn terms(p: &Poly, k: usize) -> (Vec<Term>, Vec<Term>) {
+        let mut lo = Vec::new();
+        let mut up = Vec::new();
+        let mut add = |r: &Vec<i64>| {
+            let a = r[k];
+            if a > 0 {
+                // a t + e ≥ 0 → t ≥ ceil(−e/a)
+                let mut e: Vec<i64> = r.iter().map(|x| x.saturating_neg()).collect();
+                e[k] = 0;
+                lo.push((e, a));
+            } else if a < 0 {
+                let mut e = r.clone();
+                e[k] = 0;
+                up.push((e, a.saturating_neg()));
+            }
+        };
+        for r in &p.ineqs {
+            add(r);
+        }
+        for r in &p.eqs {
+            add(r);
+            let neg: Vec<i64> = r.iter().map(|x| x.saturating_neg()).collect();
+            add(&neg);
+        }
+        (lo, up)
+    }
+
+    /// True when every point of `p` satisfies `t_k ≥ ceil(e/d)` (lower) or
+    /// `t_k ≤ floor(e/d)`.
+    fn implied(p: &Poly, k: usize, t: &Term, lower: bool) -> R<bool> {
+        let (e, d) = t;
+        // violation: lower: e − d·t_k − 1 ≥ 0 ; upper: d·t_k − e − 1 ≥ 0
+        let mut r: Vec<i64> = if lower {
+            e.clone()
+        } else {
+            e.iter().map(|x| x.saturating_neg()).collect()
+        };
+        r[k] = if lower { -d } else { *d };
+        let n = r.len() - 1;
+        r[n] = ov(r[n].checked_sub(1))?;
+        let mut s = p.to_system();
+        s.add_ineq(r);
+        Ok(solver::integer_sample(&s)?.is_none())
+    }
+
+    fn term_cond(&self, t: &Term, k: usize, n_t: usize, tvals: &[Affine], lower: bool) -> R<Expr> {
+        // lower: d·t_k − e ≥ 0 ; upper: e − d·t_k ≥ 0
+        let (e, d) = t;
+        let mut r: Vec<i64> = if lower {
+            e.iter().map(|x| x.saturating_neg()).collect()
+        } else {
+            e.clone()
+        };
+        r[k] = if lower { *d } else { -d };
+        self.row_cond(&r, n_t, tvals, false)
+    }
+
+    fn bound(&self, ts: &[Term], n_t: usize, tvals: &[Affine]) -> R<Bound> {
+        let mut terms = Vec::new();
+        for (e, d) in ts {
+            terms.push(loop_ast::BoundTerm {
+                expr: self.row_aff(e, n_t, tvals)?,
+                div: *d,
+            });
+        }
+        Ok(Bound { terms })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn level(
+        &mut self,
+        ts: &[TimeStmt],
+        group: &[usize],
+        k: usize,
+        n_t: usize,
+        tvals: &mut Vec<Affine>,
+        guards: &mut Vec<Vec<Expr>>,
+    ) -> R<Vec<Stmt>> {
+        if group.is_empty() {
+            return Ok(Vec::new());
+        }
+        // A lone statement with pending guards: hoist them here.
+        if group.len() == 1 && !guards[group[0]].is_empty() {
+            let conds = std::mem::take(&mut guards[group[0]]);
+            let inner = self.level(ts, group, k, n_t, tvals, guards)?;
+            return Ok(vec![Stmt::If {
+                cond: and_all(conds),
+                then: inner,
+                els: Vec::new(),
+            }]);
+        }
+        if k == n_t {
+            let mut out = Vec::new();
+            for &s in group {
+                let st = self.stmt_body(&ts[s], n_t, tvals)?;
+                let conds = std::mem::take(&mut guards[s]);
+                if conds.is_empty() {
+                    out.push(st);
+                } else {
+                    out.push(Stmt::If {
+                        cond: and_all(conds),
+                        then: vec![st],
+                        els: Vec::new(),
+                    });
+                }
+            }
+            return Ok(out);
+        }
+        if group.iter().all(|&s| ts[s].scalar[k].is_some()) {
+            let mut vals: Vec<i64> = group.iter().filter_map(|&s| ts[s].scalar[k]).collect();
+            vals.sort_unstable();
+            vals.dedup();
+            let mut out = Vec::new();
+            for v in vals {
+                let sub: Vec<usize> = group
+                    .iter()
+                    .copied()
+                    .filter(|&s| ts[s].scalar[k] == Some(v))
+                    .collect();
+                tvals.push(Affine::cst(v));
+                let r = self.level(ts, &sub, k + 1, n_t, tvals, guards);
+                tvals.pop();
+                out.extend(r?);
+            }
+            return Ok(out);
+        }
+        // One loop over t_k.
+        let per: Vec<(Vec<Term>, Vec<Term>)> = group
+            .iter()
+            .map(|&s| Self::terms(&ts[s].proj[k + 1], k))
+            .collect();
+        let (lower, upper) = if group.len() == 1 {
+            per[0].clone()
+        } else {
+            let mut lo = Vec::new();
+            let mut up = Vec::new();
+            for (l, u) in &per {
+                for t in l {
+                    if !lo.contains(t)
+                        && group
+                            .iter()
+                            .map(|&s| Self::implied(&ts[s].proj[k + 1], k, t, true))
+                            .collect::<R<Vec<bool>>>()?
+                            .iter()
+                            .all(|&b| b)
+                    {
+                        lo.push(t.clone());
+                    }
+                }
+                for t in u {
+                    if !up.contains(t)
+                        && group
+                            .iter()
+                            .map(|&s| Self::implied(&ts[s].proj[k + 1], k, t, false))
+                            .collect::<R<Vec<bool>>>()?
+                            .iter()
+                            .all(|&b| b)
+                    {
+                        up.push(t.clone());
+                    }
+                }
+            }
+            (lo, up)
+        };
+        // Bound options: the terms valid for the whole group, or else one
+        // option per statement, chosen at run time (the union's range is
+        // within [min of the statements' lowers, max of their uppers]).
+        let lower_opts: Vec<Vec<Term>> = if lower.is_empty() {
+            let mut v: Vec<Vec<Term>> = per.iter().map(|p| p.0.clone()).collect();
+            v.dedup();
+            v
+        } else {
+            vec![lower]
+        };
+        let upper_opts: Vec<Vec<Term>> = if upper.is_empty() {
+            let mut v: Vec<Vec<Term>> = per.iter().map(|p| p.1.clone()).collect();
+            v.dedup();
+            v
+        } else {
+            vec![upper]
+        };
+        if lower_opts.iter().any(|o| o.is_empty()) || upper_opts.iter().any(|o| o.is_empty()) {
+            return Err(ScanError::Unsupported(format!(
+                "schedule dimension {k} is unbounded"
+            )));
+        }
+        let mut branches: Vec<(Option<Expr>, Stmt)> = Vec::new();
+        for (li, lo) in lower_opts.iter().enumerate() {
+            for (ui, up) in upper_opts.iter().enumerate() {
+                let mut conds = Vec::new();
+                if lower_opts.len() > 1 {
+                    let me = self.bound_value(lo, n_t, tvals, true)?;
+                    for (lj, other) in lower_opts.iter().enumerate() {
+                        if lj != li {
+                            let o = self.bound_value(other, n_t, tvals, true)?;
+                            conds.push(Expr::bin(loop_ast::BinOp::Le, me.clone(), o));
+                        }
+                    }
+                }
+                if upper_opts.len() > 1 {
+                    let me = self.bound_value(up, n_t, tvals, false)?;
+                    for (uj, other) in upper_opts.iter().enumerate() {
+                        if uj != ui {
+                            let o = self.bound_value(other, n_t, tvals, false)?;
+                            conds.push(Expr::bin(loop_ast::BinOp::Ge, me.clone(), o));
+                        }
+                    }
+                }
+                let saved = guards.clone();
+                let st = self.one_loop(ts, group, k, n_t, tvals, guards, &per, lo, up);
+                *guards = saved;
+                branches.push(((!conds.is_empty()).then(|| and_all(conds)), st?));
+            }
+        }
+        // Drain the guards the branches consumed (each branch used a copy).
+        for &s in group {
+            guards[s].clear();
+        }
+        let mut out: Option<Stmt> = None;
+        for (cond, st) in branches.into_iter().rev() {
+            out = Some(match (out, cond) {
+                (None, _) => st,
+                (Some(e), Some(c)) => Stmt::If {
+                    cond: c,
+                    then: vec![st],
+                    els: vec![e],
+                },
+                (Some(e), None) => Stmt::Block(vec![st, e]),
+            });
+        }
+        Ok(out.into_iter().collect())
+    }
+
+    /// `max_j ceil(e_j/d_j)` (lower) or `min_j floor(e_j/d_j)` as an int
+    /// expression of the outer loop variables.
+    fn bound_value(&self, ts: &[Term], n_t: usize, tvals: &[Affine], lower: bool) -> R<Expr> {
+        let mut acc: Option<Expr> = None;
+        for (e, d) in ts {
+            let a = Expr::Aff(self.row_aff(e, n_t, tvals)?);
+            let v = if *d == 1 {
+                a
+            } else {
+                Expr::bin(
+                    if lower {
+                        loop_ast::BinOp::CeilDiv
+                    } else {
+                        loop_ast::BinOp::FloorDiv
+                    },
+                    a,
+                    Expr::Int(*d),
+                )
+            };
+            acc = Some(match acc {
+                None => v,
+                Some(x) => Expr::bin(
+                    if lower {
+                        loop_ast::BinOp::Max
+                    } else {
+                        loop_ast::BinOp::Min
+                    },
+                    x,
+                    v,
+                ),
+            });
+        }
+        acc.ok_or_else(|| ScanError::Internal("empty bound".into()))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn one_loop(
+        &mut self,
+        ts: &[TimeStmt],
+        group: &[usize],
+        k: usize,
+        n_t: usize,
+        tvals: &mut Vec<Affine>,
+        guards: &mut Vec<Vec<Expr>>,
+        per: &[(Vec<Term>, Vec<Term>)],
+        lower: &[Term],
+        upper: &[Term],
+    ) -> R<Stmt> {
+        let var = self.fresh(format!("t{k}"));
+        tvals.push(Affine::var(var));
+        let res = (|| -> R<Stmt> {
+            if group.len() > 1 {
+                for (gi, &s) in group.iter().enumerate() {
+                    let (l, u) = &per[gi];
+                    for t in l {
+                        if !lower.contains(t) {
+                            let c = self.term_cond(t, k, n_t, tvals, true)?;
+                            guards[s].push(c);
+                        }
+                    }
+                    for t in u {
+                        if !upper.contains(t) {
+                            let c = self.term_cond(t, k, n_t, tvals, false)?;
+                            guards[s].push(c);
+                        }
+                    }
+                }
+            }
+            let lb = self.bound(lower, n_t, &tvals[..k])?;
+            let ub = self.bound(upper, n_t, &tvals[..k])?;
+            let body = self.level(ts, group, k + 1, n_t, tvals, guards)?;
+            Ok(Stmt::For {
+                var,
+                lower: lb,
+                upper: ub,
+                body,
+            })
+        })();
+        tvals.pop();
+        res
+    }
+
+    fn stmt_body(&self, t: &TimeStmt, n_t: usize, tvals: &[Affine]) -> R<Stmt> {
+        let x: Vec<Affine> = t
+            .iters
+            .iter()
+            .map(|r| self.row_aff(r, n_t, tvals))
+            .collect::<R<_>>()?;
+        let ex = ExprGen {
+            n_par: self.n_par,
+            acc_of: self.acc_of,
+            stmt: t.index,
+        };
+        Ok(match &t.action {
+            Action::Nothing => Stmt::Block(Vec::new()),
+            Action::Assign { var, expr } => Stmt::Assign {
+                array: *var,
+                index: x.iter().map(|a| Expr::Aff(a.clone())).collect(),
+                value: ex.expr(expr, &x, Some(self.sys.vars[*var].ty))?,
+            },
+            Action::Accumulate {
+                array,
+                proj,
+                op,
+                ty,
+                body,
+            } => Stmt::Accumulate {
+                array: *array,
+                index: proj
+                    .iter()
+                    .map(|a| ex.aff(a, &x).map(Expr::Aff))
+                    .collect::<R<_>>()?,
+                op: match op {
+                    ReduceOp::Add => AccOp::Add,
+                    ReduceOp::Mul => AccOp::Mul,
+                    ReduceOp::Max => AccOp::Max,
+                    ReduceOp::Min => AccOp::Min,
+                    ReduceOp::And => AccOp::And,
+                    ReduceOp::Or => AccOp::Or,
+                },
+                value: ex.expr(body, &x, Some(*ty))?,
+            },
+        })
+    }
+}
+
+fn and_all(mut conds: Vec<Expr>) -> Expr {
+    let mut c = conds.pop().unwrap_or(Expr::Bool(true));
+    while let Some(d) = conds.pop() {
+        c = Expr::bin(loop_ast::BinOp::And, d, c);
+    }
+    c
+}
+
+/// Merges equal symbols and drops zero coefficients.
+fn simplify(a: Affine) -> Affine {
+    let mut terms: Vec<(Sym, i64)> = Vec::new();
+    for (s, c) in a.terms {
+        if let Some(t) = terms.iter_mut().find(|t| t.0 == s) {
+            t.1 = t.1.saturating_add(c);
+        } else {
+            terms.push((s, c));
+        }
+    }
+    terms.retain(|t| t.1 != 0);
+    terms.sort_by_key(|t| t.0);
+    Affine {
+        terms,
+        constant: a.constant,
+    }
+}
+
+/// Expression translation at one statement instance.
+struct ExprGen<'a> {
+    n_par: usize,
+    acc_of: &'a HashMap<(usize, usize), usize>,
+    stmt: usize,
+}
+
+impl ExprGen<'_> {
+    fn aff(&self, a: &AffExpr, x: &[Affine]) -> R<Affine> {
+        let mut out = Affine::cst(a.constant);
+        for (k, &c) in a.idx.iter().enumerate() {
+            if c == 0 {
+                continue;
+            }
+            let xv = x
+                .get(k)
+                .ok_or_else(|| ScanError::Internal("index out of the space".into()))?;
+            for &(s, v) in &xv.terms {
+                out.terms.push((s, ov(c.checked_mul(v))?));
+            }
+            out.constant = ov(out.constant.checked_add(ov(c.checked_mul(xv.constant))?))?;
+        }
+        for (p, &c) in a.par.iter().enumerate().take(self.n_par) {
+            if c != 0 {
+                out.terms.push((Sym::Param(p), c));
+            }
+        }
+        Ok(simplify(out))
+    }
+
+    fn domain_cond(&self, d: &Domain, x: &[Affine]) -> R<Expr> {
+        let mut alts = Vec::new();
+        for piece in &d.pieces {
+            let mut cs = Vec::new();
+            for c in piece {
+                let mut a = c.aff.clone();
+                a.idx.resize(x.len(), 0);
+                let e = Expr::Aff(self.aff(&a, x)?);
+                cs.push(Expr::bin(
+                    match c.kind {
+                        ConstraintKind::Ge => loop_ast::BinOp::Ge,
+                        ConstraintKind::Eq => loop_ast::BinOp::Eq,
+                    },
+                    e,
+                    Expr::Int(0),
+                ));
+            }
+            alts.push(and_all(cs));
+        }
+        let mut c = alts.pop().unwrap_or(Expr::Bool(false));
+        while let Some(d) = alts.pop() {
+            c = Expr::bin(loop_ast::BinOp::Or, d, c);
+        }
+        Ok(c)
+    }
+
+    /// `e` at point `x`, converted to `want` (int/bool → float promotion).
+    fn expr(&self, e: &ir::Expr, x: &[Affine], want: Option<ElemType>) -> R<Expr> {
+        let v = self.raw(e, x)?;
+        Ok(convert(v, e.ty, want.unwrap_or(e.ty)))
+    }
+
+    fn raw(&self, e: &ir::Expr, x: &[Affine]) -> R<Expr> {
+        use loop_ast::BinOp as B;
+        Ok(match &e.kind {
+            ExprKind::IntConst(v) => Expr::Int(*v),
+            ExprKind::FloatConst(v) => Expr::Float(*v),
+            ExprKind::BoolConst(v) => Expr::Bool(*v),
+            ExprKind::Index(a) => Expr::Aff(self.aff(a, x)?),
+            ExprKind::Read { var, access } => Expr::Load {
+                array: *var,
+                index: access
+                    .iter()
+                    .map(|a| self.aff(a, x).map(Expr::Aff))
+                    .collect::<R<_>>()?,
+            },
+            ExprKind::IndirectRead { var, indices } => Expr::Load {
+                array: *var,
+                index: indices
+                    .iter()
+                    .map(|i| self.expr(i, x, Some(ElemType::Int)))
+                    .collect::<R<_>>()?,
+            },
+            ExprKind::Unary(op, a) => match op {
+                UnOp::Neg => {
+                    Expr::Unary(loop_ast::UnOp::Neg, Box::new(self.expr(a, x, Some(e.ty))?))
+                }
+                UnOp::Not => Expr::Unary(loop_ast::UnOp::Not, Box::new(self.expr(a, x, None)?)),
+            },
+            ExprKind::Binary(op, a, b) => {
+                let arith = |o: B| -> R<Expr> {
+                    Ok(Expr::bin(
+                        o,
+                        self.expr(a, x, Some(e.ty))?,
+                        self.expr(b, x, Some(e.ty))?,
+                    ))
+                };
+                let cmp = |o: B| -> R<Expr> {
+                    let t = if a.ty == ElemType::Float || b.ty == ElemType::Float {
+                        ElemType::Float
+                    } else {
+                        a.ty
+                    };
+                    Ok(Expr::bin(
+                        o,
+                        self.expr(a, x, Some(t))?,
+                        self.expr(b, x, Some(t))?,
+                    ))
+                };
+                match op {
+                    BinOp::Add => arith(B::Add)?,
+                    BinOp::Sub => arith(B::Sub)?,
+                    BinOp::Mul => arith(B::Mul)?,
+                    BinOp::Div => arith(B::Div)?,
+                    BinOp::Rem => arith(B::Rem)?,
+                    BinOp::Eq => cmp(B::Eq)?,
+                    BinOp::Ne => cmp(B::Ne)?,
+                    BinOp::Lt => cmp(B::Lt)?,
+                    BinOp::Le => cmp(B::Le)?,
+                    BinOp::Gt => cmp(B::Gt)?,
+                    BinOp::Ge => cmp(B::Ge)?,
+                    BinOp::And => arith(B::And)?,
+                    BinOp::Or => arith(B::Or)?,
+                }
+            }
+            ExprKind::If(c, a, b) => Expr::select(
+                self.expr(c, x, None)?,
+                self.expr(a, x, Some(e.ty))?,
+                self.expr(b, x, Some(e.ty))?,
+            ),
+            ExprKind::Case(branches) => {
+                let mut it = branches.iter().rev();
+                let Some((_, last)) = it.next() else {
+                    return Err(ScanError::Internal("empty case".into()));
+                };
+                let mut acc = self.expr(last, x, Some(e.ty))?;
+                for (d, b) in it {
+                    acc = Expr::select(self.domain_cond(d, x)?, self.expr(b, x, Some(e.ty))?, acc);
+                }
+                acc
+            }
+            ExprKind::Restrict(_, a) => self.expr(a, x, Some(e.ty))?,
+            ExprKind::Reduce(r) => {
+                let key = (self.stmt, &**r as *const ir::Reduction as usize);
+                let Some(&arr) = self.acc_of.get(&key) else {
+                    return Err(ScanError::Internal("reduction without accumulator".into()));
+                };
+                Expr::Load {
+                    array: arr,
+                    index: x.iter().map(|a| Expr::Aff(a.clone())).collect(),
+                }
+            }
+            ExprKind::Builtin(b, args) => self.builtin(*b, args, e.ty, x)?,
+            ExprKind::External(..) => {
+                return Err(ScanError::Unsupported(
+                    "externals are not supported by the JIT yet; use --interp".into(),
+                ))
+            }
+            ExprKind::Random(d, args, site) => {
+                let dist = match d {
+                    Distribution::Uniform => Dist::Uniform,
+                    Distribution::Normal => Dist::Normal,
+                    Distribution::Gamma => Dist::Gamma,
+                    Distribution::Beta => Dist::Beta,
+                    Distribution::Bernoulli => Dist::Bernoulli,
+                    Distribution::Poisson => Dist::Poisson,
+                };
+                let conv = convert(
+                    Expr::Random {
+                        dist,
+                        args: args
+                            .iter()
+                            .map(|a| self.expr(a, x, Some(ElemType::Float)))
+                            .collect::<R<_>>()?,
+                        seed: Box::new(Expr::param(self.n_par)),
+                        site: (site.var as u32) << 16 | site.ordinal,
+                        point: x.iter().map(|a| Expr::Aff(a.clone())).collect(),
+                    },
+                    dist.result(),
+                    e.ty,
+                );
+                conv
+            }
+            ExprKind::Categorical(_) => {
+                return Err(ScanError::Unsupported(
+                    "categorical draws are not supported by the JIT yet; use --interp".into(),
+                ))
+            }
+        })
+    }
+
+    fn builtin(&self, b: Builtin, args: &[ir::Expr], ty: ElemType, x: &[Affine]) -> R<Expr> {
+        let arg = |k: usize, t: Option<ElemType>| -> R<Expr> {
+            let a = args
+                .get(k)
+                .ok_or_else(|| ScanError::Internal(format!("builtin {b:?}: missing argument")))?;
+            self.expr(a, x, t)
+        };
+        let fl = Some(ElemType::Float);
+        let math = |f: MathFn| -> R<Expr> {
+            let m = Expr::Math(f, vec![arg(0, fl)?]);
+            Ok(if ty == ElemType::Int {
+                Expr::cast(Cast::FloatToInt, m)
+            } else {
+                m
+            })
+        };
+        Ok(match b {
+            Builtin::Exp => math(MathFn::Exp)?,
+            Builtin::Log => math(MathFn::Log)?,
+            Builtin::Sqrt => math(MathFn::Sqrt)?,
+            Builtin::Floor => math(MathFn::Floor)?,
+            Builtin::Ceil => math(MathFn::Ceil)?,
+            Builtin::Lgamma => math(MathFn::Lgamma)?,
+            Builtin::Pow => {
+                let m = Expr::Math(MathFn::Pow, vec![arg(0, fl)?, arg(1, fl)?]);
+                if ty == ElemType::Int {
+                    Expr::cast(Cast::FloatToInt, m)
+                } else {
+                    m
+                }
+            }
+            Builtin::Abs => Expr::Math(MathFn::Abs, vec![arg(0, Some(ty))?]),
+            Builtin::ToFloat => arg(0, fl)?,
+            Builtin::ToInt => {
+                let a0 = args
+                    .first()
+                    .ok_or_else(|| ScanError::Internal("int(): missing argument".into()))?;
+                let v = self.expr(a0, x, None)?;
+                match a0.ty {
+                    ElemType::Float => Expr::cast(Cast::FloatToInt, v),
+                    ElemType::Bool => Expr::cast(Cast::BoolToInt, v),
+                    ElemType::Int => v,
+                }
+            }
+            Builtin::Max | Builtin::Min => {
+                let op = if b == Builtin::Max {
+                    loop_ast::BinOp::Max
+                } else {
+                    loop_ast::BinOp::Min
+                };
+                let mut acc: Option<Expr> = None;
+                for k in 0..args.len() {
+                    let v = arg(k, Some(ty))?;
+                    acc = Some(match acc {
+                        None => v,
+                        Some(a) => Expr::bin(op, a, v),
+                    });
+                }
+                acc.ok_or_else(|| ScanError::Internal("max/min of nothing".into()))?
+            }
+        })
+    }
+}
+
+/// Converts a value of type `from` to `to` (the IR leaves int → float
+/// promotion implicit).
+fn convert(v: Expr, from: ElemType, to: ElemType) -> Expr {
+    match (from, to) {
+        (ElemType::Int, ElemType::Float) => Expr::cast(Cast::IntToFloat, v),
+        (ElemType::Bool, ElemType::Float) => Expr::cast(Cast::BoolToFloat, v),
+        (ElemType::Bool, ElemType::Int) => Expr::cast(Cast::BoolToInt, v),
+        _ => v,
+    }
+}
+
+/// The loop program of the system named `system`, scheduled with
+/// `scheduler` (see [`scan_system`]).
+pub fn scan(program: &ir::Program, system: &str, scheduler: Scheduler) -> R<Function> {
+    let index = program
+        .systems
+        .iter()
+        .position(|s| s.name == system)
+        .ok_or_else(|| ScanError::NoSystem(system.to_string()))?;
+    let sched = deps::schedule_program(program, scheduler)?;
+    let s = sched
+        .systems
+        .get(index)
+        .ok_or_else(|| ScanError::NoSystem(system.to_string()))?;
+    scan_system(program, index, s)
+}

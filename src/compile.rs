@@ -1,0 +1,415 @@
+//! The library API of the native path: source text → checked IR →
+//! (optionally) SDR-optimized IR → sequential schedule → loop program
+//! (`codegen::scan`) → native code (`jit`), compiled once and run many
+//! times.
+//!
+//! # Layout contract
+//! `Compiled::run` takes and returns `runtime::Array`s exactly as the
+//! interpreter does (`interp::run`): one array per input / output
+//! variable, dense row-major over the variable's integer bounding box
+//! (`ArraySpec::of_variable`). The JIT's buffers are over a symbolic box
+//! (affine in the parameters, proven to contain the domain) that may be
+//! larger; values are copied point by point between the two, for the points
+//! of the variable's domain. Output points of the box outside the domain
+//! are zero (`0`, `0.0`, `false`), as in the interpreter.
+//!
+//! Compiled code is cached per thread (`JitFunction` holds raw code
+//! pointers and is neither `Send` nor `Sync`), keyed by a hash of the
+//! source text and the options.
+//!
+//! Owns: the pipeline glue, the cache and the buffer conversion. Must not
+//! know about Cranelift details or the scanning algorithm.
+
+use crate::codegen::loop_ast::Function;
+use crate::codegen::scan::{self, ScanError};
+use crate::deps::{self, DepsError};
+use crate::diag::{Diagnostic, SourceFile};
+use crate::interp::{self, InterpError};
+use crate::ir::{self, VarKind};
+use crate::jit::{self, Buffer, JitFunction, JitOptions};
+use crate::runtime::{Array, ArrayData, ArraySpec, RuntimeError};
+use crate::schedule::Scheduler;
+use crate::sdr::{self, Decision};
+use std::cell::RefCell;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
+
+/// Compilation options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// Apply the SDR optimizer (`sdr::optimize` with the Pluto scheduler).
+    pub optimize: bool,
+    /// The scheduler of the final (sequential) schedule.
+    pub scheduler: Scheduler,
+    /// The system to compile (`None`: the first one).
+    pub system: Option<String>,
+    /// Bounds-check every access (tests).
+    pub checked: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            optimize: true,
+            scheduler: Scheduler::Pluto,
+            system: None,
+            checked: false,
+        }
+    }
+}
+
+/// A compilation error.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum CompileError {
+    /// Errors in the source (parse, types, domains), with the source.
+    #[error("{} error(s) in {}", .diagnostics.len(), .file.name)]
+    Source {
+        diagnostics: Vec<Diagnostic>,
+        file: SourceFile,
+    },
+    #[error("no system named `{0}`")]
+    NoSystem(String),
+    #[error("optimizer: {0}")]
+    Optimize(sdr::OptimizeError),
+    #[error("scheduling: {0}")]
+    Deps(DepsError),
+    #[error("code generation: {0}")]
+    Scan(ScanError),
+    #[error("JIT: {0}")]
+    Jit(jit::JitError),
+}
+
+/// A run error.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RunError {
+    /// Parameters, inputs or arrays rejected before running.
+    #[error("{0}")]
+    Input(InterpError),
+    #[error("{0}")]
+    Runtime(RuntimeError),
+    /// An error of the compiled code (e.g. an out-of-domain indirect read,
+    /// naming the variable and point).
+    #[error("{0}")]
+    Jit(jit::RunError),
+}
+
+struct Inner {
+    program: ir::Program,
+    system: usize,
+    decisions: Vec<Decision>,
+    jit: JitFunction,
+}
+
+/// A compiled system: cheap to clone, not `Send` (native code is cached
+/// per thread).
+#[derive(Clone)]
+pub struct Compiled {
+    inner: Rc<Inner>,
+}
+
+thread_local! {
+    static CACHE: RefCell<HashMap<u64, Rc<Inner>>> = RefCell::new(HashMap::new());
+}
+
+/// Entry point of the library API (`Program::compile`).
+pub struct Program;
+
+impl Program {
+    /// See [`compile`].
+    pub fn compile(src: &str, options: &Options) -> Result<Compiled, CompileError> {
+        compile(src, options)
+    }
+}
+
+/// Parses and checks `src`.
+pub fn parse_program(src: &str) -> Result<ir::Program, CompileError> {
+    let file = SourceFile::new("<source>", src);
+    let ast = crate::syntax::parse(&file).map_err(|d| CompileError::Source {
+        diagnostics: d,
+        file: file.clone(),
+    })?;
+    ir::lower::lower(&ast, &file).map_err(|d| CompileError::Source {
+        diagnostics: d,
+        file: file.clone(),
+    })
+}
+
+fn system_index(program: &ir::Program, system: Option<&str>) -> Result<usize, CompileError> {
+    match system {
+        None if !program.systems.is_empty() => Ok(0),
+        None => Err(CompileError::NoSystem("<any>".into())),
+        Some(n) => program
+            .systems
+            .iter()
+            .position(|s| s.name == n)
+            .ok_or_else(|| CompileError::NoSystem(n.to_string())),
+    }
+}
+
+/// The loop program of a checked program's system (scheduled with
+/// `options.scheduler`, after SDR when `options.optimize`), and the
+/// program it was generated from with the optimizer's decisions.
+pub fn loop_program(
+    program: &ir::Program,
+    options: &Options,
+) -> Result<(Function, ir::Program, Vec<Decision>), CompileError> {
+    let (program, decisions) = if options.optimize {
+        let o = sdr::optimize(program, Scheduler::Pluto).map_err(CompileError::Optimize)?;
+        (o.program, o.decisions)
+    } else {
+        (program.clone(), Vec::new())
+    };
+    let index = system_index(&program, options.system.as_deref())?;
+    let sched = deps::schedule_program(&program, options.scheduler).map_err(CompileError::Deps)?;
+    let s = sched
+        .systems
+        .get(index)
+        .ok_or_else(|| CompileError::NoSystem(index.to_string()))?;
+    let f = scan::scan_system(&program, index, s).map_err(CompileError::Scan)?;
+    Ok((f, program, decisions))
+}
+
+/// The loop program of `system` as C-like text (`alphac emit`).
+pub fn emit(
+    program: &ir::Program,
+    system: &str,
+    options: &Options,
+) -> Result<String, CompileError> {
+    let o = Options {
+        system: Some(system.to_string()),
+        ..options.clone()
+    };
+    Ok(loop_program(program, &o)?.0.to_c())
+}
+
+/// Parse, check, optimize (when `options.optimize`), schedule, scan and
+/// JIT-compile `src`; cached per thread by (source, options).
+pub fn compile(src: &str, options: &Options) -> Result<Compiled, CompileError> {
+    let mut h = DefaultHasher::new();
+    src.hash(&mut h);
+    options.optimize.hash(&mut h);
+    format!("{:?}", options.scheduler).hash(&mut h);
+    options.system.hash(&mut h);
+    options.checked.hash(&mut h);
+    let key = h.finish();
+    if let Some(inner) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
+        return Ok(Compiled { inner });
+    }
+    let inner = Rc::new(build(src, options)?);
+    CACHE.with(|c| c.borrow_mut().insert(key, inner.clone()));
+    Ok(Compiled { inner })
+}
+
+/// [`compile`] without the cache (every call parses, schedules, scans and
+/// generates native code again; for measuring compile latency).
+pub fn compile_uncached(src: &str, options: &Options) -> Result<Compiled, CompileError> {
+    Ok(Compiled {
+        inner: Rc::new(build(src, options)?),
+    })
+}
+
+fn build(src: &str, options: &Options) -> Result<Inner, CompileError> {
+    let parsed = parse_program(src)?;
+    let (f, program, decisions) = loop_program(&parsed, options)?;
+    let system = system_index(&program, options.system.as_deref())?;
+    let jit = JitFunction::compile_with(
+        &f,
+        JitOptions {
+            checked: options.checked,
+        },
+    )
+    .map_err(CompileError::Jit)?;
+    Ok(Inner {
+        program,
+        system,
+        decisions,
+        jit,
+    })
+}
+
+/// Calls `f` on every point of the box `lo ..= hi` (row-major order).
+fn for_box(
+    lo: &[i64],
+    hi: &[i64],
+    mut f: impl FnMut(&[i64]) -> Result<(), RunError>,
+) -> Result<(), RunError> {
+    if lo.iter().zip(hi).any(|(l, h)| l > h) {
+        return Ok(());
+    }
+    let mut p = lo.to_vec();
+    loop {
+        f(&p)?;
+        let mut k = p.len();
+        loop {
+            if k == 0 {
+                return Ok(());
+            }
+            k -= 1;
+            if p[k] < hi[k] {
+                p[k] += 1;
+                break;
+            }
+            p[k] = lo[k];
+        }
+    }
+}
+
+/// Offset of `p` in a JIT box, if inside.
+fn jit_offset(bx: &[(i64, i64)], p: &[i64]) -> Option<usize> {
+    let mut off: i128 = 0;
+    for (&(lo, ext), &x) in bx.iter().zip(p) {
+        let d = i128::from(x) - i128::from(lo);
+        if d < 0 || d >= i128::from(ext) {
+            return None;
+        }
+        off = off * i128::from(ext) + d;
+    }
+    usize::try_from(off).ok()
+}
+
+impl Compiled {
+    /// The IR that was compiled (after optimization).
+    pub fn program(&self) -> &ir::Program {
+        &self.inner.program
+    }
+    /// The compiled system.
+    pub fn system(&self) -> &ir::System {
+        &self.inner.program.systems[self.inner.system]
+    }
+    /// The optimizer's decisions (empty without optimization).
+    pub fn decisions(&self) -> &[Decision] {
+        &self.inner.decisions
+    }
+    /// The loop program.
+    pub fn function(&self) -> &Function {
+        self.inner.jit.function()
+    }
+
+    /// Runs with parameters by name (see [`Compiled::run`]).
+    pub fn run_named(
+        &self,
+        params: &HashMap<String, i64>,
+        inputs: &HashMap<String, Array>,
+        seed: u64,
+    ) -> Result<HashMap<String, Array>, RunError> {
+        let p = interp::resolve_params(self.system(), params).map_err(RunError::Input)?;
+        self.run(&p, inputs, seed)
+    }
+
+    /// Runs the compiled system for `params` (in the system's order) on
+    /// `inputs` (arrays as the interpreter takes them; see the module
+    /// comment), returning one array per output. `seed` keys the random
+    /// draws exactly as in the interpreter (`runtime::rng`).
+    pub fn run(
+        &self,
+        params: &[i64],
+        inputs: &HashMap<String, Array>,
+        seed: u64,
+    ) -> Result<HashMap<String, Array>, RunError> {
+        let sys = self.system();
+        interp::check_params(sys, params).map_err(RunError::Input)?;
+        for name in inputs.keys() {
+            match sys.var_by_name(name) {
+                Some(v) if sys.vars[v].kind == VarKind::Input => {}
+                _ => return Err(RunError::Input(InterpError::NotAnInput(name.clone()))),
+            }
+        }
+        let jit = &self.inner.jit;
+        // A system with random draws takes the seed as a last parameter
+        // (its bits as an i64).
+        let mut jit_params = params.to_vec();
+        if jit.function().params.len() == params.len() + 1 {
+            jit_params.push(seed as i64);
+        }
+        let boxes = jit.boxes(&jit_params).map_err(RunError::Jit)?;
+        let mut bufs = jit.zeroed_buffers(&jit_params).map_err(RunError::Jit)?;
+        for (id, var) in sys.vars.iter().enumerate() {
+            if var.kind != VarKind::Input {
+                continue;
+            }
+            let spec = ArraySpec::of_variable(var, params).map_err(RunError::Runtime)?;
+            let a = inputs
+                .get(&var.name)
+                .ok_or_else(|| RunError::Input(InterpError::MissingInput(var.name.clone())))?;
+            let shape = spec.shape().map_err(RunError::Runtime)?;
+            if a.ty() != var.ty {
+                return Err(RunError::Runtime(RuntimeError::DType {
+                    name: var.name.clone(),
+                    expected: var.ty.name().to_string(),
+                    found: a.ty().name().to_string(),
+                }));
+            }
+            if a.shape() != shape.as_slice() {
+                return Err(RunError::Runtime(RuntimeError::Shape {
+                    name: var.name.clone(),
+                    expected: shape,
+                    found: a.shape().to_vec(),
+                }));
+            }
+            let a = a.clone().with_lo(spec.lo.clone());
+            let hi = a.hi();
+            let bx = &boxes[id];
+            let buf = &mut bufs[id];
+            for_box(&spec.lo, &hi, |p| {
+                if !var.domain.contains(p, params) {
+                    return Ok(());
+                }
+                let Some(off) = jit_offset(bx, p) else {
+                    return Ok(());
+                };
+                let src = a.offset(p).map_err(RunError::Runtime)?;
+                match (&mut *buf, a.data()) {
+                    (Buffer::Int(d), ArrayData::Int(s)) => d[off] = s[src],
+                    (Buffer::Float(d), ArrayData::Float(s)) => d[off] = s[src],
+                    (Buffer::Bool(d), ArrayData::Bool(s)) => d[off] = s[src],
+                    _ => {}
+                }
+                Ok(())
+            })?;
+        }
+        jit.run(&jit_params, &mut bufs).map_err(RunError::Jit)?;
+        let mut out = HashMap::new();
+        for (id, var) in sys.vars.iter().enumerate() {
+            if var.kind != VarKind::Output {
+                continue;
+            }
+            let spec = ArraySpec::of_variable(var, params).map_err(RunError::Runtime)?;
+            let mut a = Array::zeros(&spec).map_err(RunError::Runtime)?;
+            let hi = a.hi();
+            let lo = a.lo().to_vec();
+            let bx = &boxes[id];
+            let buf = &bufs[id];
+            for_box(&lo, &hi, |p| {
+                if !var.domain.contains(p, params) {
+                    return Ok(());
+                }
+                let Some(off) = jit_offset(bx, p) else {
+                    return Ok(());
+                };
+                let dst = a.offset(p).map_err(RunError::Runtime)?;
+                match buf {
+                    Buffer::Int(s) => {
+                        if let Some(d) = a.ints_mut() {
+                            d[dst] = s[off];
+                        }
+                    }
+                    Buffer::Float(s) => {
+                        if let Some(d) = a.floats_mut() {
+                            d[dst] = s[off];
+                        }
+                    }
+                    Buffer::Bool(s) => {
+                        if let Some(d) = a.bools_mut() {
+                            d[dst] = s[off];
+                        }
+                    }
+                }
+                Ok(())
+            })?;
+            out.insert(var.name.clone(), a);
+        }
+        Ok(out)
+    }
+}

@@ -198,3 +198,49 @@ fn help_has_examples() {
         "{out}"
     );
 }
+
+#[test]
+fn run_uses_the_jit_and_agrees_with_the_interpreter() {
+    let args = [
+        "run",
+        "examples/prefix_sum_dependent.alpha",
+        "--param",
+        "N=30",
+        "--generate-inputs",
+        "--seed",
+        "5",
+    ];
+    let (code, jit, err) = alphac(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "no fallback note expected: {err}");
+    let mut with_interp = args.to_vec();
+    with_interp.push("--interp");
+    let (code, interp, err) = alphac(&with_interp);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(jit, interp);
+    // a program the JIT does not support yet falls back, saying so
+    let (code, out, err) = alphac(&[
+        "run",
+        "examples/gmm_counts.alpha",
+        "--param",
+        "N=20",
+        "--param",
+        "K=3",
+        "--generate-inputs",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("reference interpreter") && out.starts_with("znew"),
+        "{err}{out}"
+    );
+}
+
+#[test]
+fn emit_prints_loops() {
+    let (code, out, err) = alphac(&["emit", "examples/matmul.alpha"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("for (") && out.contains("void matmul("),
+        "{out}"
+    );
+}

@@ -944,10 +944,16 @@ fn math_and_rng_match_runtime() {
     let mut bufs = vec![Buffer::Float(xs.clone())];
     bufs.extend((0..k).map(|_| Buffer::Float(vec![0.0; n])));
     jit.run(&[n as i64, seed], &mut bufs).expect("runs");
+    // The key of a draw is the interpreter's (`runtime::rng::Stream::new`):
+    // the loop AST's `site` packs `(var << 16) | ordinal`.
     let key = |site: i64, pt: &[i64]| {
-        pt.iter().fold(runtime::rt_rng_mix(seed, site), |h, &q| {
-            runtime::rt_rng_mix(h, q)
-        })
+        let prefix = alphac::runtime::rng::key_prefix(
+            seed as u64,
+            (site >> 16) as u64,
+            (site & 0xffff) as u64,
+            pt.len() as u64,
+        ) as i64;
+        pt.iter().fold(prefix, |h, &q| runtime::rt_rng_mix(h, q))
     };
     for (i, &xi) in xs.iter().enumerate() {
         let want = [
@@ -1252,7 +1258,13 @@ fn discrete_draws_match_runtime() {
         Buffer::Float(vec![0.0; n]),
     ];
     jit.run(&[n as i64], &mut bufs).expect("runs");
-    let key = |site: i64, i: usize| runtime::rt_rng_mix(runtime::rt_rng_mix(99, site), i as i64);
+    // The interpreter's key construction (see `math_and_rng_match_runtime`).
+    let key = |site: i64, i: usize| {
+        let prefix =
+            alphac::runtime::rng::key_prefix(99, (site >> 16) as u64, (site & 0xffff) as u64, 1)
+                as i64;
+        runtime::rt_rng_mix(prefix, i as i64)
+    };
     for (i, &pi) in ps.iter().enumerate() {
         assert_eq!(
             bools(&bufs[1])[i],

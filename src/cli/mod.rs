@@ -83,7 +83,7 @@ enum Command {
         /// Seed of the random draws and of generated inputs.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Use the reference interpreter.
+        /// Use the reference interpreter instead of the JIT.
         #[arg(long)]
         interp: bool,
         /// Run the program as written, without simplifying its reductions.
@@ -97,6 +97,17 @@ enum Command {
         /// The scheduling algorithm.
         #[arg(long, value_enum, default_value_t = SchedulerArg::Pluto)]
         scheduler: SchedulerArg,
+    },
+    /// Print the generated loop code (C-like) of a system.
+    Emit {
+        /// The `.alpha` file.
+        file: PathBuf,
+        /// The system (default: the last one).
+        #[arg(long)]
+        system: Option<String>,
+        /// Emit the program as written, without simplifying its reductions.
+        #[arg(long)]
+        no_optimize: bool,
     },
     /// Simplify the reductions (SDR) and print the optimized program as `.alpha`.
     Optimize {
@@ -207,24 +218,62 @@ fn dispatch(cli: Cli) -> Result<String, CliError> {
             outputs,
             generate_inputs,
             seed,
-            interp: _,
+            interp,
             no_optimize,
         } => {
-            let (_, program) = compile_file(&file)?;
-            let program = if no_optimize {
-                program
+            let (source, program) = compile_file(&file)?;
+            let sys_name = pick_system(&program, system.as_deref())?.name.clone();
+            let compiled = if interp {
+                None
             } else {
-                optimize_program(&program)?.program
+                let options = crate::compile::Options {
+                    optimize: !no_optimize,
+                    system: Some(sys_name.clone()),
+                    ..Default::default()
+                };
+                match crate::compile::compile(&source.text, &options) {
+                    Ok(c) => Some(c),
+                    Err(crate::compile::CompileError::Scan(
+                        crate::codegen::scan::ScanError::Unsupported(why),
+                    )) => {
+                        eprintln!(
+                            "note: the JIT does not support this program yet ({why}); \
+                             running it with the reference interpreter"
+                        );
+                        None
+                    }
+                    Err(e) => return Err(compile_error(e)),
+                }
+            };
+            let program = match (&compiled, no_optimize) {
+                (Some(c), _) => c.program().clone(),
+                (None, true) => program,
+                (None, false) => optimize_program(&program)?.program,
             };
             run_command(
                 &program,
-                system.as_deref(),
+                Some(&sys_name),
                 &params,
                 &inputs,
                 &outputs,
                 generate_inputs,
                 seed,
+                compiled.as_ref(),
             )
+        }
+        Command::Emit {
+            file,
+            system,
+            no_optimize,
+        } => {
+            let (_, program) = compile_file(&file)?;
+            let sys_name = pick_system(&program, system.as_deref())?.name.clone();
+            let options = crate::compile::Options {
+                optimize: !no_optimize,
+                system: Some(sys_name.clone()),
+                ..Default::default()
+            };
+            crate::compile::emit(&program, &sys_name, &options).map_err(compile_error)
         }
         Command::Schedule { file, scheduler } => {
             let (_, program) = compile_file(&file)?;
@@ -300,6 +349,7 @@ fn pick_system<'a>(program: &'a Program, name: Option<&str>) -> Result<&'a ir::S
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_command(
     program: &Program,
     system: Option<&str>,
@@ -308,6 +358,7 @@ fn run_command(
     outputs: &[String],
     generate_inputs: bool,
     seed: u64,
+    compiled: Option<&crate::compile::Compiled>,
 ) -> Result<String, CliError> {
     use crate::interp;
     use crate::runtime::{data, Array};
@@ -356,7 +407,12 @@ fn run_command(
         }
         wanted.push((k, PathBuf::from(v)));
     }
-    let results = interp::run(program, &sys.name, &params, &arrays, seed).map_err(user)?;
+    let results = match compiled {
+        Some(c) => c
+            .run(&params, &arrays, seed)
+            .map_err(|e| CliError::User(e.to_string()))?,
+        None => interp::run(program, &sys.name, &params, &arrays, seed).map_err(user)?,
+    };
     let mut out = String::new();
     for v in sys.vars.iter().filter(|v| v.kind == ir::VarKind::Output) {
         let Some(a) = results.get(&v.name) else {
@@ -433,4 +489,20 @@ fn optimize_program(program: &Program) -> Result<crate::sdr::Optimized, CliError
         crate::sdr::OptimizeError::Deps(d) => deps_error(d),
         other => CliError::Internal(other.to_string()),
     })
+}
+
+/// A compilation error: source errors and cycles are the user's; failures
+/// of later stages are ours.
+fn compile_error(e: crate::compile::CompileError) -> CliError {
+    use crate::compile::CompileError as C;
+    match e {
+        C::Source { diagnostics, file } => CliError::Diagnostics(file, diagnostics),
+        C::NoSystem(s) => CliError::User(format!("no system named {s}")),
+        C::Deps(d) => deps_error(d),
+        C::Optimize(crate::sdr::OptimizeError::Deps(d)) => deps_error(d),
+        C::Scan(crate::codegen::scan::ScanError::Unsupported(why)) => CliError::User(format!(
+            "the code generator does not support this program: {why}"
+        )),
+        other => CliError::Internal(other.to_string()),
+    }
 }

@@ -514,8 +514,8 @@ impl<'a> Evaluator<'a> {
             (ReduceOp::Min, Int(a), Int(b)) => Int(a.min(b)),
             (ReduceOp::Add, Float(a), Float(b)) => Float(a + b),
             (ReduceOp::Mul, Float(a), Float(b)) => Float(a * b),
-            (ReduceOp::Max, Float(a), Float(b)) => Float(a.max(b)),
-            (ReduceOp::Min, Float(a), Float(b)) => Float(a.min(b)),
+            (ReduceOp::Max, Float(a), Float(b)) => Float(math::fmax(a, b)),
+            (ReduceOp::Min, Float(a), Float(b)) => Float(math::fmin(a, b)),
             (ReduceOp::And, Bool(a), Bool(b)) => Bool(a && b),
             (ReduceOp::Or, Bool(a), Bool(b)) => Bool(a || b),
             (op, a, b) => {
@@ -667,7 +667,11 @@ impl<'a> Evaluator<'a> {
                     let mut acc = f0(self)?;
                     for v in &vs[1..] {
                         let x = self.as_float(*v, p, span)?;
-                        acc = if is_max { acc.max(x) } else { acc.min(x) };
+                        acc = if is_max {
+                            math::fmax(acc, x)
+                        } else {
+                            math::fmin(acc, x)
+                        };
                     }
                     Scalar::Float(acc)
                 }
@@ -676,15 +680,11 @@ impl<'a> Evaluator<'a> {
         self.coerce(v, ty, p, span)
     }
 
-    /// An integral float to `i64`; NaN, infinities and out-of-range values
-    /// are errors.
-    fn float_to_int(&self, x: f64, p: &[i64], span: Span) -> R<i64> {
-        // i64 range is [-2^63, 2^63): both bounds are exact in f64.
-        if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&x) {
-            Ok(x as i64)
-        } else {
-            Err(self.err(p, span, format!("cannot convert {x} to int")))
-        }
+    /// A float to `i64` exactly as the JIT converts: truncation toward
+    /// zero, saturation beyond the `i64` range, NaN to 0
+    /// (`runtime::math::float_to_int`).
+    fn float_to_int(&self, x: f64, _p: &[i64], _span: Span) -> R<i64> {
+        Ok(math::float_to_int(x))
     }
 }
 

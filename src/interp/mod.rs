@@ -18,8 +18,10 @@
 //! - `reduce(op, proj, body)` at `x` combines `body(y)` over the integer
 //!   points `y` of the body domain with `proj(y) = x`, in lexicographic
 //!   order of `y`, starting from the identity (`0`, `1`, `-inf`/`i64::MIN`,
-//!   `+inf`/`i64::MAX`, `true`, `false`). Float `max`/`min` are
-//!   `f64::max`/`f64::min` (a NaN operand is ignored).
+//!   `+inf`/`i64::MAX`, `true`, `false`). Float `max`/`min` are IEEE
+//!   754-2019 `maximum`/`minimum` (NaN-propagating, `-0 < +0`), and float
+//!   to int conversion truncates and saturates (NaN gives 0), exactly as in
+//!   the JIT (`runtime::math::{fmax, fmin, float_to_int}`).
 //! - Random calls use [`runtime::rng`] with site `(var, ordinal)` of the
 //!   call and the point of the index space the call is evaluated in (the
 //!   body point inside a reduction; the outer point for `categorical`).

@@ -125,3 +125,74 @@ mod tests {
         }
     }
 }
+
+/// IEEE 754-2019 `maximum` (as the JIT's `fmax`): NaN if either operand is
+/// NaN, and `+0 > -0`.
+pub fn fmax(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a == b {
+        // equal values differ only in the sign of zero: prefer +0
+        if a.is_sign_negative() {
+            b
+        } else {
+            a
+        }
+    } else if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// IEEE 754-2019 `minimum` (as the JIT's `fmin`): NaN if either operand is
+/// NaN, and `-0 < +0`.
+pub fn fmin(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a == b {
+        if a.is_sign_negative() {
+            a
+        } else {
+            b
+        }
+    } else if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Float to int conversion of `int(x)` and of int-typed math results, as
+/// the JIT's saturating conversion: truncation toward zero, values beyond
+/// the `i64` range saturate, NaN gives 0 (Rust's `as`).
+pub fn float_to_int(x: f64) -> i64 {
+    x as i64
+}
+
+#[cfg(test)]
+mod ieee_tests {
+    use super::*;
+
+    #[test]
+    fn maximum_and_minimum_follow_ieee_2019() {
+        assert!(fmax(f64::NAN, 1.0).is_nan() && fmax(1.0, f64::NAN).is_nan());
+        assert!(fmin(f64::NAN, 1.0).is_nan() && fmin(1.0, f64::NAN).is_nan());
+        assert_eq!(fmax(-0.0, 0.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(fmax(0.0, -0.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(fmin(-0.0, 0.0).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(fmin(0.0, -0.0).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(fmax(2.0, 3.0), 3.0);
+        assert_eq!(fmin(2.0, 3.0), 2.0);
+        assert_eq!(fmax(f64::NEG_INFINITY, -1e300), -1e300);
+    }
+
+    #[test]
+    fn conversion_saturates() {
+        assert_eq!(float_to_int(2.9), 2);
+        assert_eq!(float_to_int(-2.9), -2);
+        assert_eq!(float_to_int(f64::NAN), 0);
+        assert_eq!(float_to_int(1e300), i64::MAX);
+        assert_eq!(float_to_int(-1e300), i64::MIN);
+    }
+}

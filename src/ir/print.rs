@@ -471,30 +471,7 @@ pub fn without_spans(p: &Program) -> Program {
 
 fn clear_expr_spans(e: &mut Expr) {
     e.span = Default::default();
-    match &mut e.kind {
-        ExprKind::IntConst(_)
-        | ExprKind::FloatConst(_)
-        | ExprKind::BoolConst(_)
-        | ExprKind::Index(_)
-        | ExprKind::Read { .. } => {}
-        ExprKind::IndirectRead { indices: xs, .. }
-        | ExprKind::Builtin(_, xs)
-        | ExprKind::External(_, xs)
-        | ExprKind::Random(_, xs, _) => xs.iter_mut().for_each(clear_expr_spans),
-        ExprKind::Unary(_, x) | ExprKind::Restrict(_, x) => clear_expr_spans(x),
-        ExprKind::Binary(_, a, b) => {
-            clear_expr_spans(a);
-            clear_expr_spans(b);
-        }
-        ExprKind::If(a, b, c) => {
-            clear_expr_spans(a);
-            clear_expr_spans(b);
-            clear_expr_spans(c);
-        }
-        ExprKind::Case(pieces) => pieces.iter_mut().for_each(|(_, x)| clear_expr_spans(x)),
-        ExprKind::Reduce(r) => clear_expr_spans(&mut r.body),
-        ExprKind::Categorical(c) => clear_expr_spans(&mut c.weight),
-    }
+    e.for_each_child_mut(&mut clear_expr_spans);
 }
 
 #[cfg(test)]

@@ -400,3 +400,61 @@ pub struct Categorical {
     pub weight: Expr,
     pub site: CallSite,
 }
+
+impl Expr {
+    /// Calls `f` on every direct sub-expression, in source order.
+    pub fn for_each_child(&self, f: &mut dyn FnMut(&Expr)) {
+        match &self.kind {
+            ExprKind::IntConst(_)
+            | ExprKind::FloatConst(_)
+            | ExprKind::BoolConst(_)
+            | ExprKind::Index(_)
+            | ExprKind::Read { .. } => {}
+            ExprKind::IndirectRead { indices: xs, .. }
+            | ExprKind::Builtin(_, xs)
+            | ExprKind::External(_, xs)
+            | ExprKind::Random(_, xs, _) => xs.iter().for_each(f),
+            ExprKind::Unary(_, x) | ExprKind::Restrict(_, x) => f(x),
+            ExprKind::Binary(_, a, b) => {
+                f(a);
+                f(b);
+            }
+            ExprKind::If(a, b, c) => {
+                f(a);
+                f(b);
+                f(c);
+            }
+            ExprKind::Case(pieces) => pieces.iter().for_each(|(_, x)| f(x)),
+            ExprKind::Reduce(r) => f(&r.body),
+            ExprKind::Categorical(c) => f(&c.weight),
+        }
+    }
+
+    /// Calls `f` on every direct sub-expression, mutably, in source order.
+    pub fn for_each_child_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        match &mut self.kind {
+            ExprKind::IntConst(_)
+            | ExprKind::FloatConst(_)
+            | ExprKind::BoolConst(_)
+            | ExprKind::Index(_)
+            | ExprKind::Read { .. } => {}
+            ExprKind::IndirectRead { indices: xs, .. }
+            | ExprKind::Builtin(_, xs)
+            | ExprKind::External(_, xs)
+            | ExprKind::Random(_, xs, _) => xs.iter_mut().for_each(f),
+            ExprKind::Unary(_, x) | ExprKind::Restrict(_, x) => f(x),
+            ExprKind::Binary(_, a, b) => {
+                f(a);
+                f(b);
+            }
+            ExprKind::If(a, b, c) => {
+                f(a);
+                f(b);
+                f(c);
+            }
+            ExprKind::Case(pieces) => pieces.iter_mut().for_each(|(_, x)| f(x)),
+            ExprKind::Reduce(r) => f(&mut r.body),
+            ExprKind::Categorical(c) => f(&mut c.weight),
+        }
+    }
+}

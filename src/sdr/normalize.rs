@@ -80,30 +80,7 @@ pub(crate) fn fresh_name(used: &mut HashSet<String>, base: &str, tag: &str) -> S
 
 /// Calls `f` on every direct sub-expression of `e`.
 pub(crate) fn visit_children(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    match &e.kind {
-        ExprKind::IntConst(_)
-        | ExprKind::FloatConst(_)
-        | ExprKind::BoolConst(_)
-        | ExprKind::Index(_)
-        | ExprKind::Read { .. } => {}
-        ExprKind::IndirectRead { indices: xs, .. }
-        | ExprKind::Builtin(_, xs)
-        | ExprKind::External(_, xs)
-        | ExprKind::Random(_, xs, _) => xs.iter().for_each(f),
-        ExprKind::Unary(_, x) | ExprKind::Restrict(_, x) => f(x),
-        ExprKind::Binary(_, a, b) => {
-            f(a);
-            f(b);
-        }
-        ExprKind::If(a, b, c) => {
-            f(a);
-            f(b);
-            f(c);
-        }
-        ExprKind::Case(pieces) => pieces.iter().for_each(|(_, x)| f(x)),
-        ExprKind::Reduce(r) => f(&r.body),
-        ExprKind::Categorical(c) => f(&c.weight),
-    }
+    e.for_each_child(f)
 }
 
 /// `a ⊕ b` as an expression, for a reduction operator `⊕`.

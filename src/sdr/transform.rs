@@ -465,59 +465,28 @@ impl Cx {
         // Added shell: one local per piece, defined where it is used.
         let mut adds: Vec<VarId> = Vec::new();
         if !use_add.is_empty()? {
+            let domain = dom(&use_add, self)?;
             for q in add_pieces {
-                let red = Reduction {
-                    body_domain: canonical_domain(
-                        &from_set(&Set::from_basic(q), &job.red.dims),
-                        &self.params,
-                    )?,
-                    ..job.red.clone()
-                };
-                let id = self.new_local(s, &base, "add", dom(&use_add, self)?, job.ty, job.span);
-                let sub_job = Job {
-                    target: id,
-                    red,
-                    ty: job.ty,
-                    span: job.span,
-                    theta: job.theta.clone(),
-                };
-                let e = self.process(s, sub_job, depth + 1)?;
-                self.define(s, id, &x_names, e);
-                adds.push(id);
+                let proj = job.red.proj.clone();
+                adds.push(self.shell_local(s, job, depth, q, proj, &domain, "add", &x_names)?);
             }
         }
         // Removed shell: proj(y) + r_X, defined on R1.
         let mut subs: Vec<VarId> = Vec::new();
+        let r1_domain = dom(&r1, self)?;
         for q in sub_pieces {
-            let proj: Vec<AffExpr> = job
-                .red
-                .proj
-                .iter()
-                .zip(r_x)
-                .map(|(a, &d)| AffExpr {
-                    constant: a.constant + d,
+            let mut proj = Vec::with_capacity(r_x.len());
+            for (a, &d) in job.red.proj.iter().zip(r_x) {
+                let constant = a
+                    .constant
+                    .checked_add(d)
+                    .ok_or(crate::poly::PolyError::Overflow)?;
+                proj.push(AffExpr {
+                    constant,
                     ..a.clone()
-                })
-                .collect();
-            let red = Reduction {
-                proj,
-                body_domain: canonical_domain(
-                    &from_set(&Set::from_basic(q), &job.red.dims),
-                    &self.params,
-                )?,
-                ..job.red.clone()
-            };
-            let id = self.new_local(s, &base, "sub", dom(&r1, self)?, job.ty, job.span);
-            let sub_job = Job {
-                target: id,
-                red,
-                ty: job.ty,
-                span: job.span,
-                theta: job.theta.clone(),
-            };
-            let e = self.process(s, sub_job, depth + 1)?;
-            self.define(s, id, &x_names, e);
-            subs.push(id);
+                });
+            }
+            subs.push(self.shell_local(s, job, depth, q, proj, &r1_domain, "sub", &x_names)?);
         }
         let read = |var: VarId, shift: Option<&[i64]>| Expr {
             kind: ExprKind::Read {
@@ -582,6 +551,43 @@ impl Cx {
                 span: job.span,
             },
         })
+    }
+
+    /// A new local `base_tag` over `domain`, defined by the reduction of
+    /// `job` restricted to the shell piece `piece` with projection `proj`,
+    /// itself simplified recursively (its face gets its own reuse choice).
+    #[allow(clippy::too_many_arguments)]
+    fn shell_local(
+        &mut self,
+        s: &mut System,
+        job: &Job,
+        depth: usize,
+        piece: BasicSet,
+        proj: Vec<AffExpr>,
+        domain: &Domain,
+        tag: &str,
+        x_names: &[String],
+    ) -> Result<VarId, SdrError> {
+        let red = Reduction {
+            proj,
+            body_domain: canonical_domain(
+                &from_set(&Set::from_basic(piece), &job.red.dims),
+                &self.params,
+            )?,
+            ..job.red.clone()
+        };
+        let base = s.vars[job.target].name.clone();
+        let id = self.new_local(s, &base, tag, domain.clone(), job.ty, job.span);
+        let sub_job = Job {
+            target: id,
+            red,
+            ty: job.ty,
+            span: job.span,
+            theta: job.theta.clone(),
+        };
+        let e = self.process(s, sub_job, depth + 1)?;
+        self.define(s, id, x_names, e);
+        Ok(id)
     }
 
     fn new_local(

@@ -621,6 +621,23 @@ impl SysCx<'_> {
 
     /// An index name bound by an equation, a reduction or a function must
     /// not hide a parameter, a variable or another index in scope.
+    /// Binds `ids` as fresh index names after the names already `taken`
+    /// (checked with `check_index_name`, which reports each clash); the
+    /// extended list, or `None` at the first error.
+    fn bind_index_names(
+        &mut self,
+        ids: &[ast::Ident],
+        mut taken: Vec<Option<String>>,
+    ) -> Option<Vec<Option<String>>> {
+        for id in ids {
+            if !self.check_index_name(id, &taken) {
+                return None;
+            }
+            taken.push(Some(id.name.clone()));
+        }
+        Some(taken)
+    }
+
     fn check_index_name(&mut self, id: &ast::Ident, taken: &[Option<String>]) -> bool {
         let clash = if self.params.contains(&id.name) {
             Some("a parameter")
@@ -785,13 +802,7 @@ impl SysCx<'_> {
         // The function's names may repeat the indices in scope (they are
         // bound afresh), but not a parameter, variable or constant, nor
         // each other.
-        let mut names: Vec<Option<String>> = Vec::new();
-        for p in &f.params {
-            if !self.check_index_name(p, &names) {
-                return None;
-            }
-            names.push(Some(p.name.clone()));
-        }
+        let names = self.bind_index_names(&f.params, Vec::new())?;
         Some(Scope {
             names,
             values: scope.values.clone(),
@@ -1038,13 +1049,7 @@ impl SysCx<'_> {
                     );
                     return None;
                 }
-                let mut seen: Vec<Option<String>> = Vec::new();
-                for id in ids {
-                    if !self.check_index_name(id, &seen) {
-                        return None;
-                    }
-                    seen.push(Some(id.name.clone()));
-                }
+                self.bind_index_names(ids, Vec::new())?;
                 ids.iter().map(|i| i.name.clone()).collect()
             }
             None => var_dims,
@@ -1735,13 +1740,7 @@ impl SysCx<'_> {
         let n_outer = scope.real.len();
         let (inner, proj) = match projection {
             ast::Projection::Names(new) => {
-                let mut taken = scope.names.clone();
-                for id in new {
-                    if !self.check_index_name(id, &taken) {
-                        return None;
-                    }
-                    taken.push(Some(id.name.clone()));
-                }
+                self.bind_index_names(new, scope.names.clone())?;
                 let names: Vec<String> = new.iter().map(|i| i.name.clone()).collect();
                 let inner = self.extend_scope(scope, &names);
                 let n = inner.real.len();
@@ -1757,13 +1756,7 @@ impl SysCx<'_> {
                     );
                     return None;
                 }
-                let mut taken: Vec<Option<String>> = Vec::new();
-                for id in &f.params {
-                    if !self.check_index_name(id, &taken) {
-                        return None;
-                    }
-                    taken.push(Some(id.name.clone()));
-                }
+                self.bind_index_names(&f.params, Vec::new())?;
                 if f.exprs.len() != n_outer {
                     self.err(
                         format!(

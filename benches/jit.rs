@@ -45,6 +45,7 @@ fn matmul() -> Function {
             arr("B", 2, Affine::param(0)),
             arr("C", 2, Affine::param(0)),
         ],
+        externals: vec![],
         loop_vars: vec!["i".into(), "j".into(), "k".into()],
         locals: vec![Local {
             name: "acc".into(),
@@ -139,6 +140,7 @@ fn jacobi() -> Function {
         params: vec!["T".into(), "N".into()],
         context: Domain::universe(vec![]),
         arrays: vec![arr("A", 1, Affine::param(1)), arr("B", 1, Affine::param(1))],
+        externals: vec![],
         loop_vars: vec!["t".into(), "i".into()],
         locals: vec![],
         body: vec![Stmt::For {

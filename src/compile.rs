@@ -27,7 +27,7 @@ use crate::diag::{Diagnostic, SourceFile};
 use crate::interp::{self, InterpError};
 use crate::ir::{self, VarKind};
 use crate::jit::{self, Buffer, JitFunction, JitOptions};
-use crate::runtime::{Array, ArrayData, ArraySpec, RuntimeError};
+use crate::runtime::{Array, ArrayData, ArraySpec, ExternalFn, RuntimeError};
 use crate::schedule::Scheduler;
 use crate::sdr::{self, Decision};
 use std::cell::RefCell;
@@ -308,6 +308,20 @@ impl Compiled {
         inputs: &HashMap<String, Array>,
         seed: u64,
     ) -> Result<HashMap<String, Array>, RunError> {
+        self.run_with(params, inputs, seed, &HashMap::new())
+    }
+
+    /// [`Compiled::run`] with implementations of the program's `external`
+    /// functions, by name (as `interp::Options::externals`). Calling an
+    /// external without implementation is a run error, raised when the
+    /// call executes.
+    pub fn run_with(
+        &self,
+        params: &[i64],
+        inputs: &HashMap<String, Array>,
+        seed: u64,
+        externals: &HashMap<String, ExternalFn>,
+    ) -> Result<HashMap<String, Array>, RunError> {
         let sys = self.system();
         interp::check_params(sys, params).map_err(RunError::Input)?;
         for name in inputs.keys() {
@@ -369,7 +383,8 @@ impl Compiled {
                 Ok(())
             })?;
         }
-        jit.run(&jit_params, &mut bufs).map_err(RunError::Jit)?;
+        jit.run_with(&jit_params, &mut bufs, externals)
+            .map_err(RunError::Jit)?;
         let mut out = HashMap::new();
         for (id, var) in sys.vars.iter().enumerate() {
             if var.kind != VarKind::Output {

@@ -218,21 +218,27 @@ fn run_uses_the_jit_and_agrees_with_the_interpreter() {
     let (code, interp, err) = alphac(&with_interp);
     assert_eq!(code, 0, "{err}");
     assert_eq!(jit, interp);
-    // a program the JIT does not support yet falls back, saying so
-    let (code, out, err) = alphac(&[
+    // categorical draws run natively too, with the interpreter's draws
+    let gmm = [
         "run",
         "examples/gmm_counts.alpha",
         "--param",
-        "N=20",
+        "N=200",
         "--param",
         "K=3",
         "--generate-inputs",
-    ]);
+        "--seed",
+        "9",
+    ];
+    let (code, jit, err) = alphac(&gmm);
     assert_eq!(code, 0, "{err}");
-    assert!(
-        err.contains("reference interpreter") && out.starts_with("znew"),
-        "{err}{out}"
-    );
+    assert!(err.is_empty(), "no fallback note expected: {err}");
+    assert!(jit.starts_with("znew"), "{jit}");
+    let mut with_interp = gmm.to_vec();
+    with_interp.push("--interp");
+    let (code, interp, err) = alphac(&with_interp);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(jit, interp);
 }
 
 #[test]

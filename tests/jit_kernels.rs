@@ -118,6 +118,7 @@ fn matmul() -> Function {
             array("B", ElemType::Float, vec![p(0), p(0)]),
             array("C", ElemType::Float, vec![p(0), p(0)]),
         ],
+        externals: vec![],
         loop_vars: vec!["i".into(), "j".into(), "k".into()],
         locals: vec![Local {
             name: "acc".into(),
@@ -229,6 +230,7 @@ fn jacobi() -> Function {
             array("A", ElemType::Float, vec![p(1)]),
             array("B", ElemType::Float, vec![p(1)]),
         ],
+        externals: vec![],
         loop_vars: vec!["t".into(), "i".into()],
         locals: vec![],
         body: vec![for_(
@@ -297,6 +299,7 @@ fn prefix_sum() -> Function {
             array("X", ElemType::Int, vec![p(0)]),
             array("S", ElemType::Int, vec![p(0)]),
         ],
+        externals: vec![],
         loop_vars: vec!["i".into()],
         locals: vec![Local {
             name: "s".into(),
@@ -365,6 +368,7 @@ fn triangular() -> Function {
         params: vec!["N".into()],
         context: context(1, &[(&[1], 0)]),
         arrays: vec![array("O", ElemType::Int, vec![p(0), p(0)])],
+        externals: vec![],
         loop_vars: vec!["i".into(), "j".into()],
         locals: vec![Local {
             name: "n".into(),
@@ -441,6 +445,7 @@ fn max_reduce() -> Function {
             array("X", ElemType::Float, vec![p(0)]),
             array("R", ElemType::Float, vec![c(3)]),
         ],
+        externals: vec![],
         loop_vars: vec!["i".into()],
         locals: vec![Local {
             name: "m".into(),
@@ -531,6 +536,7 @@ fn int_bool() -> Function {
             array("W", ElemType::Int, vec![c(1)]),
             array("All", ElemType::Bool, vec![c(1)]),
         ],
+        externals: vec![],
         loop_vars: vec!["i".into()],
         locals: vec![],
         body: vec![
@@ -655,6 +661,7 @@ fn indirect() -> Function {
             t,
             array("Z", ElemType::Float, vec![p(0)]),
         ],
+        externals: vec![],
         loop_vars: vec!["i".into()],
         locals: vec![],
         body: vec![for_(
@@ -792,6 +799,7 @@ fn affine_contract_violations_are_errors() {
             params: vec!["N".into()],
             context: context(1, &[(&[1], -1)]),
             arrays: vec![array("A", ElemType::Int, vec![p(0)])],
+            externals: vec![],
             loop_vars: vec!["i".into()],
             locals: vec![],
             body: vec![for_(
@@ -835,6 +843,7 @@ fn huge_parameters_are_refused_before_running() {
         params: vec!["N".into()],
         context: context(1, &[(&[1], 0)]),
         arrays: vec![array("A", ElemType::Int, vec![c(1)])],
+        externals: vec![],
         loop_vars: vec!["i".into()],
         locals: vec![],
         body: vec![for_(
@@ -928,6 +937,7 @@ fn math_and_rng_match_runtime() {
         params: vec!["N".into(), "seed".into()],
         context: context(2, &[(&[1], 0)]),
         arrays,
+        externals: vec![],
         loop_vars: vec!["i".into()],
         locals: vec![],
         body: vec![for_(
@@ -993,6 +1003,7 @@ fn runtime_errors_of_data_arithmetic() {
             array("D", ElemType::Int, vec![p(0)]),
             array("Y", ElemType::Int, vec![p(0)]),
         ],
+        externals: vec![],
         loop_vars: vec!["i".into()],
         locals: vec![],
         body: vec![for_(
@@ -1100,6 +1111,7 @@ fn in_place_recurrences_survive_unrolling() {
             array("A", ElemType::Int, vec![p(0)]),
             array("B", ElemType::Float, vec![p(0)]),
         ],
+        externals: vec![],
         loop_vars: vec!["i".into()],
         locals: vec![],
         body: vec![for_(
@@ -1158,6 +1170,7 @@ fn if_else_and_blocks() {
         params: vec!["N".into()],
         context: context(1, &[(&[1], 0)]),
         arrays: vec![array("A", ElemType::Int, vec![p(0)])],
+        externals: vec![],
         loop_vars: vec!["i".into()],
         locals: vec![],
         body: vec![for_(
@@ -1219,6 +1232,7 @@ fn discrete_draws_match_runtime() {
             array("Pois", ElemType::Int, vec![p(0)]),
             array("Beta", ElemType::Float, vec![p(0)]),
         ],
+        externals: vec![],
         loop_vars: vec!["i".into()],
         locals: vec![],
         body: vec![for_(
@@ -1315,6 +1329,7 @@ fn accumulations_match_rust_folds() {
                 params: vec!["N".into()],
                 context: context(1, &[(&[1], 0)]),
                 arrays: vec![array("X", ty, vec![p(0)]), array("R", ty, vec![c(2)])],
+                externals: vec![],
                 loop_vars: vec!["i".into()],
                 locals: vec![Local {
                     name: "r".into(),
@@ -1434,6 +1449,7 @@ fn printer_shows_max_min_bounds_and_guards() {
         params: vec!["N".into(), "M".into()],
         context: context(2, &[(&[1, -1], 0)]),
         arrays: vec![array("A", ElemType::Float, vec![p(0)])],
+        externals: vec![],
         loop_vars: vec!["i".into()],
         locals: vec![],
         body: vec![for_(

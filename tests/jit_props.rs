@@ -85,6 +85,7 @@ fn nest(lo_i: &[Term], hi_i: &[Term], lo_j: &[Term], hi_j: &[Term]) -> Function 
             }],
             domain: None,
         }],
+        externals: vec![],
         loop_vars: vec!["i".into(), "j".into()],
         locals: vec![Local {
             name: "n".into(),
@@ -203,6 +204,7 @@ fn elementwise(op: BinOp) -> Function {
         params: vec!["N".into()],
         context: Domain::universe(vec![]),
         arrays: vec![arr("X"), arr("Y"), arr("Z")],
+        externals: vec![],
         loop_vars: vec!["k".into()],
         locals: vec![],
         body: vec![Stmt::For {
@@ -368,6 +370,7 @@ fn guarded_fn(g: &Guarded) -> Function {
             }],
             domain: None,
         }],
+        externals: vec![],
         loop_vars: vec!["i".into(), "j".into()],
         locals: vec![],
         body: vec![Stmt::For {
@@ -537,6 +540,7 @@ fn vector_loops_match_scalar_loops() {
                     farr("C", 0, Affine::param(0)),
                     farr("D", 0, Affine::param(0).offset(1).expect("small")),
                 ],
+                externals: vec![],
                 loop_vars: vec!["i".into()],
                 locals: vec![],
                 body: vec![Stmt::For {

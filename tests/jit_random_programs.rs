@@ -123,6 +123,7 @@ fn program(body: Vec<Stmt>) -> Function {
         params: vec!["N".into()],
         context: Domain::universe(vec![]),
         arrays: vec![arr("X", n4.clone()), arr("Y", n4), arr("Z", Affine::cst(1))],
+        externals: vec![],
         loop_vars: vec!["i".into()],
         locals: vec![Local {
             name: "s".into(),

@@ -1,10 +1,10 @@
 //! Every example program, compiled to native code (`alphac::compile`), against
 //! the reference interpreter on random inputs: bit-exact for int and bool,
 //! 1e-12 relative for floats (NaN equals NaN), with and without the SDR
-//! optimizer. Programs with random draws are not compiled yet (reported as
-//! an `Unsupported` error, checked below).
+//! optimizer; random draws (the same counter-based generator in both
+//! engines) are identical.
 
-use alphac::compile::{self, CompileError, Options};
+use alphac::compile::{self, Options};
 use alphac::interp;
 use alphac::runtime::{Array, ArrayData, ArraySpec};
 use std::collections::HashMap;
@@ -147,12 +147,13 @@ fn triangle_sums() {
 }
 
 #[test]
-fn categorical_draws_are_reported() {
-    match compile::compile(&source("gmm_counts"), &Options::default()) {
-        Err(CompileError::Scan(e)) => assert!(e.to_string().contains("--interp"), "{e}"),
-        Err(e) => panic!("unexpected error {e}"),
-        Ok(_) => panic!("gmm_counts compiled although categorical draws are unsupported"),
-    }
+fn gmm_counts() {
+    // Categorical draws compiled: the same draws as the interpreter.
+    check(
+        "gmm_counts",
+        &source("gmm_counts"),
+        &[vec![1, 1], vec![7, 3], vec![40, 4]],
+    );
 }
 
 /// Random draws: the JIT calls the interpreter's generator

@@ -47,6 +47,11 @@
 //! - Comparisons of floats follow IEEE (`Ne` is true when either is NaN).
 //! - `FloatToInt` truncates toward zero and saturates (NaN gives 0), like
 //!   Rust's `as`.
+//! - `Random` and `Categorical` are counter-based draws, pure functions of
+//!   `(seed, site, point)` and their arguments (`runtime::rng`); invalid
+//!   arguments are run-time errors. `External` calls the implementation
+//!   supplied for the run (float arguments, float result); a missing one is
+//!   a run-time error when the call executes.
 
 use crate::ir::types::{ConstraintKind, Domain, ElemType};
 use std::fmt::{self, Write as _};
@@ -210,7 +215,17 @@ pub struct Function {
     /// Names of the loop variables; each `For` binds one.
     pub loop_vars: Vec<String>,
     pub locals: Vec<Local>,
+    /// External functions the body calls ([`Expr::External`] indexes this
+    /// list); their implementations are supplied at run time.
+    pub externals: Vec<ExternalDecl>,
     pub body: Vec<Stmt>,
+}
+
+/// An external function: `arity` float arguments, a float result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExternalDecl {
+    pub name: String,
+    pub arity: usize,
 }
 
 /// Unary operators.
@@ -353,6 +368,42 @@ pub enum Expr {
         /// The iteration point (ints).
         point: Vec<Expr>,
     },
+    /// A categorical draw (int): see [`CategoricalDraw`].
+    Categorical(Box<CategoricalDraw>),
+    /// A call of external function `externals[index]` (float arguments,
+    /// float result); it runs the implementation supplied for the run.
+    External {
+        index: usize,
+        args: Vec<Expr>,
+    },
+}
+
+/// `categorical(var = lower..=upper if cond : weight)`: the points `k` of
+/// the range where `cond` holds, in ascending order, with the float
+/// weights `w_k = weight(k)`, define the draw of `runtime::rng` (the first
+/// `k` whose running sum `w_lo + ... + w_k` exceeds `u·W`, `u` the uniform
+/// draw of `(seed, site, point)` and `W` the total; or the last `k` with
+/// `w_k > 0` when rounding leaves none). The weights must be finite and
+/// `>= 0` with a positive finite total, else the run fails with an error
+/// naming `array` and `point`. `var` is bound inside `cond` and `weight`
+/// only; `lower`/`upper` are loop bounds (affine, outside `var`'s scope).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CategoricalDraw {
+    pub var: LoopVar,
+    pub lower: Bound,
+    pub upper: Bound,
+    /// A bool condition on `var` (and the enclosing loop variables).
+    pub cond: Expr,
+    /// A float weight; evaluated only where `cond` holds.
+    pub weight: Expr,
+    /// An int expression (typically the seed parameter).
+    pub seed: Expr,
+    /// As in [`Expr::Random`]: `(variable << 16) | ordinal`.
+    pub site: u32,
+    /// The iteration point (ints), excluding `var`.
+    pub point: Vec<Expr>,
+    /// The array named in errors (the variable whose equation draws).
+    pub array: Option<ArrayId>,
 }
 
 /// Accumulation operators: `a[x] = a[x] op v`.
@@ -456,6 +507,8 @@ pub enum AstError {
     UnknownArray(usize),
     #[error("unknown local #{0}")]
     UnknownLocal(usize),
+    #[error("unknown external function #{0}")]
+    UnknownExternal(usize),
     #[error("unknown loop variable #{0}")]
     UnknownLoopVar(usize),
     #[error("loop variable `{0}` used outside its loop")]
@@ -601,17 +654,7 @@ impl Function {
                 if scope.contains(var) {
                     return Err(AstError::LoopVarRebound(name.clone()));
                 }
-                for b in [lower, upper] {
-                    if b.terms.is_empty() {
-                        return Err(AstError::BadBound);
-                    }
-                    for t in &b.terms {
-                        if t.div < 1 {
-                            return Err(AstError::BadBound);
-                        }
-                        self.check_affine(&t.expr, scope)?;
-                    }
-                }
+                self.check_bounds(lower, upper, scope)?;
                 scope.push(*var);
                 let r = self.check_stmts(body, scope);
                 scope.pop();
@@ -768,7 +811,79 @@ impl Function {
                 }
                 dist.result()
             }
+            Expr::Categorical(c) => {
+                let name = self
+                    .loop_vars
+                    .get(c.var.0)
+                    .ok_or(AstError::UnknownLoopVar(c.var.0))?;
+                if scope.contains(&c.var) {
+                    return Err(AstError::LoopVarRebound(name.clone()));
+                }
+                self.check_bounds(&c.lower, &c.upper, scope)?;
+                if let Some(a) = c.array {
+                    self.arrays.get(a).ok_or(AstError::UnknownArray(a))?;
+                }
+                if self.type_of(&c.seed, scope)? != Int {
+                    return type_err("RNG seed is not an int");
+                }
+                for p in &c.point {
+                    if self.type_of(p, scope)? != Int {
+                        return type_err("RNG point coordinate is not an int");
+                    }
+                }
+                let mut inner = scope.to_vec();
+                inner.push(c.var);
+                if self.type_of(&c.cond, &inner)? != Bool {
+                    return type_err("categorical condition is not a bool");
+                }
+                if self.type_of(&c.weight, &inner)? != Float {
+                    return type_err("categorical weight is not a float");
+                }
+                Int
+            }
+            Expr::External { index, args } => {
+                let ext = self
+                    .externals
+                    .get(*index)
+                    .ok_or(AstError::UnknownExternal(*index))?;
+                if args.len() != ext.arity {
+                    return type_err(format!(
+                        "external `{}` takes {} argument(s), {} given",
+                        ext.name,
+                        ext.arity,
+                        args.len()
+                    ));
+                }
+                for a in args {
+                    if self.type_of(a, scope)? != Float {
+                        return type_err(format!("argument of `{}` is not a float", ext.name));
+                    }
+                }
+                Float
+            }
         })
+    }
+
+    /// Checks a pair of loop bounds: at least one term each, divisors
+    /// `>= 1`, affine in the symbols of `scope` and the parameters.
+    fn check_bounds(
+        &self,
+        lower: &Bound,
+        upper: &Bound,
+        scope: &[LoopVar],
+    ) -> Result<(), AstError> {
+        for b in [lower, upper] {
+            if b.terms.is_empty() {
+                return Err(AstError::BadBound);
+            }
+            for t in &b.terms {
+                if t.div < 1 {
+                    return Err(AstError::BadBound);
+                }
+                self.check_affine(&t.expr, scope)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -1028,6 +1143,10 @@ impl Printer<'_> {
                 self.line(0, &format!("// domain of {}: {t}", a.name));
             }
         }
+        for e in &f.externals {
+            let args = vec!["double"; e.arity].join(", ");
+            self.line(0, &format!("extern double {}({args});", e.name));
+        }
         self.line(0, &sig);
         for l in &f.locals {
             let init = match l.ty {
@@ -1221,6 +1340,35 @@ impl Printer<'_> {
                     p.join(", ")
                 )
             }
+            Expr::Categorical(c) => {
+                let v = self
+                    .f
+                    .loop_vars
+                    .get(c.var.0)
+                    .cloned()
+                    .unwrap_or_else(|| format!("?loop{}", c.var.0));
+                let p: Vec<String> = c.point.iter().map(|a| self.expr(a)).collect();
+                format!(
+                    "categorical({v} = {} .. {} if {} : {}; seed {}, site {}, point [{}])",
+                    self.f.bound_to_c(&c.lower, true),
+                    self.f.bound_to_c(&c.upper, false),
+                    strip_outer_parens(&self.expr(&c.cond)),
+                    strip_outer_parens(&self.expr(&c.weight)),
+                    self.expr(&c.seed),
+                    c.site,
+                    p.join(", ")
+                )
+            }
+            Expr::External { index, args } => {
+                let name = self
+                    .f
+                    .externals
+                    .get(*index)
+                    .map(|e| e.name.clone())
+                    .unwrap_or_else(|| format!("?external{index}"));
+                let a: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                format!("{name}({})", a.join(", "))
+            }
         }
     }
 }
@@ -1250,6 +1398,7 @@ mod tests {
             params: vec!["N".into()],
             context: Domain::universe(vec![]),
             arrays: vec![],
+            externals: vec![],
             loop_vars: vec!["i".into(), "j".into()],
             locals: vec![],
             body: vec![],

@@ -47,6 +47,7 @@ use crate::ir::{
 use crate::poly::solver::{self, System};
 use crate::poly::PolyError;
 use crate::schedule::Scheduler;
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// Errors of scanning.
@@ -512,9 +513,12 @@ impl<'a> Matcher<'a> {
                 }
                 Ok(())
             }
-            ExprKind::External(..) => Err(ScanError::Unsupported(
-                "externals are not supported by the JIT yet; use --interp".into(),
-            )),
+            ExprKind::External(_, args) => {
+                for x in args {
+                    self.walk(x, stmt, pieces, false)?;
+                }
+                Ok(())
+            }
             ExprKind::Random(_, args, site) => {
                 if site.var >= 1 << 16 || site.ordinal >= 1 << 16 {
                     return Err(ScanError::Unsupported(
@@ -527,9 +531,15 @@ impl<'a> Matcher<'a> {
                 }
                 Ok(())
             }
-            ExprKind::Categorical(_) => Err(ScanError::Unsupported(
-                "categorical draws are not supported by the JIT yet; use --interp".into(),
-            )),
+            ExprKind::Categorical(c) => {
+                if c.site.var >= 1 << 16 || c.site.ordinal >= 1 << 16 {
+                    return Err(ScanError::Unsupported(
+                        "too many variables or random call sites for the JIT".into(),
+                    ));
+                }
+                self.has_random = true;
+                self.walk(&c.weight, stmt, pieces, false)
+            }
             ExprKind::Reduce(r) => self.reduce(e, r, stmt, pieces, top),
         }
     }
@@ -815,6 +825,14 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
         arrays: m.arrays,
         loop_vars: g.loop_vars,
         locals: Vec::new(),
+        externals: program
+            .externals
+            .iter()
+            .map(|e| loop_ast::ExternalDecl {
+                name: e.name.clone(),
+                arity: e.arity,
+            })
+            .collect(),
         body,
     })
 }
@@ -1409,7 +1427,7 @@ impl Gen<'_> {
         res
     }
 
-    fn stmt_body(&self, t: &TimeStmt, n_t: usize, tvals: &[Affine]) -> R<Stmt> {
+    fn stmt_body(&mut self, t: &TimeStmt, n_t: usize, tvals: &[Affine]) -> R<Stmt> {
         let x: Vec<Affine> = t
             .iters
             .iter()
@@ -1419,6 +1437,7 @@ impl Gen<'_> {
             n_par: self.n_par,
             acc_of: self.acc_of,
             stmt: t.index,
+            loop_vars: RefCell::new(&mut self.loop_vars),
         };
         Ok(match &t.action {
             Action::Nothing => Stmt::Block(Vec::new()),
@@ -1484,9 +1503,140 @@ struct ExprGen<'a> {
     n_par: usize,
     acc_of: &'a HashMap<(usize, usize), usize>,
     stmt: usize,
+    /// The function's loop variables (a categorical draw binds a new one).
+    loop_vars: RefCell<&'a mut Vec<String>>,
 }
 
 impl ExprGen<'_> {
+    /// A new loop variable named after `name` (made unique).
+    fn fresh(&self, name: &str) -> LoopVar {
+        let mut vars = self.loop_vars.borrow_mut();
+        let mut n = name.to_string();
+        let mut c = 1;
+        while vars.contains(&n) {
+            c += 1;
+            n = format!("{name}_{c}");
+        }
+        vars.push(n);
+        LoopVar(vars.len() - 1)
+    }
+
+    /// The loop program of `categorical([k], D : W)` at point `x`: `k`
+    /// ranges over `D`'s points above `x` in ascending order. When `D` is
+    /// one piece, its constraints on `k` give the exact bounds
+    /// (`a·k + r >= 0` is `k >= ceil(-r/a)` for `a > 0` and
+    /// `k <= floor(r/-a)` for `a < 0`; an equality gives both) and the
+    /// others the condition; otherwise the bounds are `D`'s parametric box
+    /// in `k` and the condition is membership in `D`.
+    fn categorical(&self, c: &ir::Categorical, x: &[Affine]) -> R<Expr> {
+        let n = x.len();
+        if c.domain.n_dims() != n + 1 {
+            return Err(ScanError::Internal(
+                "categorical domain of the wrong dimension".into(),
+            ));
+        }
+        let var = self.fresh(&c.index);
+        let mut xk = x.to_vec();
+        xk.push(Affine::var(var));
+        let mut lower: Vec<(Affine, i64)> = Vec::new();
+        let mut upper: Vec<(Affine, i64)> = Vec::new();
+        let mut conds = Vec::new();
+        let single = c.domain.pieces.len() == 1;
+        if single {
+            for con in &c.domain.pieces[0] {
+                let mut rest = con.aff.clone();
+                rest.idx.resize(n + 1, 0);
+                let a = rest.idx[n];
+                rest.idx[n] = 0;
+                let r = self.aff(&rest, x)?;
+                let neg = || -> R<Affine> {
+                    Ok(simplify(Affine {
+                        terms: r
+                            .terms
+                            .iter()
+                            .map(|&(s, v)| ov(v.checked_neg()).map(|v| (s, v)))
+                            .collect::<R<_>>()?,
+                        constant: ov(r.constant.checked_neg())?,
+                    }))
+                };
+                match (con.kind, a.signum()) {
+                    (_, 0) => conds.push(Expr::bin(
+                        match con.kind {
+                            ConstraintKind::Ge => loop_ast::BinOp::Ge,
+                            ConstraintKind::Eq => loop_ast::BinOp::Eq,
+                        },
+                        Expr::Aff(r.clone()),
+                        Expr::Int(0),
+                    )),
+                    (ConstraintKind::Ge, 1) => lower.push((neg()?, a)),
+                    (ConstraintKind::Ge, _) => upper.push((r.clone(), ov(a.checked_neg())?)),
+                    (ConstraintKind::Eq, 1) => {
+                        lower.push((neg()?, a));
+                        upper.push((neg()?, a));
+                    }
+                    (ConstraintKind::Eq, _) => {
+                        let m = ov(a.checked_neg())?;
+                        lower.push((r.clone(), m));
+                        upper.push((r.clone(), m));
+                    }
+                }
+            }
+        }
+        let (lb, ub, cond) = if single && !lower.is_empty() && !upper.is_empty() {
+            let mk = |ts: Vec<(Affine, i64)>| Bound {
+                terms: ts
+                    .into_iter()
+                    .map(|(expr, div)| loop_ast::BoundTerm { expr, div })
+                    .collect(),
+            };
+            (mk(lower), mk(upper), and_all(conds))
+        } else {
+            // The pieces projected onto (k, p) (rational shadows: a
+            // superset of the points; the condition is exact).
+            let mut polys = Vec::new();
+            for mut q in domain_polys(&c.domain, self.n_par) {
+                for j in 0..n {
+                    q = eliminate(&q, j)?;
+                }
+                let drop = |r: &Vec<i64>| r[n..].to_vec();
+                polys.push(Poly {
+                    n: q.n - n,
+                    eqs: q.eqs.iter().map(drop).collect(),
+                    ineqs: q.ineqs.iter().map(drop).collect(),
+                });
+            }
+            let dims = symbolic_box(&polys, 1, self.n_par, &c.index).map_err(|_| {
+                ScanError::Unsupported(format!(
+                    "categorical draw over `{}`: the range of the drawn index is not bounded by the parameters",
+                    c.index
+                ))
+            })?;
+            let d = &dims[0];
+            let mut up = d.lower.clone();
+            up.terms.extend(d.extent.terms.iter().cloned());
+            up.constant = ov(up
+                .constant
+                .checked_add(d.extent.constant)
+                .and_then(|v| v.checked_sub(1)))?;
+            (
+                Bound::aff(d.lower.clone()),
+                Bound::aff(simplify(up)),
+                self.domain_cond(&c.domain, &xk)?,
+            )
+        };
+        Ok(Expr::Categorical(Box::new(loop_ast::CategoricalDraw {
+            var,
+            lower: lb,
+            upper: ub,
+            cond,
+            weight: self.expr(&c.weight, &xk, Some(ElemType::Float))?,
+            seed: Expr::param(self.n_par),
+            site: (c.site.var as u32) << 16 | c.site.ordinal,
+            point: x.iter().map(|a| Expr::Aff(a.clone())).collect(),
+            array: Some(c.site.var),
+        })))
+    }
+
     fn aff(&self, a: &AffExpr, x: &[Affine]) -> R<Affine> {
         let mut out = Affine::cst(a.constant);
         for (k, &c) in a.idx.iter().enumerate() {
@@ -1632,11 +1782,13 @@ impl ExprGen<'_> {
                 }
             }
             ExprKind::Builtin(b, args) => self.builtin(*b, args, e.ty, x)?,
-            ExprKind::External(..) => {
-                return Err(ScanError::Unsupported(
-                    "externals are not supported by the JIT yet; use --interp".into(),
-                ))
-            }
+            ExprKind::External(i, args) => Expr::External {
+                index: *i,
+                args: args
+                    .iter()
+                    .map(|a| self.expr(a, x, Some(ElemType::Float)))
+                    .collect::<R<_>>()?,
+            },
             ExprKind::Random(d, args, site) => {
                 let dist = match d {
                     Distribution::Uniform => Dist::Uniform,
@@ -1662,11 +1814,7 @@ impl ExprGen<'_> {
                 );
                 conv
             }
-            ExprKind::Categorical(_) => {
-                return Err(ScanError::Unsupported(
-                    "categorical draws are not supported by the JIT yet; use --interp".into(),
-                ))
-            }
+            ExprKind::Categorical(c) => self.categorical(c, x)?,
         })
     }
 

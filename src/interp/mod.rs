@@ -42,15 +42,13 @@ use crate::diag::{Diagnostic, Span};
 use crate::ir::{Program, System, VarKind};
 use crate::runtime::{Array, ArraySpec, RuntimeError};
 use std::collections::HashMap;
-use std::sync::Arc;
 use thiserror::Error;
 
 /// Stack kept free below the guard (frames between two checks, plus the
 /// runtime's own needs).
 pub const STACK_MARGIN: usize = 1 << 20;
 
-/// An external function: float arguments, float result.
-pub type ExternalFn = Arc<dyn Fn(&[f64]) -> f64 + Send + Sync>;
+pub use crate::runtime::ExternalFn;
 
 /// Evaluation options.
 #[derive(Clone)]

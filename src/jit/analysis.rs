@@ -394,6 +394,30 @@ impl An<'_> {
                 self.expr(seed);
                 point.iter().for_each(|a| self.expr(a));
             }
+            Expr::External { args, .. } => args.iter().for_each(|a| self.expr(a)),
+            Expr::Categorical(c) => {
+                self.expr(&c.seed);
+                c.point.iter().for_each(|a| self.expr(a));
+                // Like a `For` over `var` whose body is `if cond { weight }`.
+                let (Some(l), Some(u)) = (self.bound(&c.lower, true), self.bound(&c.upper, false))
+                else {
+                    return;
+                };
+                if l.lo > u.hi {
+                    return; // no point: the weights are never evaluated
+                }
+                // The increment `k + 1` after the last point.
+                if u.hi >= MAX {
+                    self.overflow = true;
+                }
+                let saved = self.env.clone();
+                self.env[c.var.0] = Some(Iv { lo: l.lo, hi: u.hi });
+                self.expr(&c.cond);
+                if self.refine(&c.cond) {
+                    self.expr(&c.weight);
+                }
+                self.env = saved;
+            }
         }
     }
 }

@@ -21,14 +21,14 @@
 use super::runtime;
 use super::JitError;
 use crate::codegen::loop_ast::{
-    AccOp, Affine, ArrayId, BinOp, Bound, Cast, Dist, Expr, Function, LoopVar, MathFn, Stmt, Sym,
-    UnOp, MAX_DIMS,
+    AccOp, Affine, ArrayId, BinOp, Bound, Cast, CategoricalDraw, Dist, Expr, Function, LoopVar,
+    MathFn, Stmt, Sym, UnOp, MAX_DIMS,
 };
 use crate::ir::types::{ConstraintKind, ElemType};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, AliasRegion, BlockArg, FuncRef, InstBuilder, MemFlags, Type, UserFuncName,
-    Value,
+    types, AbiParam, AliasRegion, BlockArg, FuncRef, InstBuilder, MemFlags, StackSlotData,
+    StackSlotKind, Type, UserFuncName, Value,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -41,7 +41,8 @@ use cranelift_module::{default_libcall_names, Linkage, Module};
 /// value of parameter `p`; `err` points to [`ERR_SLOT_LEN`] `i64`s. The
 /// result is a [`status`] code; on failure the error slot holds
 /// `[code, array, n, point_0, ..., point_{n-1}]`.
-pub type NativeFn = extern "C" fn(*const *mut u8, *const i64, *mut i64) -> i64;
+pub type NativeFn =
+    extern "C" fn(*const *mut u8, *const i64, *mut i64, *const runtime::ExternalTable) -> i64;
 
 /// Length of the error slot in `i64`s.
 pub const ERR_SLOT_LEN: usize = 3 + MAX_DIMS;
@@ -58,6 +59,14 @@ pub mod status {
     pub const OVERFLOW: i64 = 4;
     /// An invalid argument of a discrete distribution.
     pub const BAD_RNG_ARG: i64 = 5;
+    /// Invalid weights of a categorical draw (the error slot names the
+    /// array and the point).
+    pub const BAD_CATEGORICAL: i64 = 6;
+    /// An external function without implementation (the error slot's
+    /// "array" is the external's index).
+    pub const EXTERNAL_MISSING: i64 = 7;
+    /// An external function panicked (index as for `EXTERNAL_MISSING`).
+    pub const EXTERNAL_PANICKED: i64 = 8;
 }
 
 /// A finalized native function and the module that owns its code.
@@ -182,6 +191,14 @@ fn runtime_decls() -> Vec<RtDecl> {
             params: &[I64, I64, I64, I64],
             ret: I64,
         },
+        RtDecl {
+            // (table, index, args, n, out); pointers are I64 (the host
+            // check in `compile_inner` requires 64-bit pointers).
+            name: "alphac_rt_external",
+            addr: runtime::rt_external as *const u8,
+            params: &[I64, I64, I64, I64, I64],
+            ret: I64,
+        },
     ]
 }
 
@@ -200,6 +217,7 @@ mod rt {
     pub const BERNOULLI: usize = 10;
     pub const POISSON: usize = 11;
     pub const KEY_PREFIX: usize = 12;
+    pub const EXTERNAL: usize = 13;
 }
 
 /// Compiles a checked function (the caller ran `Function::check`).
@@ -238,6 +256,11 @@ fn compile_inner(
     }
     let mut module = JITModule::new(jb);
     let ptr_ty = module.target_config().pointer_type();
+    if ptr_ty != types::I64 {
+        return Err(JitError::UnsupportedHost(
+            "only hosts with 64-bit pointers are supported".into(),
+        ));
+    }
 
     let mut rt_ids = Vec::new();
     for d in &decls {
@@ -253,6 +276,7 @@ fn compile_inner(
     }
 
     let mut sig = module.make_signature();
+    sig.params.push(AbiParam::new(ptr_ty));
     sig.params.push(AbiParam::new(ptr_ty));
     sig.params.push(AbiParam::new(ptr_ty));
     sig.params.push(AbiParam::new(ptr_ty));
@@ -287,6 +311,7 @@ fn compile_inner(
             vec_var: None,
             locals: Vec::new(),
             err_ptr: args[2],
+            ext_ptr: args[3],
             rt: rt_refs,
         };
         l.prologue(args[0], args[1])?;
@@ -341,6 +366,8 @@ struct Lower<'a, 'b> {
     vec_var: Option<LoopVar>,
     locals: Vec<Variable>,
     err_ptr: Value,
+    /// The `ExternalTable` of the run.
+    ext_ptr: Value,
     rt: Vec<FuncRef>,
 }
 
@@ -979,7 +1006,184 @@ impl Lower<'_, '_> {
             },
             Expr::Math(_, args) => args.first().map_or(ElemType::Float, |a| self.expr_type(a)),
             Expr::Random { dist, .. } => dist.result(),
+            Expr::Categorical(_) => ElemType::Int,
+            Expr::External { .. } => ElemType::Float,
         }
+    }
+
+    /// The key of a counter-based draw (`runtime::rng::Stream::new`): the
+    /// site packs `(variable << 16) | ordinal`.
+    fn rng_key(&mut self, seed: &Expr, site: u32, point: &[Value]) -> Result<Value, JitError> {
+        let s = self.expr(seed)?;
+        let var_v = self.iconst(i64::from(site >> 16));
+        let ord_v = self.iconst(i64::from(site & 0xffff));
+        let n_v = self.iconst(point.len() as i64);
+        let mut key = self.call(rt::KEY_PREFIX, &[s, var_v, ord_v, n_v]);
+        for &pv in point {
+            key = self.call(rt::MIX, &[key, pv]);
+        }
+        Ok(key)
+    }
+
+    /// A categorical draw (see `CategoricalDraw`), in two passes over the
+    /// points `k` of the range where the condition holds, in ascending
+    /// order, exactly as `runtime::rng::Stream::categorical`:
+    /// 1. `W = Σ w_k` (left to right) and whether every `w_k` is finite and
+    ///    `>= 0`; then the check `ok && 0 < W < ∞` (after all weights were
+    ///    evaluated, as the interpreter does);
+    /// 2. `t = uniform · W`; the first `k` with `w_k > 0` and running sum
+    ///    `> t`, else the last `k` with `w_k > 0`.
+    ///
+    /// The weights are evaluated twice (they are pure: the same loads and
+    /// the same counter-based draws), which needs no scratch memory.
+    fn categorical(&mut self, c: &CategoricalDraw) -> Result<Value, JitError> {
+        let point = c
+            .point
+            .iter()
+            .map(|p| self.expr(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        let key = self.rng_key(&c.seed, c.site, &point)?;
+        let lo = self.bound(&c.lower, true);
+        let hi = self.bound(&c.upper, false);
+        let k = self.loop_vars[c.var.0];
+        let f64t = types::F64;
+        let total = self.b.declare_var(f64t);
+        let all_ok = self.b.declare_var(types::I8);
+        let zero = self.b.ins().f64const(0.0);
+        let inf = self.b.ins().f64const(f64::INFINITY);
+        let yes = self.b.ins().iconst(types::I8, 1);
+        self.b.def_var(total, zero);
+        self.b.def_var(all_ok, yes);
+        // Pass 1.
+        self.b.def_var(k, lo);
+        let head = self.b.create_block();
+        let body = self.b.create_block();
+        let then = self.b.create_block();
+        let next = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let kv = self.b.use_var(k);
+        let more = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, kv, hi);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        let cv = self.expr(&c.cond)?;
+        self.b.ins().brif(cv, then, &[], next, &[]);
+        self.b.switch_to_block(then);
+        let w = self.expr(&c.weight)?;
+        let ge0 = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, w, zero);
+        let fin = self.b.ins().fcmp(FloatCC::LessThan, w, inf);
+        let okw = self.b.ins().band(ge0, fin);
+        let prev_ok = self.b.use_var(all_ok);
+        let now_ok = self.b.ins().band(prev_ok, okw);
+        self.b.def_var(all_ok, now_ok);
+        let t = self.b.use_var(total);
+        let t2 = self.b.ins().fadd(t, w);
+        self.b.def_var(total, t2);
+        self.b.ins().jump(next, &[]);
+        self.b.switch_to_block(next);
+        let kv = self.b.use_var(k);
+        let k2 = self.b.ins().iadd_imm(kv, 1);
+        self.b.def_var(k, k2);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(exit);
+        let tw = self.b.use_var(total);
+        let okv = self.b.use_var(all_ok);
+        let pos = self.b.ins().fcmp(FloatCC::GreaterThan, tw, zero);
+        let fin = self.b.ins().fcmp(FloatCC::LessThan, tw, inf);
+        let ok = self.b.ins().band(pos, fin);
+        let ok = self.b.ins().band(ok, okv);
+        self.guard(ok, status::BAD_CATEGORICAL, c.array, &point);
+        let u = self.call(rt::UNIFORM, &[key]);
+        let target = self.b.ins().fmul(u, tw);
+        // Pass 2.
+        let cum = self.b.declare_var(f64t);
+        let last = self.b.declare_var(types::I64);
+        let res = self.b.declare_var(types::I64);
+        self.b.def_var(cum, zero);
+        self.b.def_var(last, lo);
+        self.b.def_var(k, lo);
+        let head = self.b.create_block();
+        let body = self.b.create_block();
+        let then = self.b.create_block();
+        let positive = self.b.create_block();
+        let found = self.b.create_block();
+        let next = self.b.create_block();
+        let exhausted = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let kv = self.b.use_var(k);
+        let more = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, kv, hi);
+        self.b.ins().brif(more, body, &[], exhausted, &[]);
+        self.b.switch_to_block(body);
+        let cv = self.expr(&c.cond)?;
+        self.b.ins().brif(cv, then, &[], next, &[]);
+        self.b.switch_to_block(then);
+        let w = self.expr(&c.weight)?;
+        let s0 = self.b.use_var(cum);
+        let s1 = self.b.ins().fadd(s0, w);
+        self.b.def_var(cum, s1);
+        let wpos = self.b.ins().fcmp(FloatCC::GreaterThan, w, zero);
+        self.b.ins().brif(wpos, positive, &[], next, &[]);
+        self.b.switch_to_block(positive);
+        let kv = self.b.use_var(k);
+        self.b.def_var(last, kv);
+        let s1 = self.b.use_var(cum);
+        let hit = self.b.ins().fcmp(FloatCC::GreaterThan, s1, target);
+        self.b.ins().brif(hit, found, &[], next, &[]);
+        self.b.switch_to_block(found);
+        let kv = self.b.use_var(k);
+        self.b.def_var(res, kv);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(next);
+        let kv = self.b.use_var(k);
+        let k2 = self.b.ins().iadd_imm(kv, 1);
+        self.b.def_var(k, k2);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(exhausted);
+        let lv = self.b.use_var(last);
+        self.b.def_var(res, lv);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        Ok(self.b.use_var(res))
+    }
+
+    /// A call of external `index` through `runtime::rt_external`: the
+    /// arguments go through a stack slot, the result comes back through
+    /// another; a missing implementation or a panic is a run error.
+    fn external(&mut self, index: usize, args: &[Expr]) -> Result<Value, JitError> {
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(self.expr(a)?);
+        }
+        let too_big = || JitError::Codegen("too many arguments to an external".into());
+        let bytes = u32::try_from(8 * vals.len().max(1)).map_err(|_| too_big())?;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            bytes,
+            3,
+        ));
+        for (i, &v) in vals.iter().enumerate() {
+            let off = i32::try_from(8 * i).map_err(|_| too_big())?;
+            self.b.ins().stack_store(v, slot, off);
+        }
+        let out =
+            self.b
+                .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+        let args_ptr = self.b.ins().stack_addr(self.ptr_ty, slot, 0);
+        let out_ptr = self.b.ins().stack_addr(self.ptr_ty, out, 0);
+        let idx = self.iconst(index as i64);
+        let n = self.iconst(vals.len() as i64);
+        let st = self.call(rt::EXTERNAL, &[self.ext_ptr, idx, args_ptr, n, out_ptr]);
+        let not_missing = self
+            .b
+            .ins()
+            .icmp_imm(IntCC::NotEqual, st, runtime::EXTERNAL_MISSING);
+        self.guard(not_missing, status::EXTERNAL_MISSING, Some(index), &[]);
+        let not_panicked = self.b.ins().icmp_imm(IntCC::Equal, st, 0);
+        self.guard(not_panicked, status::EXTERNAL_PANICKED, Some(index), &[]);
+        Ok(self.b.ins().stack_load(types::F64, out, 0))
     }
 
     fn expr(&mut self, e: &Expr) -> Result<Value, JitError> {
@@ -1078,6 +1282,8 @@ impl Lower<'_, '_> {
                     (MathFn::Lgamma, _) => self.call(rt::LGAMMA, &vs),
                 }
             }
+            Expr::Categorical(c) => self.categorical(c)?,
+            Expr::External { index, args } => self.external(*index, args)?,
             Expr::Random {
                 dist,
                 args,
@@ -1085,17 +1291,11 @@ impl Lower<'_, '_> {
                 site,
                 point,
             } => {
-                // The interpreter's key (`runtime::rng::Stream::new`): the
-                // site packs (variable << 16) | ordinal.
-                let s = self.expr(seed)?;
-                let var_v = self.iconst(i64::from(*site >> 16));
-                let ord_v = self.iconst(i64::from(*site & 0xffff));
-                let n_v = self.iconst(point.len() as i64);
-                let mut key = self.call(rt::KEY_PREFIX, &[s, var_v, ord_v, n_v]);
-                for p in point {
-                    let pv = self.expr(p)?;
-                    key = self.call(rt::MIX, &[key, pv]);
-                }
+                let pvs = point
+                    .iter()
+                    .map(|p| self.expr(p))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let key = self.rng_key(seed, *site, &pvs)?;
                 let mut vs = vec![key];
                 for a in args {
                     vs.push(self.expr(a)?);
@@ -1240,6 +1440,9 @@ fn size(body: &[Stmt]) -> usize {
             Expr::Random {
                 args, seed, point, ..
             } => args.iter().chain(point).map(e).sum::<usize>() + e(seed),
+            Expr::External { args, .. } => args.iter().map(e).sum(),
+            // Contains two loops: never worth unrolling around.
+            Expr::Categorical(_) => UNROLL_MAX_SIZE + 1,
             _ => 0,
         }
     }
@@ -1263,7 +1466,9 @@ fn size(body: &[Stmt]) -> usize {
 pub(crate) fn speculable(e: &Expr) -> bool {
     match e {
         Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => true,
-        Expr::Load { .. } | Expr::Random { .. } => false,
+        Expr::Load { .. } | Expr::Random { .. } | Expr::Categorical(_) | Expr::External { .. } => {
+            false
+        }
         Expr::Unary(UnOp::Not, a) => speculable(a),
         // Int negation may overflow; float negation cannot, but the type is
         // not known here: be conservative.

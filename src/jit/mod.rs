@@ -5,8 +5,9 @@
 //! unchecked code (`analysis`), runtime routines (`runtime`), the buffer
 //! type [`Buffer`] and the only `unsafe` code of the crate, at the JIT
 //! boundary: the call of a finalized function pointer, in
-//! [`JitFunction::run`], and the release of its code memory when it is
-//! dropped (`lower::Compiled`).
+//! [`JitFunction::run`], the release of its code memory when it is
+//! dropped (`lower::Compiled`), and the trampoline through which compiled
+//! code calls a user's external function (`runtime::rt_external`).
 //!
 //! Must not know about: schedules, the IR's equations, the interpreter
 //! (its arrays convert to and from [`Buffer`] at one point, to be added
@@ -33,8 +34,11 @@ pub mod runtime;
 
 use crate::codegen::loop_ast::{AstError, Function, MAX_DIMS};
 use crate::ir::types::ElemType;
+use crate::runtime::ExternalFn;
 use analysis::Verdict;
 use lower::{status, Compiled, NativeFn, ERR_SLOT_LEN};
+use runtime::ExternalTable;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Compilation failed.
@@ -90,6 +94,12 @@ pub enum RunError {
     Overflow,
     #[error("invalid argument of a discrete distribution")]
     BadDistributionArgument,
+    #[error("categorical draw of `{array}` at {point:?}: the weights must be finite and non-negative with a positive finite sum")]
+    BadCategorical { array: String, point: Vec<i64> },
+    #[error("no implementation of external function {0}")]
+    ExternalMissing(String),
+    #[error("external function {0} panicked")]
+    ExternalPanicked(String),
     #[error("compiling the checked variant failed: {0}")]
     Jit(JitError),
     #[error("unknown status {0} returned by compiled code")]
@@ -320,6 +330,19 @@ impl JitFunction {
     /// `buffers` (one per array, in order, each exactly the array's box
     /// for these parameters). Arrays are read and written in place.
     pub fn run(&self, params: &[i64], buffers: &mut [Buffer]) -> Result<(), RunError> {
+        self.run_with(params, buffers, &HashMap::new())
+    }
+
+    /// [`JitFunction::run`] with implementations of the function's
+    /// external functions, by name. A call of an external without one is
+    /// a run error when (and only when) it is executed, as in the
+    /// interpreter.
+    pub fn run_with(
+        &self,
+        params: &[i64],
+        buffers: &mut [Buffer],
+        externals: &HashMap<String, ExternalFn>,
+    ) -> Result<(), RunError> {
         let f = &self.func;
         self.check_params(params)?;
         let (bx, sizes) = boxes(f, params)?;
@@ -355,6 +378,13 @@ impl JitFunction {
                 .as_ref()
                 .map_err(|e| RunError::Jit(e.clone()))?,
         };
+        let table = ExternalTable {
+            fns: f
+                .externals
+                .iter()
+                .map(|e| externals.get(&e.name).cloned())
+                .collect(),
+        };
         let ptrs: Vec<*mut u8> = buffers.iter_mut().map(Buffer::base_ptr).collect();
         let mut err = [0i64; ERR_SLOT_LEN];
         // SAFETY: `compiled.code` is a finalized function of the signature
@@ -363,7 +393,9 @@ impl JitFunction {
         // pointer per array, each into a live, exclusively borrowed buffer
         // of the array's element type with exactly the box's element count
         // (checked above); `params` has one value per parameter; `err` has
-        // `ERR_SLOT_LEN` slots. The code only accesses buffer elements
+        // `ERR_SLOT_LEN` slots; `table` lives until the call returns and
+        // has one entry per external of `f` (`runtime::rt_external` checks
+        // the index anyway). The code only accesses buffer elements
         // inside the boxes: affine accesses are proven inside by the
         // interval analysis (`Verdict::Safe`) or checked at run time (the
         // checked variant), data-dependent ones are always checked; affine
@@ -371,7 +403,7 @@ impl JitFunction {
         // `MayOverflow`). It stores only 0/1 into bool buffers.
         let code = unsafe {
             let fp: NativeFn = std::mem::transmute::<*const u8, NativeFn>(compiled.code);
-            fp(ptrs.as_ptr(), params.as_ptr(), err.as_mut_ptr())
+            fp(ptrs.as_ptr(), params.as_ptr(), err.as_mut_ptr(), &table)
         };
         decode(f, code, &err)
     }
@@ -402,6 +434,22 @@ fn decode(f: &Function, code: i64, err: &[i64; ERR_SLOT_LEN]) -> Result<(), RunE
         status::DIV_ZERO => Err(RunError::DivisionByZero),
         status::OVERFLOW => Err(RunError::Overflow),
         status::BAD_RNG_ARG => Err(RunError::BadDistributionArgument),
+        status::BAD_CATEGORICAL => Err(RunError::BadCategorical {
+            array: array(),
+            point: point(),
+        }),
+        status::EXTERNAL_MISSING | status::EXTERNAL_PANICKED => {
+            let name = usize::try_from(err[1])
+                .ok()
+                .and_then(|i| f.externals.get(i))
+                .map(|e| e.name.clone())
+                .unwrap_or_else(|| format!("#{}", err[1]));
+            Err(if code == status::EXTERNAL_MISSING {
+                RunError::ExternalMissing(name)
+            } else {
+                RunError::ExternalPanicked(name)
+            })
+        }
         other => Err(RunError::UnknownStatus(other)),
     }
 }

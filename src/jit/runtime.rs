@@ -13,6 +13,57 @@
 //! point)`, keyed as in `rng::Stream::new`; the entry points below forward
 //! to `rng::abi`. `lgamma` likewise forwards to `runtime::math`.
 
+/// The implementations of a function's external functions for one run,
+/// by index (`Function::externals`); `None` where none was supplied.
+pub struct ExternalTable {
+    pub fns: Vec<Option<crate::runtime::ExternalFn>>,
+}
+
+/// Status of [`rt_external`]: no implementation for the index.
+pub const EXTERNAL_MISSING: i64 = 1;
+/// Status of [`rt_external`]: the implementation panicked.
+pub const EXTERNAL_PANICKED: i64 = 2;
+
+/// Calls external `index` of `table` on `args[0..n]` and writes the result
+/// to `out`; returns 0, [`EXTERNAL_MISSING`] or [`EXTERNAL_PANICKED`] (a
+/// panic is caught here: it must not unwind into JIT code).
+///
+/// # Safety
+/// `table` is null or points to a live `ExternalTable`; `args` points to
+/// `n` initialized `f64`s; `out` points to one writable, aligned `f64`.
+/// Only JIT code calls it (see `lower::Lower::external`).
+pub(crate) unsafe extern "C" fn rt_external(
+    table: *const ExternalTable,
+    index: i64,
+    args: *const f64,
+    n: i64,
+    out: *mut f64,
+) -> i64 {
+    let (Ok(index), Ok(n)) = (usize::try_from(index), usize::try_from(n)) else {
+        return EXTERNAL_MISSING;
+    };
+    if table.is_null() {
+        return EXTERNAL_MISSING;
+    }
+    // SAFETY: JIT code passes the table pointer it received from
+    // `JitFunction::run`, which borrows a live `ExternalTable` for the
+    // whole call; `args` points to `n` initialized `f64`s in the caller's
+    // stack slot (`lower::Lower::external` stores all of them before the
+    // call) and `out` to one writable `f64` slot of the same frame.
+    let (table, args) = unsafe { (&*table, std::slice::from_raw_parts(args, n)) };
+    let Some(Some(f)) = table.fns.get(index) else {
+        return EXTERNAL_MISSING;
+    };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(args))) {
+        Ok(v) => {
+            // SAFETY: see above (`out` is a valid, aligned f64 slot).
+            unsafe { out.write(v) };
+            0
+        }
+        Err(_) => EXTERNAL_PANICKED,
+    }
+}
+
 /// `e^x`.
 pub extern "C" fn rt_exp(x: f64) -> f64 {
     x.exp()

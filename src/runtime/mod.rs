@@ -20,3 +20,7 @@ pub mod scan;
 
 pub use array::{Array, ArrayData, ArraySpec, Scalar, MAX_ELEMENTS};
 pub use error::RuntimeError;
+
+/// An external function: float arguments, float result (supplied by the
+/// library user to both the interpreter and compiled code).
+pub type ExternalFn = std::sync::Arc<dyn Fn(&[f64]) -> f64 + Send + Sync>;

@@ -209,6 +209,8 @@ impl Ctx<'_> {
                 return Ok(());
             }
             let from = self.n_rows(&stmts);
+            // The Pluto band ended in favour of a split into components.
+            let mut prefer_split = false;
             if self.which == Scheduler::Pluto {
                 let needs_rank = stmts.iter().any(|&g| {
                     linalg::rank(&self.rows[g], self.model.statements[g].n_dims)
@@ -223,8 +225,9 @@ impl Ctx<'_> {
                         sizes: &self.sizes,
                     };
                     let band = pluto::band(&sub)?;
-                    if !band.is_empty() {
-                        for member in band {
+                    prefer_split = band.split;
+                    if !band.members.is_empty() {
+                        for member in band.members {
                             for (s, row) in member.into_iter().enumerate() {
                                 self.rows[stmts[s]].push(row);
                             }
@@ -241,7 +244,12 @@ impl Ctx<'_> {
                 rows: &self.rows,
                 sizes: &self.sizes,
             };
-            if let Some(step) = feautrier::step(&sub)? {
+            let step = if prefer_split {
+                None
+            } else {
+                feautrier::step(&sub)?
+            };
+            if let Some(step) = step {
                 for (s, row) in step.rows.into_iter().enumerate() {
                     self.rows[stmts[s]].push(row);
                 }

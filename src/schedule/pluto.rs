@@ -9,7 +9,10 @@
 //! statement blocks of [`super::ilp::Layout`]. Constraints per piece
 //! (Farkas): `θ_T − θ_S >= 0` and `(u⁺ − u⁻)·p + w − (θ_T − θ_S) >= 0`.
 //! Objectives, lexicographically: `Σ(u⁺ + u⁻)`, `w`, `Σ b`, `Σ |a|`, then
-//! every variable in layout order.
+//! every variable in layout order. As in Pluto, rows have no parameter
+//! coefficients (`b = 0`: constant shifts only), and a member with
+//! parametric distances (`u ≠ 0`) gives way to a split into strongly
+//! connected components when there are several.
 //!
 //! Owns: band construction. Must not know about Feautrier steps, SCC
 //! splitting or completion (the driver combines them).
@@ -20,6 +23,12 @@ use super::farkas::instantiate;
 use super::ilp::{add, lexmin, scale, Form, Layout};
 use super::linalg;
 use crate::poly::solver::{Optimum, System};
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::DiGraph;
+
+/// The significant objectives (`Σ|u|`, `w`): the search for a
+/// non-trivial member looks only for solutions better in one of them.
+const SIGNIFICANT: usize = 2;
 
 /// Upper bound on ILP solves spent looking for one non-trivial member.
 const SEARCH_BUDGET: usize = 256;
@@ -104,6 +113,17 @@ fn build(sub: &Sub) -> ScheduleResult<Problem> {
             }
         }
     }
+    // No parametric shifts (Pluto's hyperplanes `c·i + c_0`): a row with a
+    // parameter coefficient interleaves statements by parameter-sized
+    // offsets, which code generation can only scan with guards over the
+    // union of the shifted ranges (quadratic loops where the statements'
+    // own loops are linear). Statements are ordered by the driver's scalar
+    // dimensions instead.
+    for s in 0..l.dims.len() {
+        for j in 0..m {
+            sys.add_eq(l.var(l.b(s, j)));
+        }
+    }
     let mut sum_u = l.zero();
     for j in 0..m {
         sum_u[p.u_plus(j)] = 1;
@@ -149,7 +169,7 @@ impl Search<'_> {
         // is non-zero in the best solution must be zero, and the ones before
         // it (zero in the best solution) stay zero.
         if let Some(best) = &self.best {
-            for obj in &self.prob.objs[..2] {
+            for obj in &self.prob.objs[..SIGNIFICANT] {
                 sys.add_eq(obj.clone());
                 if Self::eval(obj, best)? != 0 {
                     break;
@@ -187,7 +207,7 @@ impl Search<'_> {
             }
         }
         let Some(ri) = trivial else {
-            let sig_zero = self.prob.objs[..2]
+            let sig_zero = self.prob.objs[..SIGNIFICANT]
                 .iter()
                 .map(|o| Self::eval(o, &sol))
                 .collect::<ScheduleResult<Vec<_>>>()?
@@ -229,9 +249,29 @@ fn iter_rows(sub: &Sub, members: &[Vec<Vec<i64>>], s: usize) -> Vec<Vec<i64>> {
     c
 }
 
-/// Compute a band for the subproblem: a list of members, each one row per
-/// local statement. Empty when not even a first member exists.
-pub(crate) fn band(sub: &Sub) -> ScheduleResult<Vec<Vec<Vec<i64>>>> {
+/// A band: its members (each one row per local statement) and whether it
+/// ended in favour of a split into strongly connected components.
+pub(crate) struct Band {
+    pub members: Vec<Vec<Vec<i64>>>,
+    pub split: bool,
+}
+
+/// True when the remaining dependences of `sub` leave its statements in more
+/// than one strongly connected component.
+fn splittable(sub: &Sub) -> bool {
+    let mut graph = DiGraph::<(), ()>::new();
+    let nodes: Vec<_> = sub.stmts.iter().map(|_| graph.add_node(())).collect();
+    for p in sub.pieces {
+        if let (Ok(a), Ok(b)) = (sub.local(p.src), sub.local(p.tgt)) {
+            graph.add_edge(nodes[a], nodes[b], ());
+        }
+    }
+    tarjan_scc(&graph).len() > 1
+}
+
+/// Compute a band for the subproblem (see [`Band`]); no members when not
+/// even a first member exists.
+pub(crate) fn band(sub: &Sub) -> ScheduleResult<Band> {
     let prob = build(sub)?;
     let l = &prob.layout;
     let mut members: Vec<Vec<Vec<i64>>> = Vec::new();
@@ -247,7 +287,10 @@ pub(crate) fn band(sub: &Sub) -> ScheduleResult<Vec<Vec<Vec<i64>>>> {
         }
         let max_slack = slack.iter().copied().max().unwrap_or(0);
         if max_slack == 0 {
-            return Ok(members);
+            return Ok(Band {
+                members,
+                split: false,
+            });
         }
         let mut regions = Vec::new();
         for s in 0..l.dims.len() {
@@ -256,6 +299,17 @@ pub(crate) fn band(sub: &Sub) -> ScheduleResult<Vec<Vec<Vec<i64>>>> {
             }
             let mut reg = Vec::new();
             for krow in &kernels[s] {
+                // Orient the kernel vector (first non-zero entry positive):
+                // the search tries `f >= 1` first, so ties between `x` and
+                // `−x` go to the forward direction of the iterators.
+                let neg = krow.iter().find(|&&v| v != 0).is_some_and(|&v| v < 0);
+                let krow: Vec<i64> = if neg {
+                    krow.iter()
+                        .map(|&v| v.checked_neg().ok_or(ScheduleError::Overflow))
+                        .collect::<ScheduleResult<_>>()?
+                } else {
+                    krow.clone()
+                };
                 let mut f = l.zero();
                 for (j, &kj) in krow.iter().enumerate() {
                     if kj != 0 {
@@ -275,8 +329,25 @@ pub(crate) fn band(sub: &Sub) -> ScheduleResult<Vec<Vec<Vec<i64>>>> {
         };
         search.run(Vec::new(), Vec::new())?;
         let Some(sol) = search.best else {
-            return Ok(members);
+            return Ok(Band {
+                members,
+                split: false,
+            });
         };
+        // A member whose dependence distances grow with the parameters
+        // (`u ≠ 0`) is not taken when the statements fall apart into
+        // several strongly connected components of the remaining
+        // dependences: the band ends and the driver separates the
+        // components by a scalar dimension (isl's fallback), scheduling each
+        // anew. Example: matmul's accumulation over `k` and its completion,
+        // which would otherwise get `−k` (the completion at 0, after every
+        // `k`).
+        if Search::eval(&prob.objs[0], &sol)? != 0 && splittable(sub) {
+            return Ok(Band {
+                members,
+                split: true,
+            });
+        }
         let member = (0..l.dims.len())
             .map(|s| l.extract_row(&sol, s))
             .collect::<ScheduleResult<Vec<_>>>()?;

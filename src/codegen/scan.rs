@@ -861,6 +861,11 @@ struct TimeStmt<'a> {
     /// Scalar value per dimension (when the row is constant).
     scalar: Vec<Option<i64>>,
     param_guards: Vec<(Vec<i64>, bool)>,
+    /// A bounding box of the statement's domain (per iterator, affine in
+    /// the parameters) when some `den_j > 1`: extra bounds of the one-trip
+    /// loops, implied at every instance, that let the JIT's interval
+    /// analysis bound the iterators.
+    ibox: Option<Vec<Dim>>,
 }
 
 /// `gcd` on `i128` (non-negative result).
@@ -1185,6 +1190,16 @@ fn time_space<'a>(
         e[k] = ov(e[k].checked_add(l))?;
         full.eqs.push(norm_eq(e));
     }
+    let ibox = if iters.iter().any(|(_, den)| *den > 1) {
+        match symbolic_box(std::slice::from_ref(dom), d, n_par, name) {
+            Ok(b) => Some(b),
+            // No affine box: the one-trip loops get no extra bounds.
+            Err(ScanError::Unsupported(_)) => None,
+            Err(e) => return Err(e),
+        }
+    } else {
+        None
+    };
     let full = cleanup(full)?;
     let mut proj = vec![full.clone()];
     let mut cur = full;
@@ -1200,6 +1215,7 @@ fn time_space<'a>(
         proj,
         scalar,
         param_guards: Vec::new(),
+        ibox,
     })
 }
 
@@ -1584,30 +1600,45 @@ impl Gen<'_> {
     /// which runs once, with `i_j = e/den_j`, when `den_j` divides `e`, and
     /// never otherwise: the integrality guard of a non-unimodular schedule,
     /// with the iterator an affine loop variable (so accesses stay affine).
+    /// The bounds also hold the statement's bounding box in `i_j` (implied
+    /// at every instance) for the JIT's interval analysis.
     fn stmt_body(&mut self, t: &TimeStmt, n_t: usize, tvals: &[Affine]) -> R<Stmt> {
         let mut x: Vec<Affine> = Vec::new();
         // (loop variable, numerator) of the iterators bound by a loop.
-        let mut bound: Vec<(LoopVar, Affine, i64)> = Vec::new();
+        let mut bound: Vec<(usize, LoopVar, Affine, i64)> = Vec::new();
         for (j, (r, den)) in t.iters.iter().enumerate() {
             let e = self.row_aff(r, n_t, tvals)?;
             if *den == 1 {
                 x.push(e);
             } else {
                 let v = self.fresh(format!("i{j}"));
-                bound.push((v, e, *den));
+                bound.push((j, v, e, *den));
                 x.push(Affine::var(v));
             }
         }
-        let inner = self.instance(t, &x)?;
-        Ok(bound
-            .into_iter()
-            .rev()
-            .fold(inner, |body, (var, e, den)| Stmt::For {
+        let mut out = self.instance(t, &x)?;
+        for (j, var, e, den) in bound.into_iter().rev() {
+            let mut lower = Bound::div(e.clone(), den);
+            let mut upper = Bound::div(e, den);
+            if let Some(dim) = t.ibox.as_ref().and_then(|b| b.get(j)) {
+                // lo ≤ i_j ≤ lo + extent − 1 at every instance.
+                let mut hi = dim.lower.clone();
+                hi.terms.extend(dim.extent.terms.iter().cloned());
+                hi.constant = ov(hi
+                    .constant
+                    .checked_add(dim.extent.constant)
+                    .and_then(|c| c.checked_sub(1)))?;
+                lower = lower.and(dim.lower.clone(), 1);
+                upper = upper.and(simplify(hi), 1);
+            }
+            out = Stmt::For {
                 var,
-                lower: Bound::div(e.clone(), den),
-                upper: Bound::div(e, den),
-                body: vec![body],
-            }))
+                lower,
+                upper,
+                body: vec![out],
+            };
+        }
+        Ok(out)
     }
 
     /// The statement instance at iterator values `x`.
@@ -1957,4 +1988,109 @@ pub fn scan(program: &ir::Program, system: &str, scheduler: Scheduler) -> R<Func
         .get(index)
         .ok_or_else(|| ScanError::NoSystem(system.to_string()))?;
     scan_system(program, index, s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Determinant by cofactor expansion (small matrices, small entries).
+    fn det_ref(m: &[Vec<i64>]) -> i128 {
+        if m.is_empty() {
+            return 1;
+        }
+        (0..m.len())
+            .map(|c| {
+                let minor: Vec<Vec<i64>> = m[1..]
+                    .iter()
+                    .map(|r| {
+                        r.iter()
+                            .enumerate()
+                            .filter(|&(j, _)| j != c)
+                            .map(|(_, &x)| x)
+                            .collect()
+                    })
+                    .collect();
+                let sign = if c % 2 == 0 { 1 } else { -1 };
+                sign * i128::from(m[0][c]) * det_ref(&minor)
+            })
+            .sum()
+    }
+
+    fn matrix(d: usize) -> impl Strategy<Value = Vec<Vec<i64>>> {
+        proptest::collection::vec(proptest::collection::vec(-3i64..=3, d), d)
+    }
+
+    #[test]
+    fn inverse_of_a_non_unimodular_triangle() {
+        // Row reduction that only reduces below the pivot would never
+        // clear the 1 above the 2 here.
+        let inv = rational_inverse(&[vec![1, 1], vec![0, 2]])
+            .unwrap()
+            .unwrap();
+        assert_eq!(inv, vec![(vec![2, -1], 2), (vec![0, 1], 2)]);
+        assert_eq!(det(&[vec![1, 1], vec![0, 2]]), Some(2));
+    }
+
+    proptest! {
+        /// `det` agrees with cofactor expansion.
+        #[test]
+        fn det_is_exact(m in (0usize..=4).prop_flat_map(matrix)) {
+            prop_assert_eq!(det(&m), Some(det_ref(&m)));
+        }
+
+        /// `m⁻¹·m = I` row by row, rows in lowest terms; `None` exactly
+        /// for singular matrices.
+        #[test]
+        fn inverse_is_exact(m in (1usize..=4).prop_flat_map(matrix)) {
+            let d = m.len();
+            let inv = rational_inverse(&m).unwrap();
+            prop_assert_eq!(inv.is_none(), det_ref(&m) == 0);
+            let Some(inv) = inv else { return Ok(()) };
+            for (j, (num, den)) in inv.iter().enumerate() {
+                prop_assert!(*den >= 1);
+                prop_assert_eq!(num.iter().fold(*den, |g, &x| gcd(g, x)), 1);
+                for c in 0..d {
+                    let s: i64 = (0..d).map(|q| num[q] * m[q][c]).sum();
+                    prop_assert_eq!(s, if j == c { *den } else { 0 });
+                }
+            }
+        }
+
+        /// `choose_rows` picks `d` rows of minimal non-zero `|det|`
+        /// (brute force over all subsets), the first such subset in
+        /// lexicographic order, and `None` exactly when the rank is `< d`.
+        #[test]
+        fn row_choice_minimizes_the_determinant(
+            (d, rows) in (1usize..=3).prop_flat_map(|d| {
+                (Just(d), proptest::collection::vec(
+                    proptest::collection::vec(-2i64..=2, d + 1), 0..=5))
+            })
+        ) {
+            let n = rows.len();
+            let mut best: Option<(u128, Vec<usize>)> = None;
+            for mask in 0u32..(1 << n) {
+                if mask.count_ones() as usize != d {
+                    continue;
+                }
+                let s: Vec<usize> = (0..n).filter(|&k| mask >> k & 1 == 1).collect();
+                let m: Vec<Vec<i64>> = s.iter().map(|&k| rows[k][..d].to_vec()).collect();
+                let v = det_ref(&m).unsigned_abs();
+                if v != 0 && best.as_ref().is_none_or(|(b, bs)| v < *b || (v == *b && s < *bs)) {
+                    best = Some((v, s));
+                }
+            }
+            let got = choose_rows(&rows, d).unwrap();
+            match (got, best) {
+                (None, None) => {}
+                (Some(g), Some((v, s))) => {
+                    let m: Vec<Vec<i64>> = g.iter().map(|&k| rows[k][..d].to_vec()).collect();
+                    prop_assert_eq!(det_ref(&m).unsigned_abs(), v);
+                    prop_assert_eq!(g, s);
+                }
+                (g, b) => prop_assert!(false, "got {:?}, brute force {:?}", g, b),
+            }
+        }
+    }
 }

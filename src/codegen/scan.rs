@@ -2052,7 +2052,7 @@ mod tests {
                 prop_assert!(*den >= 1);
                 prop_assert_eq!(num.iter().fold(*den, |g, &x| gcd(g, x)), 1);
                 for c in 0..d {
-                    let s: i64 = (0..d).map(|q| num[q] * m[q][c]).sum();
+                    let s: i64 = num.iter().zip(&m).map(|(x, row)| x * row[c]).sum();
                     prop_assert_eq!(s, if j == c { *den } else { 0 });
                 }
             }

@@ -1134,7 +1134,8 @@ fn time_space<'a>(
                 r[n_t + p] = ov(r[n_t + p].checked_sub(v))?;
             }
         }
-        // Lowest terms (the rest columns may share a factor with den).
+        // Lowest terms: already so, since the t columns are num_j (kept as
+        // a cheap guarantee of the invariant the one-trip loops rely on).
         let g = r.iter().fold(*den, |g, &x| gcd(g, x));
         let den = if g > 1 {
             r.iter_mut().for_each(|x| *x /= g);

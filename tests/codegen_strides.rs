@@ -611,6 +611,23 @@ fn strided_accesses_are_proven_in_bounds() {
     }
 }
 
+/// A lone statement's integrality loop is placed as soon as the time
+/// dimensions it depends on are bound: with `[2i, j]`, `i = t0/2` encloses
+/// the `t1` loop, which then runs only at even `t0`.
+#[test]
+fn integrality_loops_are_hoisted_for_a_lone_statement() {
+    let prog = parse(PLAIN);
+    let mut s = pluto(&prog);
+    let names: Vec<String> = s.deps.stmts.iter().map(|st| st.name.clone()).collect();
+    for n in &names {
+        set_rows(&mut s, n, vec![vec![2, 0, 0, 0, 0], vec![0, 1, 0, 0, 0]]);
+    }
+    let f = check_all(&prog, &s, &params2());
+    let c = f.to_c();
+    let at = |needle: &str| c.find(needle).unwrap_or_else(|| panic!("{needle}?\n{c}"));
+    assert!(at("for (i0 =") < at("for (t1 ="), "{c}");
+}
+
 #[test]
 fn det_2_and_3() {
     let prog = parse(STENCIL);

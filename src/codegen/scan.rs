@@ -31,7 +31,10 @@
 //!    run once exactly when the division is exact and bind `i_j` as a loop
 //!    variable, so that array indices stay affine (`loop_ast`'s access
 //!    contract). Time points that fail the guard are visited and skipped
-//!    (up to a factor `|det M|` more iterations than instances).
+//!    (up to a factor `|det M|` more iterations than instances); for a
+//!    statement alone in its loops the one-trip loop is placed as soon as
+//!    the time dimensions it depends on are bound, so the inner loops are
+//!    skipped there (there is no strided `for` in the loop AST).
 //! 3. *Loops.* Projections `P_k` of every time-space domain onto
 //!    `(t_0..t_{k-1}, p)` by Fourier–Motzkin (rational: a superset of the
 //!    integer projection; redundant rows pruned exactly with the LP solver).
@@ -707,6 +710,7 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
         loop_vars: Vec::new(),
         acc_of: &m.acc_of,
         sys,
+        bound_iters: HashMap::new(),
     };
     let mut body = Vec::new();
     // Accumulator initialization.
@@ -1225,6 +1229,9 @@ struct Gen<'a> {
     loop_vars: Vec<String>,
     acc_of: &'a HashMap<(usize, usize), usize>,
     sys: &'a ir::System,
+    /// (statement, iterator) → the loop variable of its one-trip loop,
+    /// while that loop encloses the code being generated.
+    bound_iters: HashMap<(usize, usize), LoopVar>,
 }
 
 /// A bound term `t_k ≥ ceil(e/d)` or `t_k ≤ floor(e/d)`: (e over (t, p, 1), d).
@@ -1360,6 +1367,41 @@ impl Gen<'_> {
     ) -> R<Vec<Stmt>> {
         if group.is_empty() {
             return Ok(Vec::new());
+        }
+        // A lone statement whose rational iterators are determined by the
+        // time dimensions bound so far: their one-trip (integrality) loops
+        // enclose the rest of its nest, so that the inner loops do not run
+        // at times that are not images of instances.
+        if group.len() == 1 {
+            let t = &ts[group[0]];
+            let ready: Vec<usize> = t
+                .iters
+                .iter()
+                .enumerate()
+                .filter(|(j, (r, den))| {
+                    *den > 1
+                        && !self.bound_iters.contains_key(&(t.index, *j))
+                        && r[k..n_t].iter().all(|&c| c == 0)
+                })
+                .map(|(j, _)| j)
+                .collect();
+            if !ready.is_empty() {
+                let mut made = Vec::new();
+                for &j in &ready {
+                    let v = self.fresh(format!("i{j}"));
+                    self.bound_iters.insert((t.index, j), v);
+                    made.push((j, v));
+                }
+                let inner = self.level(ts, group, k, n_t, tvals, guards);
+                for &j in &ready {
+                    self.bound_iters.remove(&(t.index, j));
+                }
+                let mut out = inner?;
+                for (j, v) in made.into_iter().rev() {
+                    out = vec![self.one_trip(t, j, v, n_t, tvals, out)?];
+                }
+                return Ok(out);
+            }
         }
         // A lone statement with pending guards: hoist them here.
         if group.len() == 1 && !guards[group[0]].is_empty() {
@@ -1596,50 +1638,78 @@ impl Gen<'_> {
     }
 
     /// The statement instance at time `tvals`. An iterator
-    /// `i_j = (n_j·(t, p, 1)) / den_j` with `den_j > 1` is bound by a loop
-    /// `for i_j in ceil(e/den_j) ..= floor(e/den_j)` (`e = n_j·(t, p, 1)`),
-    /// which runs once, with `i_j = e/den_j`, when `den_j` divides `e`, and
-    /// never otherwise: the integrality guard of a non-unimodular schedule,
-    /// with the iterator an affine loop variable (so accesses stay affine).
-    /// The bounds also hold the statement's bounding box in `i_j` (implied
-    /// at every instance) for the JIT's interval analysis.
+    /// `i_j = (n_j·(t, p, 1)) / den_j` with `den_j > 1` is bound by a
+    /// one-trip loop (see [`Gen::one_trip`]), here unless an enclosing one
+    /// already binds it.
     fn stmt_body(&mut self, t: &TimeStmt, n_t: usize, tvals: &[Affine]) -> R<Stmt> {
         let mut x: Vec<Affine> = Vec::new();
-        // (loop variable, numerator) of the iterators bound by a loop.
-        let mut bound: Vec<(usize, LoopVar, Affine, i64)> = Vec::new();
+        let mut made: Vec<(usize, LoopVar)> = Vec::new();
         for (j, (r, den)) in t.iters.iter().enumerate() {
-            let e = self.row_aff(r, n_t, tvals)?;
             if *den == 1 {
-                x.push(e);
+                x.push(self.row_aff(r, n_t, tvals)?);
+            } else if let Some(&v) = self.bound_iters.get(&(t.index, j)) {
+                x.push(Affine::var(v));
             } else {
                 let v = self.fresh(format!("i{j}"));
-                bound.push((j, v, e, *den));
+                made.push((j, v));
                 x.push(Affine::var(v));
             }
         }
-        let mut out = self.instance(t, &x)?;
-        for (j, var, e, den) in bound.into_iter().rev() {
-            let mut lower = Bound::div(e.clone(), den);
-            let mut upper = Bound::div(e, den);
-            if let Some(dim) = t.ibox.as_ref().and_then(|b| b.get(j)) {
-                // lo ≤ i_j ≤ lo + extent − 1 at every instance.
-                let mut hi = dim.lower.clone();
-                hi.terms.extend(dim.extent.terms.iter().cloned());
-                hi.constant = ov(hi
-                    .constant
-                    .checked_add(dim.extent.constant)
-                    .and_then(|c| c.checked_sub(1)))?;
-                lower = lower.and(dim.lower.clone(), 1);
-                upper = upper.and(simplify(hi), 1);
-            }
-            out = Stmt::For {
-                var,
-                lower,
-                upper,
-                body: vec![out],
-            };
+        let mut out = vec![self.instance(t, &x)?];
+        for (j, v) in made.into_iter().rev() {
+            out = vec![self.one_trip(t, j, v, n_t, tvals, out)?];
         }
-        Ok(out)
+        Ok(match out.pop() {
+            Some(s) if out.is_empty() => s,
+            Some(s) => {
+                out.push(s);
+                Stmt::Block(out)
+            }
+            None => Stmt::Block(Vec::new()),
+        })
+    }
+
+    /// The loop `for var in ceil(e/den) ..= floor(e/den) { body }` binding
+    /// iterator `i_j = e/den` of `t` (`e = n_j·(t, p, 1)`, all of whose
+    /// time columns are in `tvals`): it runs once, with `var = e/den`, when
+    /// `den` divides `e`, and never otherwise — the integrality guard of a
+    /// non-unimodular schedule, with the iterator an affine loop variable
+    /// (so accesses stay affine). The bounds also hold the statement's
+    /// bounding box in `i_j` (implied at every instance) for the JIT's
+    /// interval analysis.
+    fn one_trip(
+        &self,
+        t: &TimeStmt,
+        j: usize,
+        var: LoopVar,
+        n_t: usize,
+        tvals: &[Affine],
+        body: Vec<Stmt>,
+    ) -> R<Stmt> {
+        let (r, den) = t
+            .iters
+            .get(j)
+            .ok_or_else(|| ScanError::Internal("iterator out of range".into()))?;
+        let e = self.row_aff(r, n_t, tvals)?;
+        let mut lower = Bound::div(e.clone(), *den);
+        let mut upper = Bound::div(e, *den);
+        if let Some(dim) = t.ibox.as_ref().and_then(|b| b.get(j)) {
+            // lo ≤ i_j ≤ lo + extent − 1 at every instance.
+            let mut hi = dim.lower.clone();
+            hi.terms.extend(dim.extent.terms.iter().cloned());
+            hi.constant = ov(hi
+                .constant
+                .checked_add(dim.extent.constant)
+                .and_then(|c| c.checked_sub(1)))?;
+            lower = lower.and(dim.lower.clone(), 1);
+            upper = upper.and(simplify(hi), 1);
+        }
+        Ok(Stmt::For {
+            var,
+            lower,
+            upper,
+            body,
+        })
     }
 
     /// The statement instance at iterator values `x`.

@@ -16,11 +16,25 @@
 //!    restricted to `{ y ∈ D_acc : proj(y) ∈ D_comp }` (its completion's
 //!    domain), so every body point contributes exactly once.
 //! 2. *Time space.* With schedule rows `θ(i) = T·i + C·p + c` (full column
-//!    rank in `i`), `d` linearly independent rows `M` are chosen; when `M`
-//!    is unimodular `i = M⁻¹(t_sel − C_sel·p − c_sel)` exactly and the
-//!    statement's domain maps to `{ (t, p) : D(i(t)), t_r = θ_r(i(t)) for the
-//!    other rows }`. A non-unimodular `M` is rejected
-//!    ([`ScanError::Unsupported`]).
+//!    rank in `i`), `d` linearly independent rows `M` are chosen, with
+//!    `|det M|` minimal (a unimodular choice when there is one; see
+//!    `choose_rows`). Then `i = M⁻¹(t_sel − C_sel·p − c_sel)`: iterator
+//!    `i_j = n_j·(t, p, 1) / den_j` with integer `n_j` and `den_j ≥ 1`
+//!    (`den_j = 1` for all `j` when `M` is unimodular). With `L` the lcm of
+//!    the `den_j`, the statement's domain maps to the rational polyhedron
+//!    `{ (t, p) : L·D(i(t)) ≥ 0, L·t_r = L·θ_r(i(t)) for the other rows }`
+//!    (constraints multiplied through by `L`: exact). An integer `t` in it
+//!    is the time of an instance iff every `den_j` divides `n_j·(t, p, 1)`
+//!    (`M·i = v` has an integer solution iff `M⁻¹v` is integral): that
+//!    integrality guard is generated around the statement as one-trip
+//!    loops `for i_j in ceil(n_j·t/den_j) ..= floor(n_j·t/den_j)`, which
+//!    run once exactly when the division is exact and bind `i_j` as a loop
+//!    variable, so that array indices stay affine (`loop_ast`'s access
+//!    contract). Time points that fail the guard are visited and skipped
+//!    (up to a factor `|det M|` more iterations than instances); for a
+//!    statement alone in its loops the one-trip loop is placed as soon as
+//!    the time dimensions it depends on are bound, so the inner loops are
+//!    skipped there (there is no strided `for` in the loop AST).
 //! 3. *Loops.* Projections `P_k` of every time-space domain onto
 //!    `(t_0..t_{k-1}, p)` by Fourier–Motzkin (rational: a superset of the
 //!    integer projection; redundant rows pruned exactly with the LP solver).
@@ -706,6 +720,7 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
         loop_vars: Vec::new(),
         acc_of: &m.acc_of,
         sys,
+        bound_iters: HashMap::new(),
     };
     let mut body = Vec::new();
     // Accumulator initialization.
@@ -856,68 +871,250 @@ fn identity(op: ReduceOp, ty: ElemType) -> Expr {
 struct TimeStmt<'a> {
     index: usize,
     action: Action<'a>,
-    /// `i = inv · (t_sel, p, 1)`: per iterator a row over `(t, p, 1)`.
-    iters: Vec<Vec<i64>>,
+    /// `i_j = (n_j · (t, p, 1)) / den_j`: per iterator a numerator row
+    /// `n_j` over `(t, p, 1)` and a denominator `den_j ≥ 1` in lowest
+    /// terms. At the points of the time-space domain that are images of
+    /// statement instances the division is exact; at the other integer
+    /// points of the (rational) time-space domain some division is not.
+    iters: Vec<(Vec<i64>, i64)>,
     /// `proj[k]`: projection onto `(t_0..t_{k-1}, p)` (rows over `(t, p, 1)`),
     /// `proj[n_t]` the exact time-space domain.
     proj: Vec<Poly>,
     /// Scalar value per dimension (when the row is constant).
     scalar: Vec<Option<i64>>,
     param_guards: Vec<(Vec<i64>, bool)>,
+    /// A bounding box of the statement's domain (per iterator, affine in
+    /// the parameters) when some `den_j > 1`: extra bounds of the one-trip
+    /// loops, implied at every instance, that let the JIT's interval
+    /// analysis bound the iterators.
+    ibox: Option<Vec<Dim>>,
 }
 
-/// Exact inverse of a unimodular integer matrix (`None` if not unimodular).
-fn unimodular_inverse(m: &[Vec<i64>]) -> R<Option<Vec<Vec<i64>>>> {
+/// `gcd` on `i128` (non-negative result).
+fn gcd128(a: i128, b: i128) -> i128 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    i128::try_from(a).unwrap_or(1)
+}
+
+/// The determinant of the square integer matrix `m` (Bareiss' fraction-free
+/// elimination: every intermediate is a minor of `m`, and every division
+/// is exact). `None` on `i128` overflow (only).
+fn det(m: &[Vec<i64>]) -> Option<i128> {
     let d = m.len();
-    // Gauss–Jordan over i128 rationals kept as (num, den) per row: use
-    // fraction-free elimination on [M | I].
+    let mut a: Vec<Vec<i128>> = m
+        .iter()
+        .map(|r| r.iter().map(|&x| i128::from(x)).collect())
+        .collect();
+    let mut sign = 1i128;
+    let mut prev = 1i128;
+    for c in 0..d {
+        let Some(p) = (c..d).find(|&r| a[r][c] != 0) else {
+            return Some(0);
+        };
+        if p != c {
+            a.swap(p, c);
+            sign = -sign;
+        }
+        for r in c + 1..d {
+            for j in c + 1..d {
+                let x = a[r][j]
+                    .checked_mul(a[c][c])?
+                    .checked_sub(a[r][c].checked_mul(a[c][j])?)?;
+                a[r][j] = x.checked_div(prev)?;
+            }
+            a[r][c] = 0;
+        }
+        prev = a[c][c];
+    }
+    if d == 0 {
+        return Some(1);
+    }
+    a[d - 1][d - 1].checked_mul(sign)
+}
+
+/// A rational row `num / den` (`den ≥ 1`).
+type RatRow = (Vec<i64>, i64);
+
+/// The exact inverse of the square integer matrix `m`: row `j` of `m⁻¹` is
+/// `num_j / den_j` with `num_j` integer, `den_j ≥ 1` and
+/// `gcd(num_j, den_j) = 1`. `Ok(None)` when `m` is singular.
+///
+/// Gauss–Jordan elimination on `[m | I]` with integer row operations
+/// (`row_r ← a·row_r − b·row_c`, each row divided by the gcd of its
+/// entries afterwards); at the end the left block is diagonal, so row `j`
+/// of the right block divided by the diagonal entry is row `j` of `m⁻¹`.
+fn rational_inverse(m: &[Vec<i64>]) -> R<Option<Vec<RatRow>>> {
+    let d = m.len();
     let mut a: Vec<Vec<i128>> = m
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let mut row: Vec<i128> = r.iter().map(|&x| x as i128).collect();
+            let mut row: Vec<i128> = r.iter().map(|&x| i128::from(x)).collect();
             row.extend((0..d).map(|j| i128::from(i == j)));
             row
         })
         .collect();
-    for c in 0..d {
-        // Pivot: smallest non-zero |a[r][c]| (Euclid-style reduction).
-        loop {
-            let piv = (c..d)
-                .filter(|&r| a[r][c] != 0)
-                .min_by_key(|&r| a[r][c].abs());
-            let Some(p) = piv else { return Ok(None) };
-            a.swap(c, p);
-            let mut done = true;
-            for r in 0..d {
-                if r != c && a[r][c] != 0 {
-                    let q = a[r][c].div_euclid(a[c][c]);
-                    let pivot_row = a[c].clone();
-                    for (x, &y) in a[r].iter_mut().zip(&pivot_row) {
-                        let v = y.checked_mul(q).ok_or(ScanError::Overflow)?;
-                        *x = x.checked_sub(v).ok_or(ScanError::Overflow)?;
-                    }
-                    if a[r][c] != 0 {
-                        done = false;
-                    }
-                }
-            }
-            if done {
-                break;
-            }
+    let reduce = |row: &mut Vec<i128>| {
+        let g = row.iter().fold(0i128, |g, &x| gcd128(g, x));
+        if g > 1 {
+            row.iter_mut().for_each(|x| *x /= g);
         }
-        if a[c][c].abs() != 1 {
+    };
+    for c in 0..d {
+        let Some(p) = (c..d)
+            .filter(|&r| a[r][c] != 0)
+            .min_by_key(|&r| a[r][c].unsigned_abs())
+        else {
             return Ok(None);
+        };
+        a.swap(c, p);
+        let pivot = a[c].clone();
+        for (r, row) in a.iter_mut().enumerate() {
+            if r == c || row[c] == 0 {
+                continue;
+            }
+            let g = gcd128(pivot[c], row[c]);
+            let (pa, rb) = (pivot[c] / g, row[c] / g);
+            for (x, &y) in row.iter_mut().zip(&pivot) {
+                let v = x
+                    .checked_mul(pa)
+                    .and_then(|u| y.checked_mul(rb).and_then(|w| u.checked_sub(w)));
+                *x = v.ok_or(ScanError::Overflow)?;
+            }
+            reduce(row);
         }
     }
-    let mut inv = vec![vec![0i64; d]; d];
-    for r in 0..d {
-        let s = a[r][r];
-        for j in 0..d {
-            inv[r][j] = i64::try_from(a[r][d + j] * s).map_err(|_| ScanError::Overflow)?;
+    let mut inv = Vec::with_capacity(d);
+    for (j, row) in a.iter().enumerate() {
+        let mut den = row[j];
+        let mut num: Vec<i128> = row[d..].to_vec();
+        if den < 0 {
+            den = den.checked_neg().ok_or(ScanError::Overflow)?;
+            for x in &mut num {
+                *x = x.checked_neg().ok_or(ScanError::Overflow)?;
+            }
         }
+        let g = num.iter().fold(den, |g, &x| gcd128(g, x));
+        let conv = |x: i128| i64::try_from(x / g).map_err(|_| ScanError::Overflow);
+        inv.push((
+            num.iter().map(|&x| conv(x)).collect::<R<Vec<i64>>>()?,
+            conv(den)?,
+        ));
     }
     Ok(Some(inv))
+}
+
+/// Upper limit on the number of row subsets [`choose_rows`] examines.
+const MAX_ROW_SUBSETS: usize = 4096;
+
+/// Chooses `d` schedule rows (indices into `rows`, ascending) whose
+/// iterator parts form a non-singular matrix `M`, minimizing `|det M|`
+/// (1 = unimodular: the statement's iterators are integer affine functions
+/// of the time dimensions). Among equal `|det M|` the lexicographically
+/// first subset wins; that is the greedy choice of the first independent
+/// rows when it is optimal. Subsets are enumerated in lexicographic order
+/// (at most [`MAX_ROW_SUBSETS`] of them, after the greedy one). `None`
+/// when the rows have rank `< d`.
+fn choose_rows(rows: &[Vec<i64>], d: usize) -> R<Option<Vec<usize>>> {
+    let part =
+        |s: &[usize]| -> Vec<Vec<i64>> { s.iter().map(|&k| rows[k][..d].to_vec()).collect() };
+    // Greedy: the first independent rows (the lexicographically first basis).
+    let mut chosen: Vec<usize> = Vec::new();
+    for k in 0..rows.len() {
+        if chosen.len() == d {
+            break;
+        }
+        chosen.push(k);
+        let m = part(&chosen);
+        if rank(&m)? < chosen.len() {
+            chosen.pop();
+        }
+    }
+    if chosen.len() < d {
+        return Ok(None);
+    }
+    let mut best_det = det(&part(&chosen)).map(i128::unsigned_abs);
+    let mut best = chosen;
+    if best_det == Some(1) {
+        return Ok(Some(best));
+    }
+    let cand: Vec<usize> = (0..rows.len())
+        .filter(|&k| rows[k][..d].iter().any(|&x| x != 0))
+        .collect();
+    let mut idx: Vec<usize> = (0..d).collect();
+    let mut seen = 0;
+    if cand.len() < d {
+        return Ok(Some(best));
+    }
+    loop {
+        seen += 1;
+        if seen > MAX_ROW_SUBSETS {
+            break;
+        }
+        let s: Vec<usize> = idx.iter().map(|&q| cand[q]).collect();
+        if let Some(v) = det(&part(&s)).map(i128::unsigned_abs) {
+            let better = v != 0 && best_det.is_none_or(|b| v < b);
+            if better {
+                best_det = Some(v);
+                best = s;
+                if v == 1 {
+                    break;
+                }
+            }
+        }
+        // Next combination of d out of cand.len().
+        let n = cand.len();
+        let Some(pos) = (0..d).rev().find(|&q| idx[q] < n - d + q) else {
+            break;
+        };
+        idx[pos] += 1;
+        for q in pos + 1..d {
+            idx[q] = idx[q - 1] + 1;
+        }
+    }
+    Ok(Some(best))
+}
+
+/// Rank of an integer matrix (fraction-free elimination in `i128`, rows
+/// divided by their gcd after each step).
+fn rank(m: &[Vec<i64>]) -> R<usize> {
+    let mut a: Vec<Vec<i128>> = m
+        .iter()
+        .map(|r| r.iter().map(|&x| i128::from(x)).collect())
+        .collect();
+    let cols = a.first().map_or(0, Vec::len);
+    let mut r = 0;
+    for c in 0..cols {
+        let Some(p) = (r..a.len()).find(|&q| a[q][c] != 0) else {
+            continue;
+        };
+        a.swap(r, p);
+        let pivot = a[r].clone();
+        for row in a.iter_mut().skip(r + 1) {
+            if row[c] == 0 {
+                continue;
+            }
+            let g = gcd128(pivot[c], row[c]);
+            let (pa, rb) = (pivot[c] / g, row[c] / g);
+            for (x, &y) in row.iter_mut().zip(&pivot) {
+                let v = x
+                    .checked_mul(pa)
+                    .and_then(|u| y.checked_mul(rb).and_then(|w| u.checked_sub(w)));
+                *x = v.ok_or(ScanError::Overflow)?;
+            }
+            let g = row.iter().fold(0i128, |g, &x| gcd128(g, x));
+            if g > 1 {
+                row.iter_mut().for_each(|x| *x /= g);
+            }
+        }
+        r += 1;
+    }
+    Ok(r)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -931,59 +1128,24 @@ fn time_space<'a>(
     dom: &Poly,
     action: Action<'a>,
 ) -> R<TimeStmt<'a>> {
-    // Choose d linearly independent rows (greedy rank test).
-    let mut chosen: Vec<usize> = Vec::new();
-    let mut basis: Vec<Vec<i128>> = Vec::new();
-    for (k, r) in rows.iter().enumerate() {
-        let mut v: Vec<i128> = r[..d].iter().map(|&x| x as i128).collect();
-        for b in &basis {
-            let piv = b.iter().position(|&x| x != 0).unwrap_or(0);
-            if v[piv] != 0 {
-                let (bv, vv) = (b[piv], v[piv]);
-                for j in 0..d {
-                    v[j] = ov(v[j]
-                        .checked_mul(bv)
-                        .and_then(|x| b[j].checked_mul(vv).and_then(|y| x.checked_sub(y))))?;
-                }
-                let g = v.iter().fold(0i128, |g, &x| {
-                    let (mut a, mut b) = (g.abs(), x.abs());
-                    while b != 0 {
-                        let t = a % b;
-                        a = b;
-                        b = t;
-                    }
-                    a
-                });
-                if g > 1 {
-                    v.iter_mut().for_each(|x| *x /= g);
-                }
-            }
-        }
-        if v.iter().any(|&x| x != 0) {
-            basis.push(v);
-            chosen.push(k);
-            if chosen.len() == d {
-                break;
-            }
-        }
-    }
-    if chosen.len() != d {
+    let Some(chosen) = choose_rows(rows, d)? else {
         return Err(ScanError::Unsupported(format!(
             "the schedule of statement {name} is not injective"
         )));
-    }
+    };
     let mmat: Vec<Vec<i64>> = chosen.iter().map(|&k| rows[k][..d].to_vec()).collect();
-    let Some(inv) = unimodular_inverse(&mmat)? else {
-        return Err(ScanError::Unsupported(format!(
-            "the schedule of statement {name} is not unimodular (strided loops are not supported)"
+    let Some(inv) = rational_inverse(&mmat)? else {
+        return Err(ScanError::Internal(format!(
+            "the chosen schedule rows of statement {name} are singular"
         )));
     };
     let w = n_t + n_par + 1;
-    // i_j = Σ_q inv[j][q]·(t_{chosen q} − rest_q(p, 1)).
+    // i_j = Σ_q inv[j][q]·(t_{chosen q} − rest_q(p, 1)), with
+    // inv[j] = num_j / den_j: the numerator row over (t, p, 1).
     let mut iters = Vec::new();
-    for inv_row in inv.iter() {
+    for (num, den) in inv.iter() {
         let mut r = vec![0i64; w];
-        for (q, &c) in inv_row.iter().enumerate() {
+        for (q, &c) in num.iter().enumerate() {
             if c == 0 {
                 continue;
             }
@@ -994,18 +1156,35 @@ fn time_space<'a>(
                 r[n_t + p] = ov(r[n_t + p].checked_sub(v))?;
             }
         }
-        iters.push(r);
+        // Lowest terms: already so, since the t columns are num_j (kept as
+        // a cheap guarantee of the invariant the one-trip loops rely on).
+        let g = r.iter().fold(*den, |g, &x| gcd(g, x));
+        let den = if g > 1 {
+            r.iter_mut().for_each(|x| *x /= g);
+            den / g
+        } else {
+            *den
+        };
+        iters.push((r, den));
     }
-    // Substitute into a row over (i, p, 1) → row over (t, p, 1).
+    // The common denominator L of the iterators: L·i(t) is integral.
+    let mut l = 1i64;
+    for (_, den) in &iters {
+        l = ov(l.checked_mul(den / gcd(l, *den)))?;
+    }
+    // L·row(i(t), p, 1) for a row over (i, p, 1) → a row over (t, p, 1).
     let subst = |row: &[i64]| -> R<Vec<i64>> {
         let mut out = vec![0i64; w];
-        out[n_t..=n_t + n_par].copy_from_slice(&row[d..=d + n_par]);
-        for (j, it) in iters.iter().enumerate() {
+        for (q, &c) in row[d..=d + n_par].iter().enumerate() {
+            out[n_t + q] = ov(c.checked_mul(l))?;
+        }
+        for (j, (it, den)) in iters.iter().enumerate() {
             if row[j] == 0 {
                 continue;
             }
+            let f = ov(row[j].checked_mul(l / den))?;
             for q in 0..w {
-                out[q] = ov(out[q].checked_add(ov(row[j].checked_mul(it[q]))?))?;
+                out[q] = ov(out[q].checked_add(ov(f.checked_mul(it[q]))?))?;
             }
         }
         Ok(out)
@@ -1028,12 +1207,22 @@ fn time_space<'a>(
         if chosen.contains(&k) {
             continue;
         }
-        // t_k − θ_k(i(t)) = 0
+        // L·t_k − L·θ_k(i(t)) = 0
         let mut e = subst(r)?;
         e.iter_mut().for_each(|x| *x = -*x);
-        e[k] = ov(e[k].checked_add(1))?;
+        e[k] = ov(e[k].checked_add(l))?;
         full.eqs.push(norm_eq(e));
     }
+    let ibox = if iters.iter().any(|(_, den)| *den > 1) {
+        match symbolic_box(std::slice::from_ref(dom), d, n_par, name) {
+            Ok(b) => Some(b),
+            // No affine box: the one-trip loops get no extra bounds.
+            Err(ScanError::Unsupported(_)) => None,
+            Err(e) => return Err(e),
+        }
+    } else {
+        None
+    };
     let full = cleanup(full)?;
     let mut proj = vec![full.clone()];
     let mut cur = full;
@@ -1049,6 +1238,7 @@ fn time_space<'a>(
         proj,
         scalar,
         param_guards: Vec::new(),
+        ibox,
     })
 }
 
@@ -1057,6 +1247,9 @@ struct Gen<'a> {
     loop_vars: Vec<String>,
     acc_of: &'a HashMap<(usize, usize), usize>,
     sys: &'a ir::System,
+    /// (statement, iterator) → the loop variable of its one-trip loop,
+    /// while that loop encloses the code being generated.
+    bound_iters: HashMap<(usize, usize), LoopVar>,
 }
 
 /// A bound term `t_k ≥ ceil(e/d)` or `t_k ≤ floor(e/d)`: (e over (t, p, 1), d).
@@ -1192,6 +1385,41 @@ impl Gen<'_> {
     ) -> R<Vec<Stmt>> {
         if group.is_empty() {
             return Ok(Vec::new());
+        }
+        // A lone statement whose rational iterators are determined by the
+        // time dimensions bound so far: their one-trip (integrality) loops
+        // enclose the rest of its nest, so that the inner loops do not run
+        // at times that are not images of instances.
+        if group.len() == 1 {
+            let t = &ts[group[0]];
+            let ready: Vec<usize> = t
+                .iters
+                .iter()
+                .enumerate()
+                .filter(|(j, (r, den))| {
+                    *den > 1
+                        && !self.bound_iters.contains_key(&(t.index, *j))
+                        && r[k..n_t].iter().all(|&c| c == 0)
+                })
+                .map(|(j, _)| j)
+                .collect();
+            if !ready.is_empty() {
+                let mut made = Vec::new();
+                for &j in &ready {
+                    let v = self.fresh(format!("i{j}"));
+                    self.bound_iters.insert((t.index, j), v);
+                    made.push((j, v));
+                }
+                let inner = self.level(ts, group, k, n_t, tvals, guards);
+                for &j in &ready {
+                    self.bound_iters.remove(&(t.index, j));
+                }
+                let mut out = inner?;
+                for (j, v) in made.into_iter().rev() {
+                    out = vec![self.one_trip(t, j, v, n_t, tvals, out)?];
+                }
+                return Ok(out);
+            }
         }
         // A lone statement with pending guards: hoist them here.
         if group.len() == 1 && !guards[group[0]].is_empty() {
@@ -1427,12 +1655,84 @@ impl Gen<'_> {
         res
     }
 
+    /// The statement instance at time `tvals`. An iterator
+    /// `i_j = (n_j·(t, p, 1)) / den_j` with `den_j > 1` is bound by a
+    /// one-trip loop (see [`Gen::one_trip`]), here unless an enclosing one
+    /// already binds it.
     fn stmt_body(&mut self, t: &TimeStmt, n_t: usize, tvals: &[Affine]) -> R<Stmt> {
-        let x: Vec<Affine> = t
+        let mut x: Vec<Affine> = Vec::new();
+        let mut made: Vec<(usize, LoopVar)> = Vec::new();
+        for (j, (r, den)) in t.iters.iter().enumerate() {
+            if *den == 1 {
+                x.push(self.row_aff(r, n_t, tvals)?);
+            } else if let Some(&v) = self.bound_iters.get(&(t.index, j)) {
+                x.push(Affine::var(v));
+            } else {
+                let v = self.fresh(format!("i{j}"));
+                made.push((j, v));
+                x.push(Affine::var(v));
+            }
+        }
+        let mut out = vec![self.instance(t, &x)?];
+        for (j, v) in made.into_iter().rev() {
+            out = vec![self.one_trip(t, j, v, n_t, tvals, out)?];
+        }
+        Ok(match out.pop() {
+            Some(s) if out.is_empty() => s,
+            Some(s) => {
+                out.push(s);
+                Stmt::Block(out)
+            }
+            None => Stmt::Block(Vec::new()),
+        })
+    }
+
+    /// The loop `for var in ceil(e/den) ..= floor(e/den) { body }` binding
+    /// iterator `i_j = e/den` of `t` (`e = n_j·(t, p, 1)`, all of whose
+    /// time columns are in `tvals`): it runs once, with `var = e/den`, when
+    /// `den` divides `e`, and never otherwise — the integrality guard of a
+    /// non-unimodular schedule, with the iterator an affine loop variable
+    /// (so accesses stay affine). The bounds also hold the statement's
+    /// bounding box in `i_j` (implied at every instance) for the JIT's
+    /// interval analysis.
+    fn one_trip(
+        &self,
+        t: &TimeStmt,
+        j: usize,
+        var: LoopVar,
+        n_t: usize,
+        tvals: &[Affine],
+        body: Vec<Stmt>,
+    ) -> R<Stmt> {
+        let (r, den) = t
             .iters
-            .iter()
-            .map(|r| self.row_aff(r, n_t, tvals))
-            .collect::<R<_>>()?;
+            .get(j)
+            .ok_or_else(|| ScanError::Internal("iterator out of range".into()))?;
+        let e = self.row_aff(r, n_t, tvals)?;
+        let mut lower = Bound::div(e.clone(), *den);
+        let mut upper = Bound::div(e, *den);
+        if let Some(dim) = t.ibox.as_ref().and_then(|b| b.get(j)) {
+            // lo ≤ i_j ≤ lo + extent − 1 at every instance.
+            let mut hi = dim.lower.clone();
+            hi.terms.extend(dim.extent.terms.iter().cloned());
+            hi.constant = ov(hi
+                .constant
+                .checked_add(dim.extent.constant)
+                .and_then(|c| c.checked_sub(1)))?;
+            lower = lower.and(dim.lower.clone(), 1);
+            upper = upper.and(simplify(hi), 1);
+        }
+        Ok(Stmt::For {
+            var,
+            lower,
+            upper,
+            body,
+        })
+    }
+
+    /// The statement instance at iterator values `x`.
+    fn instance(&mut self, t: &TimeStmt, x: &[Affine]) -> R<Stmt> {
+        let x = x.to_vec();
         let ex = ExprGen {
             n_par: self.n_par,
             acc_of: self.acc_of,
@@ -1907,4 +2207,109 @@ pub fn scan(program: &ir::Program, system: &str, scheduler: Scheduler) -> R<Func
         .get(index)
         .ok_or_else(|| ScanError::NoSystem(system.to_string()))?;
     scan_system(program, index, s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Determinant by cofactor expansion (small matrices, small entries).
+    fn det_ref(m: &[Vec<i64>]) -> i128 {
+        if m.is_empty() {
+            return 1;
+        }
+        (0..m.len())
+            .map(|c| {
+                let minor: Vec<Vec<i64>> = m[1..]
+                    .iter()
+                    .map(|r| {
+                        r.iter()
+                            .enumerate()
+                            .filter(|&(j, _)| j != c)
+                            .map(|(_, &x)| x)
+                            .collect()
+                    })
+                    .collect();
+                let sign = if c % 2 == 0 { 1 } else { -1 };
+                sign * i128::from(m[0][c]) * det_ref(&minor)
+            })
+            .sum()
+    }
+
+    fn matrix(d: usize) -> impl Strategy<Value = Vec<Vec<i64>>> {
+        proptest::collection::vec(proptest::collection::vec(-3i64..=3, d), d)
+    }
+
+    #[test]
+    fn inverse_of_a_non_unimodular_triangle() {
+        // Row reduction that only reduces below the pivot would never
+        // clear the 1 above the 2 here.
+        let inv = rational_inverse(&[vec![1, 1], vec![0, 2]])
+            .unwrap()
+            .unwrap();
+        assert_eq!(inv, vec![(vec![2, -1], 2), (vec![0, 1], 2)]);
+        assert_eq!(det(&[vec![1, 1], vec![0, 2]]), Some(2));
+    }
+
+    proptest! {
+        /// `det` agrees with cofactor expansion.
+        #[test]
+        fn det_is_exact(m in (0usize..=4).prop_flat_map(matrix)) {
+            prop_assert_eq!(det(&m), Some(det_ref(&m)));
+        }
+
+        /// `m⁻¹·m = I` row by row, rows in lowest terms; `None` exactly
+        /// for singular matrices.
+        #[test]
+        fn inverse_is_exact(m in (1usize..=4).prop_flat_map(matrix)) {
+            let d = m.len();
+            let inv = rational_inverse(&m).unwrap();
+            prop_assert_eq!(inv.is_none(), det_ref(&m) == 0);
+            let Some(inv) = inv else { return Ok(()) };
+            for (j, (num, den)) in inv.iter().enumerate() {
+                prop_assert!(*den >= 1);
+                prop_assert_eq!(num.iter().fold(*den, |g, &x| gcd(g, x)), 1);
+                for c in 0..d {
+                    let s: i64 = num.iter().zip(&m).map(|(x, row)| x * row[c]).sum();
+                    prop_assert_eq!(s, if j == c { *den } else { 0 });
+                }
+            }
+        }
+
+        /// `choose_rows` picks `d` rows of minimal non-zero `|det|`
+        /// (brute force over all subsets), the first such subset in
+        /// lexicographic order, and `None` exactly when the rank is `< d`.
+        #[test]
+        fn row_choice_minimizes_the_determinant(
+            (d, rows) in (1usize..=3).prop_flat_map(|d| {
+                (Just(d), proptest::collection::vec(
+                    proptest::collection::vec(-2i64..=2, d + 1), 0..=5))
+            })
+        ) {
+            let n = rows.len();
+            let mut best: Option<(u128, Vec<usize>)> = None;
+            for mask in 0u32..(1 << n) {
+                if mask.count_ones() as usize != d {
+                    continue;
+                }
+                let s: Vec<usize> = (0..n).filter(|&k| mask >> k & 1 == 1).collect();
+                let m: Vec<Vec<i64>> = s.iter().map(|&k| rows[k][..d].to_vec()).collect();
+                let v = det_ref(&m).unsigned_abs();
+                if v != 0 && best.as_ref().is_none_or(|(b, bs)| v < *b || (v == *b && s < *bs)) {
+                    best = Some((v, s));
+                }
+            }
+            let got = choose_rows(&rows, d).unwrap();
+            match (got, best) {
+                (None, None) => {}
+                (Some(g), Some((v, s))) => {
+                    let m: Vec<Vec<i64>> = g.iter().map(|&k| rows[k][..d].to_vec()).collect();
+                    prop_assert_eq!(det_ref(&m).unsigned_abs(), v);
+                    prop_assert_eq!(g, s);
+                }
+                (g, b) => prop_assert!(false, "got {:?}, brute force {:?}", g, b),
+            }
+        }
+    }
 }

@@ -706,8 +706,9 @@ fn reductions_under_scaled_schedules() {
     let base = pluto(&prog);
     let n = base.schedule.n_dims();
     for diag in [2, 3] {
-        // [diag·θ_0, θ_0 + θ_1, θ_2, ...].
-        let t = lower_triangular(n, &[diag, 1, 1, 1], &[1, 0, 0, 0]);
+        // [θ_0, diag·θ_1, θ_1 + θ_2, ...] (θ_0 is the Pluto schedule's
+        // constant dimension here; θ_1 the reduction's outer loop).
+        let t = lower_triangular(n, &[1, diag, 1, 1], &[0, 0, 1, 0, 0, 0]);
         let s = transform(&base, &t);
         check_all(&prog, &s, &params1());
     }

@@ -139,7 +139,7 @@ fn same_runs(f: &Function, g: &Function, params: &[i64], seed: u64) {
                     r = r
                         .wrapping_mul(6364136223846793005)
                         .wrapping_add(1442695040888963407);
-                    *x = (r >> 40) % 2 == 0;
+                    *x = (r >> 40).is_multiple_of(2);
                 }),
             }
         }

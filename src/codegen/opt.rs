@@ -961,3 +961,274 @@ fn conjuncts(e: &Expr) -> Vec<&Expr> {
         _ => vec![e],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::types::{AffConstraint, AffExpr, Domain, ElemType};
+    use proptest::prelude::*;
+
+    const I: LoopVar = LoopVar(0);
+    const J: LoopVar = LoopVar(1);
+
+    /// `ci·i + cj·j + cn·N + k` (zero terms omitted, so that scoping
+    /// checks only see the symbols used).
+    fn aff(ci: i64, cj: i64, cn: i64, k: i64) -> Affine {
+        let mut a = Affine::cst(k);
+        for (s, c) in [(Sym::Loop(I), ci), (Sym::Loop(J), cj), (Sym::Param(0), cn)] {
+            if c != 0 {
+                a = a.plus(s, c);
+            }
+        }
+        a
+    }
+
+    proptest! {
+        /// `a[j := e]` evaluates like `a` with `j` set to the value of `e`.
+        #[test]
+        fn substitution_is_composition(
+            a in (-3i64..4, -3i64..4, -3i64..4, -5i64..6),
+            e in (-3i64..4, -3i64..4, -5i64..6),
+            i in -4i64..5, n in -4i64..5,
+        ) {
+            let a = aff(a.0, a.1, a.2, a.3);
+            let e = aff(e.0, 0, e.1, e.2);
+            let s = subst_affine(&a, J, &e).expect("small");
+            prop_assert!(!mentions(&s, J));
+            let ej = e.eval(&[i, 0], &[n]).expect("small");
+            prop_assert_eq!(s.eval(&[i, 0], &[n]), a.eval(&[i, ej], &[n]));
+        }
+    }
+
+    fn int_cond(e: &Expr, env: &[i64], n: i64) -> bool {
+        let v = |x: &Expr| match x {
+            Expr::Aff(a) => a.eval(env, &[n]).expect("small"),
+            Expr::Int(k) => *k,
+            other => panic!("not affine: {other:?}"),
+        };
+        match e {
+            Expr::Bool(b) => *b,
+            Expr::Binary(BinOp::And, a, b) => int_cond(a, env, n) && int_cond(b, env, n),
+            Expr::Binary(op, a, b) => {
+                let (x, y) = (v(a), v(b));
+                match op {
+                    BinOp::Ge => x >= y,
+                    BinOp::Gt => x > y,
+                    BinOp::Le => x <= y,
+                    BinOp::Lt => x < y,
+                    BinOp::Eq => x == y,
+                    _ => panic!("not a comparison"),
+                }
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    fn bound_val(b: &Bound, lower: bool, env: &[i64], n: i64) -> i64 {
+        let vals = b.terms.iter().map(|t| {
+            let e = t.expr.eval(env, &[n]).expect("small");
+            if lower {
+                e.div_euclid(t.div) + i64::from(e.rem_euclid(t.div) != 0)
+            } else {
+                e.div_euclid(t.div)
+            }
+        });
+        if lower {
+            vals.max().expect("a term")
+        } else {
+            vals.min().expect("a term")
+        }
+    }
+
+    /// `for i in 0 ..= N-1 { for j in lo ..= hi { if (cond) Y[0] = 1; } }`
+    /// over the context `N >= 1`.
+    fn nest(lo: Bound, hi: Bound, cond: Expr) -> Function {
+        Function {
+            name: "t".into(),
+            params: vec!["N".into()],
+            context: Domain {
+                dims: vec![],
+                pieces: vec![vec![AffConstraint {
+                    aff: AffExpr {
+                        idx: vec![],
+                        par: vec![1],
+                        constant: -1,
+                    },
+                    kind: ConstraintKind::Ge,
+                }]],
+            },
+            arrays: vec![super::super::loop_ast::Array {
+                name: "Y".into(),
+                ty: ElemType::Int,
+                dims: vec![super::super::loop_ast::Dim {
+                    lower: Affine::cst(0),
+                    extent: Affine::cst(1),
+                }],
+                domain: None,
+            }],
+            loop_vars: vec!["i".into(), "j".into()],
+            locals: vec![],
+            body: vec![Stmt::For {
+                var: I,
+                lower: Bound::aff(Affine::cst(0)),
+                upper: Bound::aff(aff(0, 0, 1, -1)),
+                body: vec![Stmt::For {
+                    var: J,
+                    lower: lo,
+                    upper: hi,
+                    body: vec![Stmt::If {
+                        cond,
+                        then: vec![Stmt::Assign {
+                            array: 0,
+                            index: vec![Expr::Int(0)],
+                            value: Expr::Int(1),
+                        }],
+                        els: vec![],
+                    }],
+                }],
+            }],
+        }
+    }
+
+    /// The condition guarding the assignment in `nest` (`true` when the
+    /// `if` was removed).
+    fn guard_of(f: &Function) -> (Bound, Bound, Expr) {
+        let Stmt::For { body, .. } = &f.body[0] else {
+            panic!("outer loop")
+        };
+        let Stmt::For {
+            lower, upper, body, ..
+        } = &body[0]
+        else {
+            panic!("inner loop")
+        };
+        let cond = match &body[0] {
+            Stmt::If { cond, .. } => cond.clone(),
+            Stmt::Assign { .. } => Expr::Bool(true),
+            other => panic!("unexpected {other:?}"),
+        };
+        (lower.clone(), upper.clone(), cond)
+    }
+
+    fn cmp_strategy() -> impl Strategy<Value = Expr> {
+        (
+            prop_oneof![
+                Just(BinOp::Ge),
+                Just(BinOp::Gt),
+                Just(BinOp::Le),
+                Just(BinOp::Lt),
+                Just(BinOp::Eq)
+            ],
+            (-2i64..3, -2i64..3, -1i64..2, -3i64..4),
+        )
+            .prop_map(|(op, (ci, cj, cn, k))| {
+                Expr::bin(op, Expr::Aff(aff(ci, cj, cn, k)), Expr::Int(0))
+            })
+    }
+
+    proptest! {
+        /// Simplified guards agree with the original ones at every point
+        /// the loops reach (brute force over small `N`), and never grow.
+        #[test]
+        fn simplified_guards_are_equivalent_where_reached(
+            lo in prop_oneof![
+                Just(Bound::aff(Affine::cst(0))),
+                Just(Bound::aff(aff(1, 0, 0, 0))),
+                Just(Bound::aff(aff(1, 0, 0, -1)).and(Affine::cst(0), 1)),
+                Just(Bound::div(aff(1, 0, 0, 0), 2)),
+            ],
+            hi in prop_oneof![
+                Just(Bound::aff(aff(0, 0, 1, -1))),
+                Just(Bound::aff(aff(1, 0, 0, 1))),
+                Just(Bound::aff(aff(0, 0, 1, -1)).and(aff(1, 0, 0, 2), 1)),
+                Just(Bound::div(aff(1, 0, 1, 0), 2)),
+            ],
+            conds in prop::collection::vec(cmp_strategy(), 1..5),
+        ) {
+            let mut cond = conds[conds.len() - 1].clone();
+            for c in conds[..conds.len() - 1].iter().rev() {
+                cond = Expr::bin(BinOp::And, c.clone(), cond);
+            }
+            let f = nest(lo, hi, cond.clone());
+            prop_assert!(f.check().is_ok());
+            let mut g = f.clone();
+            let removed = simplify_guards(&mut g);
+            prop_assert!(g.check().is_ok());
+            let (lo, hi, new) = guard_of(&g);
+            let left = if new == Expr::Bool(true) { 0 } else { conjuncts(&new).len() };
+            prop_assert_eq!(left + removed, conds.len());
+            for n in 1..6 {
+                for i in 0..n {
+                    let env = [i, 0];
+                    let (l, h) = (bound_val(&lo, true, &env, n), bound_val(&hi, false, &env, n));
+                    for j in l..=h {
+                        let env = [i, j];
+                        prop_assert_eq!(
+                            int_cond(&cond, &env, n),
+                            int_cond(&new, &env, n),
+                            "N={} i={} j={}\n{}\n{}", n, i, j, f.to_c(), g.to_c()
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn implied_conjuncts_go_and_true_ifs_disappear() {
+        // j >= i and j <= N - 1 inside `for j in i ..= N-1`: both implied.
+        let cond = Expr::bin(
+            BinOp::And,
+            Expr::bin(BinOp::Ge, Expr::Aff(aff(-1, 1, 0, 0)), Expr::Int(0)),
+            Expr::bin(
+                BinOp::Le,
+                Expr::Aff(aff(0, 1, 0, 0)),
+                Expr::Aff(aff(0, 0, 1, -1)),
+            ),
+        );
+        let mut f = nest(
+            Bound::aff(aff(1, 0, 0, 0)),
+            Bound::aff(aff(0, 0, 1, -1)),
+            cond,
+        );
+        assert_eq!(simplify_guards(&mut f), 2);
+        assert_eq!(guard_of(&f).2, Expr::Bool(true));
+        // Of two equivalent conjuncts exactly one is kept.
+        let c = Expr::bin(BinOp::Ge, Expr::Aff(aff(0, 1, 0, -1)), Expr::Int(0));
+        let mut f = nest(
+            Bound::aff(Affine::cst(0)),
+            Bound::aff(aff(0, 0, 1, -1)),
+            Expr::bin(BinOp::And, c.clone(), c.clone()),
+        );
+        assert_eq!(simplify_guards(&mut f), 1);
+        assert_eq!(guard_of(&f).2, c);
+        // Not implied: kept.
+        let mut f = nest(
+            Bound::aff(Affine::cst(0)),
+            Bound::aff(aff(0, 0, 1, -1)),
+            c.clone(),
+        );
+        assert_eq!(simplify_guards(&mut f), 0);
+        assert_eq!(guard_of(&f).2, c);
+    }
+
+    #[test]
+    fn non_emptiness_condition_of_bounds() {
+        let b = |e: Affine| Bound::aff(e);
+        assert!(matches!(
+            nonempty_cond(&b(Affine::cst(0)), &b(Affine::cst(3))),
+            Guard::Always
+        ));
+        assert!(matches!(
+            nonempty_cond(&b(Affine::cst(4)), &b(Affine::cst(3))),
+            Guard::Never
+        ));
+        // max(0, i - 1) <= min(N - 1, floor((i + N) / 2)): four conjuncts.
+        let lo = b(Affine::cst(0)).and(aff(1, 0, 0, -1), 1);
+        let hi = b(aff(0, 0, 1, -1)).and(aff(1, 0, 1, 0), 2);
+        let Guard::Cond(c) = nonempty_cond(&lo, &hi) else {
+            panic!("a condition")
+        };
+        assert_eq!(conjuncts(&c).len(), 4);
+    }
+}

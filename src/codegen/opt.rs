@@ -720,6 +720,10 @@ fn bound_value(t: &BoundTerm, lower: bool) -> Expr {
 /// where the `if` stands, and replaces an `if` whose condition becomes
 /// `true` by its then-branch.
 ///
+/// The conditions of `Select` expressions in statements are simplified
+/// the same way, with the facts of the enclosing statement (a `Select`
+/// whose condition becomes `true` is replaced by its first arm).
+///
 /// Known facts (linear constraints over loop variables and parameters):
 /// the parameter context when it is one conjunction; for each enclosing
 /// `for (v = max_k ⌈e_k/d_k⌉; v <= min_m ⌊f_m/d_m⌋; ...)` the constraints
@@ -881,10 +885,86 @@ impl Facts {
                     let b = self.stmts(b, n);
                     out.push(Stmt::Block(b));
                 }
-                other => out.push(other),
+                Stmt::Assign {
+                    array,
+                    index,
+                    value,
+                } => out.push(Stmt::Assign {
+                    array,
+                    index: index.into_iter().map(|e| self.expr(e, n)).collect(),
+                    value: self.expr(value, n),
+                }),
+                Stmt::Accumulate {
+                    array,
+                    index,
+                    op,
+                    value,
+                } => out.push(Stmt::Accumulate {
+                    array,
+                    index: index.into_iter().map(|e| self.expr(e, n)).collect(),
+                    op,
+                    value: self.expr(value, n),
+                }),
+                Stmt::SetLocal { local, value } => out.push(Stmt::SetLocal {
+                    local,
+                    value: self.expr(value, n),
+                }),
             }
         }
         out
+    }
+
+    /// `e` with the conditions of its `Select`s simplified like `if`
+    /// conditions (with the facts of the enclosing statement only); a
+    /// `Select` whose condition becomes `true` is replaced by its first
+    /// arm.
+    fn expr(&self, e: Expr, n: &mut usize) -> Expr {
+        match e {
+            Expr::Select(c, a, b) => {
+                let c = self.expr(*c, n);
+                let (c, removed) = self.simplify_cond(c);
+                *n += removed;
+                if c == Expr::Bool(true) {
+                    self.expr(*a, n)
+                } else {
+                    Expr::Select(
+                        Box::new(c),
+                        Box::new(self.expr(*a, n)),
+                        Box::new(self.expr(*b, n)),
+                    )
+                }
+            }
+            Expr::Load { array, index } => Expr::Load {
+                array,
+                index: index.into_iter().map(|x| self.expr(x, n)).collect(),
+            },
+            Expr::Unary(op, a) => Expr::Unary(op, Box::new(self.expr(*a, n))),
+            Expr::Cast(c, a) => Expr::Cast(c, Box::new(self.expr(*a, n))),
+            Expr::Binary(op, a, b) => {
+                Expr::Binary(op, Box::new(self.expr(*a, n)), Box::new(self.expr(*b, n)))
+            }
+            Expr::Math(m, args) => {
+                Expr::Math(m, args.into_iter().map(|x| self.expr(x, n)).collect())
+            }
+            Expr::Random {
+                dist,
+                args,
+                seed,
+                site,
+                point,
+            } => Expr::Random {
+                dist,
+                args: args.into_iter().map(|x| self.expr(x, n)).collect(),
+                seed: Box::new(self.expr(*seed, n)),
+                site,
+                point: point.into_iter().map(|x| self.expr(x, n)).collect(),
+            },
+            leaf @ (Expr::Int(_)
+            | Expr::Float(_)
+            | Expr::Bool(_)
+            | Expr::Aff(_)
+            | Expr::Local(_)) => leaf,
+        }
     }
 
     /// Facts of one loop bound: `d·v − e >= 0` (lower), `e − d·v >= 0`
@@ -1040,8 +1120,8 @@ mod tests {
         }
     }
 
-    /// `for i in 0 ..= N-1 { for j in lo ..= hi { if (cond) Y[0] = 1; } }`
-    /// over the context `N >= 1`.
+    /// `for i in 0 ..= N-1 { for j in lo ..= hi { if (cond) Y[0] = 1;
+    /// Y[0] = cond ? 1 : 2; } }` over the context `N >= 1`.
     fn nest(lo: Bound, hi: Bound, cond: Expr) -> Function {
         Function {
             name: "t".into(),
@@ -1076,23 +1156,31 @@ mod tests {
                     var: J,
                     lower: lo,
                     upper: hi,
-                    body: vec![Stmt::If {
-                        cond,
-                        then: vec![Stmt::Assign {
+                    body: vec![
+                        Stmt::If {
+                            cond: cond.clone(),
+                            then: vec![Stmt::Assign {
+                                array: 0,
+                                index: vec![Expr::Int(0)],
+                                value: Expr::Int(1),
+                            }],
+                            els: vec![],
+                        },
+                        Stmt::Assign {
                             array: 0,
                             index: vec![Expr::Int(0)],
-                            value: Expr::Int(1),
-                        }],
-                        els: vec![],
-                    }],
+                            value: Expr::select(cond, Expr::Int(1), Expr::Int(2)),
+                        },
+                    ],
                 }],
             }],
         }
     }
 
-    /// The condition guarding the assignment in `nest` (`true` when the
-    /// `if` was removed).
-    fn guard_of(f: &Function) -> (Bound, Bound, Expr) {
+    /// The inner loop's bounds, the `if` condition (`true` when the `if`
+    /// was removed) and the `select` condition (`true` when the `select`
+    /// was removed) of `nest`.
+    fn guard_of(f: &Function) -> (Bound, Bound, Expr, Expr) {
         let Stmt::For { body, .. } = &f.body[0] else {
             panic!("outer loop")
         };
@@ -1107,7 +1195,18 @@ mod tests {
             Stmt::Assign { .. } => Expr::Bool(true),
             other => panic!("unexpected {other:?}"),
         };
-        (lower.clone(), upper.clone(), cond)
+        let sel = match body.last() {
+            Some(Stmt::Assign {
+                value: Expr::Select(c, ..),
+                ..
+            }) => (**c).clone(),
+            Some(Stmt::Assign {
+                value: Expr::Int(1),
+                ..
+            }) => Expr::Bool(true),
+            other => panic!("unexpected {other:?}"),
+        };
+        (lower.clone(), upper.clone(), cond, sel)
     }
 
     fn cmp_strategy() -> impl Strategy<Value = Expr> {
@@ -1154,9 +1253,9 @@ mod tests {
             let mut g = f.clone();
             let removed = simplify_guards(&mut g);
             prop_assert!(g.check().is_ok());
-            let (lo, hi, new) = guard_of(&g);
-            let left = if new == Expr::Bool(true) { 0 } else { conjuncts(&new).len() };
-            prop_assert_eq!(left + removed, conds.len());
+            let (lo, hi, new, sel) = guard_of(&g);
+            let count = |c: &Expr| if *c == Expr::Bool(true) { 0 } else { conjuncts(c).len() };
+            prop_assert_eq!(count(&new) + count(&sel) + removed, 2 * conds.len());
             for n in 1..6 {
                 for i in 0..n {
                     let env = [i, 0];
@@ -1167,6 +1266,11 @@ mod tests {
                             int_cond(&cond, &env, n),
                             int_cond(&new, &env, n),
                             "N={} i={} j={}\n{}\n{}", n, i, j, f.to_c(), g.to_c()
+                        );
+                        prop_assert_eq!(
+                            int_cond(&cond, &env, n),
+                            int_cond(&sel, &env, n),
+                            "select: N={} i={} j={}\n{}\n{}", n, i, j, f.to_c(), g.to_c()
                         );
                     }
                 }
@@ -1191,8 +1295,9 @@ mod tests {
             Bound::aff(aff(0, 0, 1, -1)),
             cond,
         );
-        assert_eq!(simplify_guards(&mut f), 2);
+        assert_eq!(simplify_guards(&mut f), 4);
         assert_eq!(guard_of(&f).2, Expr::Bool(true));
+        assert_eq!(guard_of(&f).3, Expr::Bool(true));
         // Of two equivalent conjuncts exactly one is kept.
         let c = Expr::bin(BinOp::Ge, Expr::Aff(aff(0, 1, 0, -1)), Expr::Int(0));
         let mut f = nest(
@@ -1200,8 +1305,9 @@ mod tests {
             Bound::aff(aff(0, 0, 1, -1)),
             Expr::bin(BinOp::And, c.clone(), c.clone()),
         );
-        assert_eq!(simplify_guards(&mut f), 1);
+        assert_eq!(simplify_guards(&mut f), 2);
         assert_eq!(guard_of(&f).2, c);
+        assert_eq!(guard_of(&f).3, c);
         // Not implied: kept.
         let mut f = nest(
             Bound::aff(Affine::cst(0)),
@@ -1210,6 +1316,7 @@ mod tests {
         );
         assert_eq!(simplify_guards(&mut f), 0);
         assert_eq!(guard_of(&f).2, c);
+        assert_eq!(guard_of(&f).3, c);
     }
 
     #[test]

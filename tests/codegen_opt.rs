@@ -456,6 +456,72 @@ fn possibly_empty_loop_gets_a_non_emptiness_guard() {
 }
 
 #[test]
+fn bool_and_float_accumulators_are_hoisted_exactly() {
+    // Bool: Z[i] = Z[i] && X[j] (lazy) then Z[i] = Z[i] || !X[j + 1].
+    let mut f = two_loops(
+        Bound::aff(Affine::var(I)),
+        Bound::aff(n_minus(1)),
+        vec![
+            Stmt::Accumulate {
+                array: 2,
+                index: vec![aff_i(0)],
+                op: AccOp::And,
+                value: Expr::load(0, vec![aff_j(0)]),
+            },
+            Stmt::Accumulate {
+                array: 2,
+                index: vec![aff_i(0)],
+                op: AccOp::Or,
+                value: Expr::Unary(
+                    alphac::codegen::loop_ast::UnOp::Not,
+                    Box::new(Expr::load(0, vec![aff_j(1)])),
+                ),
+            },
+        ],
+    );
+    f.arrays[0].ty = ElemType::Bool;
+    f.arrays[2].ty = ElemType::Bool;
+    f.check().expect("well formed");
+    let (g, st) = opt_stats(&f);
+    assert_eq!(st.accumulators, 1);
+    assert_eq!(g.locals.last().map(|l| l.ty), Some(ElemType::Bool));
+    for n in [0, 1, 3, 8] {
+        same_runs(&f, &g, &[n], 9);
+    }
+    // Float: Z[0] = max(Z[0], X[j] * Y[j]), Y[j] = Z[0].
+    let mut f = two_loops(
+        Bound::aff(Affine::cst(0)),
+        Bound::aff(Affine::var(I)),
+        vec![
+            Stmt::Accumulate {
+                array: 2,
+                index: vec![Expr::Int(0)],
+                op: AccOp::Max,
+                value: Expr::bin(
+                    BinOp::Mul,
+                    Expr::load(0, vec![aff_j(0)]),
+                    Expr::load(1, vec![aff_j(0)]),
+                ),
+            },
+            Stmt::Assign {
+                array: 1,
+                index: vec![aff_j(0)],
+                value: Expr::load(2, vec![Expr::Int(0)]),
+            },
+        ],
+    );
+    for a in f.arrays.iter_mut() {
+        a.ty = ElemType::Float;
+    }
+    f.check().expect("well formed");
+    let (g, st) = opt_stats(&f);
+    assert_eq!(st.accumulators, 1);
+    for n in [0, 1, 4, 9] {
+        same_runs(&f, &g, &[n], 10);
+    }
+}
+
+#[test]
 fn degenerate_loop_is_substituted_away() {
     // for j = i + 2 ..= i + 2: Y[j] = X[j - 2] + j
     let e = Affine::var(I).offset(2).expect("small");

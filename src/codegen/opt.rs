@@ -21,6 +21,16 @@
 //! established (an unknown statement form, an overflow while substituting,
 //! a solver error) the code is left as it was.
 //!
+//! Adding a statement or expression form to the loop AST: every walker
+//! here matches exhaustively, so the compiler lists the places. The
+//! conservative handling is: `affines_expr`/`affines_stmts` visit every
+//! affine expression of the new form (or return `None`, which cancels the
+//! degenerate-loop rewrite); `only_accesses_at` inspects its expressions
+//! (or returns `false`, which cancels the hoisting); `replace_*` and
+//! `Facts::expr` rewrite its sub-expressions (or keep it unchanged);
+//! `bound_vars` records a loop variable it binds; `Facts::stmts` may
+//! keep it unchanged (fewer facts is sound).
+//!
 //! Must not know about: schedules, the IR, Cranelift. It reads and writes
 //! only the loop AST (`super::loop_ast`) and asks `crate::poly::solver`
 //! rational implication questions.

@@ -673,8 +673,9 @@ enum Guard {
 }
 
 /// The condition `max_k ⌈e_k/d_k⌉ <= min_m ⌊f_m/d'_m⌋` as a conjunction of
-/// `⌈e_k/d_k⌉ <= ⌊f_m/d'_m⌋` over all pairs: `(f − e) >= 0` when both
-/// divisors are 1, with `ceild`/`floord` otherwise.
+/// `⌈e_k/d_k⌉ <= ⌊f_m/d'_m⌋` over all pairs: `e <= f` when both divisors
+/// are 1 (dropped when `f − e` is a non-negative constant), with
+/// `ceild`/`floord` otherwise.
 fn nonempty_cond(lower: &Bound, upper: &Bound) -> Guard {
     let mut conds = Vec::new();
     for lo in &lower.terms {
@@ -687,7 +688,14 @@ fn nonempty_cond(lower: &Bound, upper: &Bound) -> Guard {
                         }
                         continue;
                     }
-                    conds.push(Expr::bin(BinOp::Ge, Expr::Aff(d), Expr::Int(0)));
+                    // `e <= f` rather than `f − e >= 0`: no new affine
+                    // arithmetic that could overflow where the bounds
+                    // themselves do not.
+                    conds.push(Expr::bin(
+                        BinOp::Le,
+                        Expr::Aff(lo.expr.clone()),
+                        Expr::Aff(hi.expr.clone()),
+                    ));
                     continue;
                 }
             }

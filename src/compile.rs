@@ -21,6 +21,7 @@
 //! know about Cranelift details or the scanning algorithm.
 
 use crate::codegen::loop_ast::Function;
+use crate::codegen::opt::{self, OptError};
 use crate::codegen::scan::{self, ScanError};
 use crate::deps::{self, DepsError};
 use crate::diag::{Diagnostic, SourceFile};
@@ -77,6 +78,8 @@ pub enum CompileError {
     Deps(DepsError),
     #[error("code generation: {0}")]
     Scan(ScanError),
+    #[error("loop optimization: {0}")]
+    LoopOpt(OptError),
     #[error("JIT: {0}")]
     Jit(jit::JitError),
 }
@@ -168,6 +171,7 @@ pub fn loop_program(
         .get(index)
         .ok_or_else(|| CompileError::NoSystem(index.to_string()))?;
     let f = scan::scan_system(&program, index, s).map_err(CompileError::Scan)?;
+    let f = opt::optimize(&f).map_err(CompileError::LoopOpt)?;
     Ok((f, program, decisions))
 }
 

@@ -1,10 +1,12 @@
 //! Code generation: from a scheduled program to an explicit loop AST.
 //!
 //! Owns: the loop AST (`loop_ast`), the target of polyhedral scanning and
-//! the input of the JIT (`crate::jit`). Scanning itself (schedule → loops)
-//! will live beside it.
+//! the input of the JIT (`crate::jit`), scanning (`scan`: schedule → loops)
+//! and loop-program rewrites (`opt`: degenerate loops, register
+//! accumulators, redundant guards).
 //!
 //! Must not know about: Cranelift or any other back end, the source syntax.
 
 pub mod loop_ast;
+pub mod opt;
 pub mod scan;

@@ -1,0 +1,837 @@
+//! The loop-AST optimizer (`codegen::opt`): what it does to the example
+//! programs (matmul's accumulator in a register, no one-iteration loop in
+//! the SDR prefix sum, fewer guard conjuncts in cholesky), what it must not
+//! do (hoist an accumulation under a guard, or one whose array is touched
+//! at another index or through a data-dependent index), and that it never
+//! changes results: the JIT with the pass equals the JIT without it bit for
+//! bit (random loop programs, example programs and random `.alpha`
+//! programs; the latter also against the interpreter).
+
+use alphac::codegen::loop_ast::{
+    AccOp, Affine, Array, BinOp, Bound, Dim, Expr, Function, Local, LoopVar, Stmt,
+};
+use alphac::codegen::opt::{self, OptStats};
+use alphac::codegen::scan;
+use alphac::compile::{self, Options};
+use alphac::interp;
+use alphac::ir::types::{Domain, ElemType};
+use alphac::jit::{Buffer, JitFunction, JitOptions};
+use alphac::runtime::{Array as RtArray, ArrayData, ArraySpec};
+use alphac::schedule::Scheduler;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use std::collections::HashMap;
+
+fn source(name: &str) -> String {
+    let path = format!("{}/examples/{name}.alpha", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(path).expect("example exists")
+}
+
+/// The scanned loop program of the first system, before the loop
+/// optimizer (the steps of `compile::loop_program` without `opt`).
+fn scanned(src: &str, optimize: bool) -> Function {
+    let p = compile::parse_program(src).expect("parses");
+    let p = if optimize {
+        alphac::sdr::optimize(&p, Scheduler::Pluto)
+            .expect("optimizes")
+            .program
+    } else {
+        p
+    };
+    let sched = alphac::deps::schedule_program(&p, Scheduler::Pluto).expect("schedules");
+    scan::scan_system(&p, 0, &sched.systems[0]).expect("scans")
+}
+
+fn opt_stats(f: &Function) -> (Function, OptStats) {
+    opt::optimize_with_stats(f).expect("optimizer accepts the program")
+}
+
+/// Every `For` of a statement list (pre-order).
+fn loops(body: &[Stmt]) -> Vec<&Stmt> {
+    let mut out = Vec::new();
+    for s in body {
+        match s {
+            Stmt::For { body, .. } => {
+                out.push(s);
+                out.extend(loops(body));
+            }
+            Stmt::If { then, els, .. } => {
+                out.extend(loops(then));
+                out.extend(loops(els));
+            }
+            Stmt::Block(b) => out.extend(loops(b)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether `body` accesses array `a` (any statement or expression).
+fn touches(body: &[Stmt], a: usize) -> bool {
+    fn e(x: &Expr, a: usize) -> bool {
+        match x {
+            Expr::Load { array, index } => *array == a || index.iter().any(|i| e(i, a)),
+            Expr::Unary(_, p) | Expr::Cast(_, p) => e(p, a),
+            Expr::Binary(_, p, q) => e(p, a) || e(q, a),
+            Expr::Select(c, p, q) => e(c, a) || e(p, a) || e(q, a),
+            Expr::Math(_, xs) => xs.iter().any(|i| e(i, a)),
+            Expr::Random {
+                args, seed, point, ..
+            } => args.iter().chain(point).any(|i| e(i, a)) || e(seed, a),
+            _ => false,
+        }
+    }
+    body.iter().any(|s| match s {
+        Stmt::For { body, .. } | Stmt::Block(body) => touches(body, a),
+        Stmt::If { cond, then, els } => e(cond, a) || touches(then, a) || touches(els, a),
+        Stmt::Assign {
+            array,
+            index,
+            value,
+        }
+        | Stmt::Accumulate {
+            array,
+            index,
+            value,
+            ..
+        } => *array == a || index.iter().any(|i| e(i, a)) || e(value, a),
+        Stmt::SetLocal { value, .. } => e(value, a),
+    })
+}
+
+fn is_degenerate(s: &Stmt) -> bool {
+    let Stmt::For { lower, upper, .. } = s else {
+        return false;
+    };
+    lower.terms.len() == 1
+        && upper.terms.len() == 1
+        && lower.terms[0].div == 1
+        && upper.terms[0].div == 1
+        && lower.terms[0].expr.is_param_only()
+        && upper.terms[0].expr.is_param_only()
+        && lower.terms[0].expr == upper.terms[0].expr
+}
+
+/// Runs `f` and `g` (checked and fast variants) on the same random
+/// buffers for `params`; both must succeed or fail alike, and on success
+/// produce bit-identical buffers.
+fn same_runs(f: &Function, g: &Function, params: &[i64], seed: u64) {
+    for checked in [false, true] {
+        let jf = JitFunction::compile_with(f, JitOptions { checked }).expect("compiles");
+        let jg = JitFunction::compile_with(g, JitOptions { checked }).expect("compiles");
+        let mut bf = jf.zeroed_buffers(params).expect("buffers");
+        let mut r = seed;
+        for b in bf.iter_mut() {
+            match b {
+                Buffer::Float(v) => v.iter_mut().for_each(|x| {
+                    r = r
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    *x = ((r >> 33) % 1000) as f64 / 7.0;
+                }),
+                Buffer::Int(v) => v.iter_mut().for_each(|x| {
+                    r = r
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    *x = ((r >> 33) % 5) as i64;
+                }),
+                Buffer::Bool(v) => v.iter_mut().for_each(|x| {
+                    r = r
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    *x = (r >> 40).is_multiple_of(2);
+                }),
+            }
+        }
+        let mut bg = bf.clone();
+        let rf = jf.run(params, &mut bf);
+        let rg = jg.run(params, &mut bg);
+        assert_eq!(rf, rg, "checked {checked} params {params:?}\n{}", g.to_c());
+        if rf.is_ok() {
+            for (x, y) in bf.iter().zip(&bg) {
+                let same = match (x, y) {
+                    (Buffer::Float(p), Buffer::Float(q)) => {
+                        p.len() == q.len()
+                            && p.iter().zip(q).all(|(a, b)| a.to_bits() == b.to_bits())
+                    }
+                    _ => x == y,
+                };
+                assert!(same, "checked {checked} params {params:?}\n{}", g.to_c());
+            }
+        }
+        // The interval proof of unchecked affine accesses is not lost.
+        if jf.proves_affine_accesses(params) == Ok(true) {
+            assert_eq!(jg.proves_affine_accesses(params), Ok(true), "{}", g.to_c());
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The examples.
+
+#[test]
+fn matmul_accumulates_in_a_register() {
+    let f = scanned(&source("matmul"), false);
+    let (g, st) = opt_stats(&f);
+    assert_eq!(st.accumulators, 1);
+    assert_eq!(g.locals.len(), f.locals.len() + 1);
+    assert_eq!(g.locals.last().map(|l| l.ty), Some(ElemType::Float));
+    let c = g.arrays.iter().position(|a| a.name == "C").expect("C");
+    // The innermost loop no longer touches C; the original one did.
+    let innermost = |h: &Function| -> Vec<bool> {
+        loops(&h.body)
+            .into_iter()
+            .filter_map(|s| match s {
+                Stmt::For { body, .. } if loops(body).is_empty() => Some(touches(body, c)),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(innermost(&f).last(), Some(&true));
+    assert_eq!(innermost(&g).last(), Some(&false));
+    // The context `Q >= 1` makes the non-emptiness guard redundant.
+    assert!(st.guard_conjuncts >= 1);
+    assert!(!g.to_c().contains("if ("), "{}", g.to_c());
+    for params in [[1, 1, 1], [3, 4, 5], [7, 2, 3]] {
+        same_runs(&f, &g, &params, 3);
+    }
+}
+
+#[test]
+fn sdr_prefix_sum_has_no_one_iteration_loop() {
+    let f = scanned(&source("prefix_sum"), true);
+    assert!(
+        loops(&f.body).into_iter().any(is_degenerate),
+        "{}",
+        f.to_c()
+    );
+    let (g, st) = opt_stats(&f);
+    assert_eq!(st.degenerate_loops, 1);
+    assert!(
+        !loops(&g.body).into_iter().any(is_degenerate),
+        "{}",
+        g.to_c()
+    );
+    assert_eq!(loops(&g.body).len() + 1, loops(&f.body).len());
+    for n in [1, 2, 9] {
+        same_runs(&f, &g, &[n], 5);
+    }
+}
+
+#[test]
+fn cholesky_guards_shrink_and_results_do_not_change() {
+    let f = scanned(&source("cholesky"), false);
+    let (g, st) = opt_stats(&f);
+    assert!(st.guard_conjuncts >= 4, "{st:?}");
+    assert!(g.to_c().len() < f.to_c().len());
+    for n in [1, 2, 3, 6] {
+        same_runs(&f, &g, &[n], 11);
+    }
+}
+
+#[test]
+fn every_example_runs_the_same_with_and_without_the_pass() {
+    let dir = format!("{}/examples", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("examples")
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            if p.extension()? != "alpha" {
+                return None;
+            }
+            Some(p.file_stem()?.to_string_lossy().into_owned())
+        })
+        .collect();
+    names.sort();
+    let mut ran = 0;
+    for name in &names {
+        let src = source(name);
+        for sdr in [false, true] {
+            let p = compile::parse_program(&src).expect("parses");
+            let np = p.systems[0].params.len();
+            let Ok(sched) = alphac::deps::schedule_program(&p, Scheduler::Pluto) else {
+                continue;
+            };
+            let _ = sched;
+            // Programs the scanner does not support are skipped.
+            let f = std::panic::catch_unwind(|| scanned(&src, sdr));
+            let Ok(f) = f else { continue };
+            let g = opt::optimize(&f).expect("optimizer accepts the program");
+            for v in [2i64, 4, 7] {
+                let params = vec![v; np];
+                if f.context.pieces.iter().all(|piece| {
+                    piece.iter().any(|c| {
+                        let val = c.aff.constant
+                            + c.aff
+                                .par
+                                .iter()
+                                .zip(&params)
+                                .map(|(a, b)| a * b)
+                                .sum::<i64>();
+                        match c.kind {
+                            alphac::ir::types::ConstraintKind::Ge => val < 0,
+                            alphac::ir::types::ConstraintKind::Eq => val != 0,
+                        }
+                    })
+                }) {
+                    continue; // outside the context
+                }
+                same_runs(&f, &g, &params, 17);
+                ran += 1;
+            }
+        }
+    }
+    assert!(ran >= 10, "only {ran} runs");
+}
+
+// ---------------------------------------------------------------------------
+// Hand-built programs: what must not be hoisted.
+
+const I: LoopVar = LoopVar(0);
+const J: LoopVar = LoopVar(1);
+
+fn aff_i(k: i64) -> Expr {
+    Expr::Aff(Affine::var(I).offset(k).expect("small"))
+}
+fn aff_j(k: i64) -> Expr {
+    Expr::Aff(Affine::var(J).offset(k).expect("small"))
+}
+fn n_minus(k: i64) -> Affine {
+    Affine::param(0).offset(-k).expect("small")
+}
+
+/// Arrays `X` (input), `Y`, `Z` of ints over `0 .. N + 3`; loop variables
+/// `i`, `j`; `for i in 0 ..= N-1 { for j in lo ..= hi { body } }`.
+fn two_loops(lo: Bound, hi: Bound, body: Vec<Stmt>) -> Function {
+    let arr = |name: &str| Array {
+        name: name.into(),
+        ty: ElemType::Int,
+        dims: vec![Dim {
+            lower: Affine::cst(0),
+            extent: Affine::param(0).offset(4).expect("small"),
+        }],
+        domain: None,
+    };
+    Function {
+        name: "t".into(),
+        params: vec!["N".into()],
+        context: Domain::universe(vec![]),
+        arrays: vec![arr("X"), arr("Y"), arr("Z")],
+        loop_vars: vec!["i".into(), "j".into()],
+        locals: vec![Local {
+            name: "s".into(),
+            ty: ElemType::Int,
+        }],
+        body: vec![Stmt::For {
+            var: I,
+            lower: Bound::aff(Affine::cst(0)),
+            upper: Bound::aff(n_minus(1)),
+            body: vec![Stmt::For {
+                var: J,
+                lower: lo,
+                upper: hi,
+                body,
+            }],
+        }],
+    }
+}
+
+fn acc_z(index: Expr, value: Expr) -> Stmt {
+    Stmt::Accumulate {
+        array: 2,
+        index: vec![index],
+        op: AccOp::Add,
+        value,
+    }
+}
+
+fn hoisted(f: &Function) -> usize {
+    let mut g = f.clone();
+    opt::hoist_accumulators(&mut g)
+}
+
+#[test]
+fn accumulation_under_a_guard_is_not_hoisted() {
+    // for j in 0..i+2: if (j >= i + 1) Z[i + 2] += X[j]  — Z[i + 2] is
+    // accessed only in the last iteration; hoisting would access it for
+    // every i (and the guard might be what keeps it in bounds).
+    let body = vec![Stmt::If {
+        cond: Expr::bin(BinOp::Ge, aff_j(0), aff_i(1)),
+        then: vec![acc_z(aff_i(2), Expr::load(0, vec![aff_j(0)]))],
+        els: vec![],
+    }];
+    let f = two_loops(
+        Bound::aff(Affine::cst(0)),
+        Bound::aff(Affine::var(I).offset(1).expect("small")),
+        body,
+    );
+    assert_eq!(hoisted(&f), 0);
+    let g = opt::optimize(&f).expect("ok");
+    assert!(!g.to_c().contains("Z_acc"), "{}", g.to_c());
+    for n in [0, 1, 4] {
+        same_runs(&f, &g, &[n], 1);
+    }
+}
+
+#[test]
+fn other_index_or_data_dependent_access_blocks_hoisting() {
+    let acc = acc_z(aff_i(0), Expr::load(0, vec![aff_j(0)]));
+    let up = Bound::aff(n_minus(1));
+    // Another index of Z in the loop.
+    let f = two_loops(
+        Bound::aff(Affine::cst(0)),
+        up.clone(),
+        vec![
+            acc.clone(),
+            Stmt::Assign {
+                array: 1,
+                index: vec![aff_j(0)],
+                value: Expr::load(2, vec![aff_j(0)]),
+            },
+        ],
+    );
+    assert_eq!(hoisted(&f), 0);
+    // A data-dependent index of Z.
+    let f = two_loops(
+        Bound::aff(Affine::cst(0)),
+        up.clone(),
+        vec![
+            acc.clone(),
+            Stmt::Assign {
+                array: 1,
+                index: vec![aff_j(0)],
+                value: Expr::load(2, vec![Expr::load(0, vec![aff_j(0)])]),
+            },
+        ],
+    );
+    assert_eq!(hoisted(&f), 0);
+    // The index mentions the loop's variable.
+    let f = two_loops(
+        Bound::aff(Affine::cst(0)),
+        up.clone(),
+        vec![acc_z(aff_j(0), Expr::Int(1))],
+    );
+    assert_eq!(hoisted(&f), 0);
+    // Control: the same index everywhere (a load too) is hoisted, and
+    // the load becomes the local.
+    let f = two_loops(
+        Bound::aff(Affine::cst(0)),
+        up,
+        vec![
+            acc,
+            Stmt::Assign {
+                array: 1,
+                index: vec![aff_j(0)],
+                value: Expr::load(2, vec![aff_i(0)]),
+            },
+        ],
+    );
+    assert_eq!(hoisted(&f), 1);
+    let g = opt::optimize(&f).expect("ok");
+    assert!(g.to_c().contains("Y[j] = Z_acc;"), "{}", g.to_c());
+    for n in [0, 1, 5] {
+        same_runs(&f, &g, &[n], 2);
+    }
+}
+
+#[test]
+fn possibly_empty_loop_gets_a_non_emptiness_guard() {
+    // for j in i+1 .. N-1: Z[i + 1] += X[j] with Z over 0 .. N-1; for
+    // i = N-1 the loop is empty and Z[N] (out of bounds) is not accessed
+    // by the original: an unguarded hoisted load would be a contract
+    // violation.
+    let mut f = two_loops(
+        Bound::aff(Affine::var(I).offset(1).expect("small")),
+        Bound::aff(n_minus(1)),
+        vec![acc_z(aff_i(1), Expr::load(0, vec![aff_j(0)]))],
+    );
+    f.arrays[2].dims[0].extent = Affine::param(0);
+    let g = opt::optimize(&f).expect("ok");
+    let text = g.to_c();
+    assert!(text.contains("Z_acc"), "{text}");
+    for n in [0, 1, 2, 6] {
+        same_runs(&f, &g, &[n], 4);
+    }
+    assert!(text.contains("if ("), "{text}");
+}
+
+#[test]
+fn bool_and_float_accumulators_are_hoisted_exactly() {
+    // Bool: Z[i] = Z[i] && X[j] (lazy) then Z[i] = Z[i] || !X[j + 1].
+    let mut f = two_loops(
+        Bound::aff(Affine::var(I)),
+        Bound::aff(n_minus(1)),
+        vec![
+            Stmt::Accumulate {
+                array: 2,
+                index: vec![aff_i(0)],
+                op: AccOp::And,
+                value: Expr::load(0, vec![aff_j(0)]),
+            },
+            Stmt::Accumulate {
+                array: 2,
+                index: vec![aff_i(0)],
+                op: AccOp::Or,
+                value: Expr::Unary(
+                    alphac::codegen::loop_ast::UnOp::Not,
+                    Box::new(Expr::load(0, vec![aff_j(1)])),
+                ),
+            },
+        ],
+    );
+    f.arrays[0].ty = ElemType::Bool;
+    f.arrays[2].ty = ElemType::Bool;
+    f.check().expect("well formed");
+    let (g, st) = opt_stats(&f);
+    assert_eq!(st.accumulators, 1);
+    assert_eq!(g.locals.last().map(|l| l.ty), Some(ElemType::Bool));
+    for n in [0, 1, 3, 8] {
+        same_runs(&f, &g, &[n], 9);
+    }
+    // Float: Z[0] = max(Z[0], X[j] * Y[j]), Y[j] = Z[0].
+    let mut f = two_loops(
+        Bound::aff(Affine::cst(0)),
+        Bound::aff(Affine::var(I)),
+        vec![
+            Stmt::Accumulate {
+                array: 2,
+                index: vec![Expr::Int(0)],
+                op: AccOp::Max,
+                value: Expr::bin(
+                    BinOp::Mul,
+                    Expr::load(0, vec![aff_j(0)]),
+                    Expr::load(1, vec![aff_j(0)]),
+                ),
+            },
+            Stmt::Assign {
+                array: 1,
+                index: vec![aff_j(0)],
+                value: Expr::load(2, vec![Expr::Int(0)]),
+            },
+        ],
+    );
+    for a in f.arrays.iter_mut() {
+        a.ty = ElemType::Float;
+    }
+    f.check().expect("well formed");
+    let (g, st) = opt_stats(&f);
+    assert_eq!(st.accumulators, 1);
+    for n in [0, 1, 4, 9] {
+        same_runs(&f, &g, &[n], 10);
+    }
+}
+
+#[test]
+fn degenerate_loop_is_substituted_away() {
+    // for j = i + 2 ..= i + 2: Y[j] = X[j - 2] + j
+    let e = Affine::var(I).offset(2).expect("small");
+    let f = two_loops(
+        Bound::aff(e.clone()),
+        Bound::aff(e),
+        vec![Stmt::Assign {
+            array: 1,
+            index: vec![aff_j(0)],
+            value: Expr::bin(BinOp::Add, Expr::load(0, vec![aff_j(-2)]), aff_j(0)),
+        }],
+    );
+    let mut g = f.clone();
+    assert_eq!(opt::remove_degenerate_loops(&mut g), 1);
+    g.check().expect("well formed");
+    let text = g.to_c();
+    assert!(!text.contains('j'), "{text}");
+    assert!(text.contains("Y[(i + 2)] = (X[i] + (i + 2));"), "{text}");
+    for n in [0, 1, 3] {
+        same_runs(&f, &g, &[n], 6);
+    }
+    // Bounds with a divisor are left alone.
+    let f = two_loops(
+        Bound::div(Affine::var(I), 2),
+        Bound::div(Affine::var(I), 2),
+        vec![],
+    );
+    let mut g = f.clone();
+    assert_eq!(opt::remove_degenerate_loops(&mut g), 0);
+}
+
+// ---------------------------------------------------------------------------
+// Random loop programs: the pass never changes a run.
+
+fn lo_bound() -> impl Strategy<Value = Bound> {
+    prop_oneof![
+        Just(Bound::aff(Affine::cst(0))),
+        Just(Bound::aff(Affine::var(I))),
+        Just(Bound::aff(Affine::var(I).offset(1).expect("small"))),
+        Just(Bound::aff(Affine::var(I).offset(2).expect("small"))),
+        Just(Bound::aff(Affine::cst(0)).and(Affine::var(I).offset(-1).expect("small"), 1)),
+        Just(Bound::div(Affine::var(I), 2)),
+    ]
+}
+
+fn hi_bound() -> impl Strategy<Value = Bound> {
+    prop_oneof![
+        Just(Bound::aff(n_minus(1))),
+        Just(Bound::aff(Affine::var(I))),
+        Just(Bound::aff(Affine::var(I).offset(2).expect("small"))),
+        Just(Bound::aff(Affine::var(I).offset(-1).expect("small"))),
+        Just(Bound::aff(n_minus(1)).and(Affine::var(I).offset(1).expect("small"), 1)),
+        Just(Bound::div(n_minus(1), 2)),
+    ]
+}
+
+/// Indices of Z: loop-invariant in j (the candidates) or not.
+fn z_index() -> impl Strategy<Value = Expr> {
+    prop_oneof![
+        12 => Just(aff_i(0)),
+        1 => Just(Expr::Int(0)),
+        1 => Just(aff_i(1)),
+        1 => Just(aff_j(0)),
+    ]
+}
+
+fn value() -> impl Strategy<Value = Expr> {
+    let leaf = prop_oneof![
+        Just(Expr::load(0, vec![aff_j(0)])),
+        Just(Expr::load(0, vec![aff_i(0)])),
+        z_index().prop_map(|i| Expr::load(2, vec![i])),
+        (-2i64..3).prop_map(Expr::Int),
+        Just(aff_j(0)),
+        Just(Expr::Local(0)),
+    ];
+    leaf.prop_recursive(2, 8, 2, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::bin(BinOp::Add, a, b)),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::bin(BinOp::Mul, a, b)),
+            (inner.clone(), inner).prop_map(|(a, b)| Expr::bin(BinOp::Max, a, b)),
+        ]
+    })
+}
+
+fn inner_stmt() -> impl Strategy<Value = Stmt> {
+    let simple = prop_oneof![
+        4 => (
+            prop_oneof![Just(AccOp::Add), Just(AccOp::Mul), Just(AccOp::Max), Just(AccOp::Min)],
+            z_index(),
+            value()
+        )
+            .prop_map(|(op, i, v)| Stmt::Accumulate {
+                array: 2,
+                index: vec![i],
+                op,
+                value: v
+            }),
+        2 => value().prop_map(|v| Stmt::Assign {
+            array: 1,
+            index: vec![aff_j(0)],
+            value: v
+        }),
+        1 => (z_index(), value()).prop_map(|(i, v)| Stmt::Assign {
+            array: 2,
+            index: vec![i],
+            value: v
+        }),
+        1 => value().prop_map(|v| Stmt::SetLocal { local: 0, value: v }),
+    ];
+    let guarded = (-1i64..3, simple.clone(), simple.clone()).prop_map(|(k, t, e)| Stmt::If {
+        cond: Expr::bin(BinOp::Ge, aff_j(0), aff_i(k)),
+        then: vec![t],
+        els: vec![e],
+    });
+    prop_oneof![3 => simple, 1 => guarded]
+}
+
+#[test]
+fn random_loop_programs_run_the_same_with_and_without_the_pass() {
+    let mut runner = TestRunner::new(Config {
+        cases: 150,
+        ..Config::default()
+    });
+    let strat = (
+        lo_bound(),
+        hi_bound(),
+        prop::collection::vec(inner_stmt(), 1..4),
+        any::<bool>(),
+    );
+    let hoists = std::cell::Cell::new(0usize);
+    runner
+        .run(&strat, |(lo, hi, body, wrap)| {
+            // Optionally wrap the inner loop in a guard on `i`.
+            let mut f = two_loops(lo, hi, body);
+            if wrap {
+                if let Stmt::For { body, .. } = &mut f.body[0] {
+                    let inner = std::mem::take(body);
+                    *body = vec![Stmt::If {
+                        cond: Expr::bin(BinOp::Ge, aff_i(0), Expr::Int(1)),
+                        then: inner,
+                        els: vec![],
+                    }];
+                }
+            }
+            let (g, st) = opt::optimize_with_stats(&f).expect("ok");
+            hoists.set(hoists.get() + st.accumulators);
+            for n in [0, 1, 2, 5] {
+                same_runs(&f, &g, &[n], n as u64 + 1);
+            }
+            Ok(())
+        })
+        .expect("property holds");
+    assert!(hoists.get() > 10, "only {} hoists", hoists.get());
+}
+
+// ---------------------------------------------------------------------------
+// Random `.alpha` programs (as in `jit_vs_interp_random`): the pipeline
+// with the pass equals the scanned program without it, and the interpreter.
+
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// A chain of reductions over an `N x M` box, reading earlier variables.
+fn alpha_program(seed: u64) -> String {
+    let mut r = Lcg(seed);
+    let n = 1 + r.next(3) as usize;
+    let mut decls = Vec::new();
+    let mut eqs = String::new();
+    for k in 0..n {
+        decls.push(format!("        X{k} : float [N, M];"));
+        let src = if k == 0 {
+            "A".to_string()
+        } else {
+            format!("X{}", r.next(k as u64))
+        };
+        let op = ["+", "max", "min"][r.next(3) as usize];
+        let dom = ["0 <= k <= j", "j <= k < M", "0 <= k < M", "0 <= k <= i"][r.next(4) as usize];
+        let idx = if dom.contains('i') {
+            "[j, k]"
+        } else {
+            "[i, k]"
+        };
+        let body = if dom.contains('i') {
+            format!("{src}[k, j] * 0.5")
+        } else {
+            format!("{src}{idx} + 1.0")
+        };
+        eqs.push_str(&format!(
+            "        X{k}[i, j] = reduce({op}, [k], {{: {dom}}} : {body});\n"
+        ));
+    }
+    let last = decls.pop().unwrap_or_default();
+    let locals = if decls.is_empty() {
+        String::new()
+    } else {
+        format!("    locals\n{}\n", decls.join("\n"))
+    };
+    format!(
+        "affine gen [N, M] -> {{ : N > 0 and M > 0 and M >= N }}\n    inputs\n        A : float [N, M];\n    outputs\n{last}\n{locals}    let\n{eqs}.\n"
+    )
+}
+
+#[test]
+fn random_alpha_programs_agree_with_and_without_the_pass_and_with_the_interpreter() {
+    let mut hoists = 0;
+    for seed in 0..24u64 {
+        let src = alpha_program(seed);
+        let prog = compile::parse_program(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        for sdr in [false, true] {
+            let f = scanned(&src, sdr);
+            let (g, st) = opt_stats(&f);
+            hoists += st.accumulators;
+            for params in [vec![1, 1], vec![3, 4], vec![4, 4]] {
+                same_runs(&f, &g, &params, seed);
+            }
+            let c = compile::compile(
+                &src,
+                &Options {
+                    optimize: sdr,
+                    checked: true,
+                    ..Options::default()
+                },
+            )
+            .unwrap_or_else(|e| panic!("{e}\n{src}"));
+            assert_eq!(c.function(), &g, "the pipeline runs the optimized program");
+            let params = [3, 4];
+            let spec = ArraySpec::of_variable(&prog.systems[0].vars[0], &params).expect("spec");
+            let a = RtArray::random(&spec, seed).expect("array");
+            let inputs: HashMap<String, RtArray> = [("A".to_string(), a)].into();
+            let want = interp::run(&prog, "gen", &params, &inputs, 0).expect("interp");
+            let got = c.run(&params, &inputs, 0).expect("jit");
+            for (name, w) in &want {
+                let (ArrayData::Float(x), ArrayData::Float(y)) = (w.data(), got[name].data())
+                else {
+                    panic!("float outputs")
+                };
+                assert!(
+                    x.len() == y.len()
+                        && x.iter()
+                            .zip(y)
+                            .all(|(p, q)| p == q || (p - q).abs() <= 1e-12 * p.abs().max(q.abs())),
+                    "seed {seed} sdr {sdr}: {name}\n{x:?}\n{y:?}\n{src}\n{}",
+                    g.to_c()
+                );
+            }
+        }
+    }
+    assert!(hoists > 5, "only {hoists} hoists");
+}
+
+/// Not a test: timings of the scanned matmul at N = 512 with and without
+/// the pass, and of the hand-written loop (run with `--ignored
+/// --nocapture` in release mode).
+#[test]
+#[ignore]
+fn measure_matmul_512() {
+    let f = scanned(&source("matmul"), false);
+    let g = opt::optimize(&f).expect("ok");
+    let n = 512usize;
+    let params = [n as i64; 3];
+    let time = |h: &Function| {
+        let j = JitFunction::compile(h).expect("compiles");
+        let mut bufs = j.zeroed_buffers(&params).expect("buffers");
+        for b in bufs.iter_mut() {
+            if let Buffer::Float(v) = b {
+                for (k, x) in v.iter_mut().enumerate() {
+                    *x = (k % 17) as f64 * 0.25;
+                }
+            }
+        }
+        let mut best = f64::INFINITY;
+        for _ in 0..5 {
+            let t = std::time::Instant::now();
+            j.run(&params, &mut bufs).expect("runs");
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        best
+    };
+    let (a, b) = (vec![0.5f64; n * n], vec![0.25f64; n * n]);
+    let mut c = vec![0.0f64; n * n];
+    let mut rust = f64::INFINITY;
+    for _ in 0..5 {
+        let t = std::time::Instant::now();
+        for i in 0..n {
+            for j in 0..n {
+                let mut acc = 0.0;
+                for k in 0..n {
+                    acc += a[i * n + k] * b[k * n + j];
+                }
+                c[i * n + j] = acc;
+            }
+        }
+        std::hint::black_box(&mut c);
+        rust = rust.min(t.elapsed().as_secs_f64());
+    }
+    let (tf, tg) = (time(&f), time(&g));
+    println!(
+        "matmul 512: without pass {:.1} ms, with pass {:.1} ms, rust {:.1} ms; with/rust {:.2}, without/rust {:.2}",
+        tf * 1e3,
+        tg * 1e3,
+        rust * 1e3,
+        tg / rust,
+        tf / rust
+    );
+}

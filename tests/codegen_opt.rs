@@ -223,7 +223,10 @@ fn cholesky_guards_shrink_and_results_do_not_change() {
     let f = scanned(&source("cholesky"), false);
     let (g, st) = opt_stats(&f);
     assert!(st.guard_conjuncts >= 4, "{st:?}");
-    assert!(g.to_c().len() < f.to_c().len());
+    // The guard pass alone shortens the code (hoisting adds lines).
+    let mut h = f.clone();
+    assert!(opt::simplify_guards(&mut h) >= 4);
+    assert!(h.to_c().len() < f.to_c().len());
     for n in [1, 2, 3, 6] {
         same_runs(&f, &g, &[n], 11);
     }
@@ -249,16 +252,12 @@ fn every_example_runs_the_same_with_and_without_the_pass() {
         for sdr in [false, true] {
             let p = compile::parse_program(&src).expect("parses");
             let np = p.systems[0].params.len();
-            let Ok(sched) = alphac::deps::schedule_program(&p, Scheduler::Pluto) else {
-                continue;
-            };
-            let _ = sched;
-            // Programs the scanner does not support are skipped.
-            let f = std::panic::catch_unwind(|| scanned(&src, sdr));
-            let Ok(f) = f else { continue };
+            let f = scanned(&src, sdr);
             let g = opt::optimize(&f).expect("optimizer accepts the program");
             for v in [2i64, 4, 7] {
-                let params = vec![v; np];
+                // A program with random draws takes the seed last.
+                let mut params = vec![v; np];
+                params.resize(f.params.len(), 9);
                 if f.context.pieces.iter().all(|piece| {
                     piece.iter().any(|c| {
                         let val = c.aff.constant
@@ -281,7 +280,7 @@ fn every_example_runs_the_same_with_and_without_the_pass() {
             }
         }
     }
-    assert!(ran >= 10, "only {ran} runs");
+    assert!(ran >= 3 * names.len(), "only {ran} runs");
 }
 
 // ---------------------------------------------------------------------------
@@ -317,6 +316,7 @@ fn two_loops(lo: Bound, hi: Bound, body: Vec<Stmt>) -> Function {
         params: vec!["N".into()],
         context: Domain::universe(vec![]),
         arrays: vec![arr("X"), arr("Y"), arr("Z")],
+        externals: vec![],
         loop_vars: vec!["i".into(), "j".into()],
         locals: vec![Local {
             name: "s".into(),

@@ -177,6 +177,16 @@ fn affines_expr(e: &mut Expr, g: &mut dyn FnMut(&mut Affine) -> Option<()>) -> O
             affines_expr(seed, g)?;
             point.iter_mut().try_for_each(|x| affines_expr(x, g))
         }
+        Expr::External { args, .. } => args.iter_mut().try_for_each(|x| affines_expr(x, g)),
+        Expr::Categorical(c) => {
+            for t in c.lower.terms.iter_mut().chain(c.upper.terms.iter_mut()) {
+                g(&mut t.expr)?;
+            }
+            affines_expr(&mut c.cond, g)?;
+            affines_expr(&mut c.weight, g)?;
+            affines_expr(&mut c.seed, g)?;
+            c.point.iter_mut().try_for_each(|x| affines_expr(x, g))
+        }
     }
 }
 
@@ -521,6 +531,9 @@ fn only_accesses_at(body: &[Stmt], array: ArrayId, idx: &[Expr]) -> bool {
                 args.iter().chain(point).all(|x| expr_ok(x, array, idx))
                     && expr_ok(seed, array, idx)
             }
+            Expr::External { args, .. } => args.iter().all(|x| expr_ok(x, array, idx)),
+            // Conservative: its weight is evaluated in a loop of its own.
+            Expr::Categorical(_) => false,
         }
     }
     body.iter().all(|s| match s {
@@ -578,6 +591,13 @@ fn replace_expr(e: Expr, array: ArrayId, idx: &[Expr], t: LocalId) -> Expr {
             site,
             point: point.into_iter().map(r).collect(),
         },
+        Expr::External { index, args } => Expr::External {
+            index,
+            args: args.into_iter().map(r).collect(),
+        },
+        // Never reached with an access to replace (`only_accesses_at`
+        // refuses categorical draws); kept as it is.
+        Expr::Categorical(c) => Expr::Categorical(c),
         leaf @ (Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_)) => {
             leaf
         }
@@ -977,6 +997,13 @@ impl Facts {
                 site,
                 point: point.into_iter().map(|x| self.expr(x, n)).collect(),
             },
+            Expr::External { index, args } => Expr::External {
+                index,
+                args: args.into_iter().map(|x| self.expr(x, n)).collect(),
+            },
+            // Kept as it is (its condition mentions its own variable,
+            // about which the facts know nothing): fewer rewrites, sound.
+            c @ Expr::Categorical(_) => c,
             leaf @ (Expr::Int(_)
             | Expr::Float(_)
             | Expr::Bool(_)
@@ -1164,6 +1191,7 @@ mod tests {
                 }],
                 domain: None,
             }],
+            externals: vec![],
             loop_vars: vec!["i".into(), "j".into()],
             locals: vec![],
             body: vec![Stmt::For {

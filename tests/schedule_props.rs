@@ -375,3 +375,32 @@ proptest! {
         prop_assert!(check_schedule(&m, &bad).is_err());
     }
 }
+
+/// A case found by `arbitrary_models_never_give_internal_errors` (CI seed):
+/// the integer branch and bound of one Pluto ILP descended without bound
+/// (no lattice basis reduction), exhausting memory. The solver now gives
+/// up on a depth × tableau-size budget (`PolyError::Budget`); the Pluto
+/// search treats that branch as empty, and the schedule stays legal.
+#[test]
+fn a_runaway_branch_and_bound_gives_up_and_the_schedule_stays_legal() {
+    let mut m = Model::new(2);
+    let mut s0 = System::new(4);
+    s0.add_ineq(vec![-1, 2, -1, -1, 2]);
+    s0.add_ineq(vec![0, -2, 2, 2, 2]);
+    m.add_statement("S0", 2, s0);
+    m.add_statement("S1", 2, System::new(4));
+    let mut p = System::new(6);
+    p.add_eq(vec![2, 2, 0, 1, -1, -1, -1]);
+    p.add_ineq(vec![-1, -2, -1, -1, -1, -2, -1]);
+    p.add_ineq(vec![-1, -1, -2, 0, 0, 0, 2]);
+    p.add_ineq(vec![0, 0, 2, -2, 1, 1, 2]);
+    m.add_dep(0, 1, p);
+    for which in [Scheduler::Feautrier, Scheduler::Pluto] {
+        let sched = schedule(&m, which).expect("schedulable");
+        assert!(matches!(
+            check_schedule(&m, &sched).expect("checks"),
+            Legality::Legal(_)
+        ));
+        assert!(is_sequential(&m, &sched).expect("checks"));
+    }
+}

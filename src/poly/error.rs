@@ -23,6 +23,10 @@ pub enum PolyError {
     /// projection whose integer result is not a union of polyhedra).
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// An exact query gave up on its work budget (see
+    /// `solver::integer::BNB_NODE_BUDGET`): no answer, never a wrong one.
+    #[error("the exact integer solver gave up: {0}")]
+    Budget(String),
     /// A caller-side misuse reported as a value (wrong number of parameter
     /// values, an index out of range, ...).
     #[error("invalid argument: {0}")]

@@ -23,6 +23,7 @@ use super::farkas::instantiate;
 use super::ilp::{add, lexmin, scale, Form, Layout};
 use super::linalg;
 use crate::poly::solver::{Optimum, System};
+use crate::poly::PolyError;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 
@@ -176,7 +177,14 @@ impl Search<'_> {
                 }
             }
         }
-        match lexmin(&sys, &self.prob.objs)? {
+        let opt = match lexmin(&sys, &self.prob.objs) {
+            // The exact solver gave up on this branch of the search: treat
+            // it as empty (another branch, or the Feautrier fallback, still
+            // gives a legal schedule; only optimality is lost).
+            Err(ScheduleError::Poly(PolyError::Budget(_))) => return Ok(None),
+            r => r?,
+        };
+        match opt {
             Optimum::Value(v) => Ok(Some(v)),
             Optimum::Empty => Ok(None),
             Optimum::Unbounded => Err(ScheduleError::Internal(

@@ -71,13 +71,47 @@ pub(crate) fn fallback<R>(
     small: impl FnOnce() -> OResult<R>,
     big: impl FnOnce() -> OResult<R>,
 ) -> PolyResult<R> {
+    BUDGET_SPENT.with(|b| b.set(false));
+    let spent = || BUDGET_SPENT.with(|b| b.replace(false));
+    let budget_error = || {
+        PolyError::Budget(format!(
+            "integer branch and bound exceeded {BNB_NODE_BUDGET} nodes or {BNB_CELL_BUDGET} depth × tableau cells"
+        ))
+    };
     match small() {
         Ok(r) => Ok(r),
+        Err(Ovf) if spent() => Err(budget_error()),
         Err(Ovf) => {
             super::stats::FALLBACKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            big().map_err(|_| PolyError::Overflow)
+            big().map_err(|_| {
+                if spent() {
+                    budget_error()
+                } else {
+                    PolyError::Overflow
+                }
+            })
         }
     }
+}
+
+/// Nodes one branch and bound may explore. Without lattice basis
+/// reduction, a thin polytope with large coefficients can need
+/// exponentially many nodes (and a deep stack of tableaux); past this
+/// budget the query fails with [`PolyError::Budget`] instead of running
+/// out of memory.
+pub(crate) const BNB_NODE_BUDGET: usize = 2_000_000;
+
+/// Bound on `depth × cells` of a branch-and-bound node: the stack keeps a
+/// tableau (one row more per level) for every pending sibling, so this
+/// bounds its memory (about 16 bytes per cell on the fast path). Past it
+/// the query fails with [`PolyError::Budget`].
+pub(crate) const BNB_CELL_BUDGET: usize = 30_000_000;
+
+thread_local! {
+    /// Set when a branch and bound gave up on its budget (it then returns
+    /// `Ovf`, which [`fallback`] turns into [`PolyError::Budget`] rather
+    /// than retrying with big integers).
+    static BUDGET_SPENT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Which inequalities hold with equality at every point of the system
@@ -149,8 +183,14 @@ pub(crate) fn implicit_of_tab<T: Int>(
 /// coordinates are integral.
 fn bnb<T: Int>(tab: Tab<T>, r: usize) -> OResult<Option<Vec<BigRational>>> {
     let n = tab.n_x_vars();
-    let mut stack = vec![tab];
-    while let Some(tab) = stack.pop() {
+    let mut stack = vec![(tab, 0usize)];
+    let mut nodes = 0usize;
+    while let Some((tab, depth)) = stack.pop() {
+        nodes += 1;
+        if nodes > BNB_NODE_BUDGET || depth.saturating_mul(tab.n_cells()) > BNB_CELL_BUDGET {
+            BUDGET_SPENT.with(|b| b.set(true));
+            return Err(Ovf);
+        }
         let mut frac: Option<(usize, BigRational)> = None;
         for k in 0..r {
             let v = tab.value(k);
@@ -178,10 +218,10 @@ fn bnb<T: Int>(tab: Tab<T>, r: usize) -> OResult<Option<Vec<BigRational>>> {
         // Push the preferred branch last so it is explored first.
         let (first, second) = if nearer_down { (down, up) } else { (up, down) };
         if !second.empty {
-            stack.push(second);
+            stack.push((second, depth + 1));
         }
         if !first.empty {
-            stack.push(first);
+            stack.push((first, depth + 1));
         }
     }
     Ok(None)
@@ -399,8 +439,14 @@ pub(crate) fn lexmin_if_bounded<T: Int>(
         })
         .collect::<OResult<_>>()?;
     let mut best: Option<(Vec<BigRational>, Vec<BigRational>)> = None;
-    let mut stack = vec![tab];
-    while let Some(node) = stack.pop() {
+    let mut stack = vec![(tab, 0usize)];
+    let mut nodes = 0usize;
+    while let Some((node, depth)) = stack.pop() {
+        nodes += 1;
+        if nodes > BNB_NODE_BUDGET || depth.saturating_mul(node.n_cells()) > BNB_CELL_BUDGET {
+            BUDGET_SPENT.with(|b| b.set(true));
+            return Err(Ovf);
+        }
         let mut t = node.clone();
         let mut vals = Vec::with_capacity(objs.len());
         let mut pruned = false;
@@ -449,10 +495,10 @@ pub(crate) fn lexmin_if_bounded<T: Int>(
         up.add_constraint(&coef, &T::from_big(&(-(fl + BigInt::from(1))))?, false)?;
         let (first, second) = if nearer_down { (down, up) } else { (up, down) };
         if !second.empty {
-            stack.push(second);
+            stack.push((second, depth + 1));
         }
         if !first.empty {
-            stack.push(first);
+            stack.push((first, depth + 1));
         }
     }
     Ok(match best {

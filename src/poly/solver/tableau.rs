@@ -508,6 +508,12 @@ impl<T: Int> Tab<T> {
     }
 
     /// Number of problem variables.
+    /// Number of coefficients stored (rows × columns): the size measure
+    /// of the branch-and-bound memory budget.
+    pub fn n_cells(&self) -> usize {
+        self.rows.len().saturating_mul(self.col_var.len())
+    }
+
     pub fn n_x_vars(&self) -> usize {
         self.n_x
     }

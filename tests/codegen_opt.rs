@@ -835,3 +835,15 @@ fn measure_matmul_512() {
         tf / rust
     );
 }
+
+#[test]
+#[ignore]
+fn debug_print_split() {
+    let name = std::env::var("EX").unwrap_or("cholesky".into());
+    let f = scanned(&source(&name), std::env::var("SDR").is_ok());
+    println!("{}", f.to_c());
+    let mut g = f.clone();
+    opt::remove_degenerate_loops(&mut g);
+    let n = opt::split_loops(&mut g);
+    println!("{n}\n{}", g.to_c());
+}

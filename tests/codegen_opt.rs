@@ -205,8 +205,16 @@ fn sdr_prefix_sum_has_no_one_iteration_loop() {
         "{}",
         f.to_c()
     );
+    let mut h = f.clone();
+    assert_eq!(opt::remove_degenerate_loops(&mut h), 1);
+    assert_eq!(loops(&h.body).len() + 1, loops(&f.body).len());
+    // With splitting, the first iteration of the scan (where the select
+    // picks `B_add[0]`) is peeled: a second one-iteration loop, removed
+    // too.
     let (g, st) = opt_stats(&f);
-    assert_eq!(st.degenerate_loops, 1);
+    assert_eq!(st.degenerate_loops, 2, "{}", g.to_c());
+    assert_eq!(st.split_loops, 1);
+    assert!(!g.to_c().contains(" ? "), "{}", g.to_c());
     assert!(
         !loops(&g.body).into_iter().any(is_degenerate),
         "{}",

@@ -1967,6 +1967,8 @@ mod tests {
         match e {
             Expr::Bool(b) => *b,
             Expr::Binary(BinOp::And, a, b) => int_cond(a, env, n) && int_cond(b, env, n),
+            Expr::Binary(BinOp::Or, a, b) => int_cond(a, env, n) || int_cond(b, env, n),
+            Expr::Unary(super::super::loop_ast::UnOp::Not, a) => !int_cond(a, env, n),
             Expr::Binary(op, a, b) => {
                 let (x, y) = (v(a), v(b));
                 match op {
@@ -1975,6 +1977,7 @@ mod tests {
                     BinOp::Le => x <= y,
                     BinOp::Lt => x < y,
                     BinOp::Eq => x == y,
+                    BinOp::Ne => x != y,
                     _ => panic!("not a comparison"),
                 }
             }
@@ -2216,5 +2219,222 @@ mod tests {
             panic!("a condition")
         };
         assert_eq!(conjuncts(&c).len(), 4);
+    }
+
+    /// The assignments a program built by `nest` (or its rewrites, which
+    /// keep its statement forms) executes for `N = n`, in order: the values
+    /// of `(i, j)` and the value stored (an `Int` or a `select` of
+    /// `Int`s).
+    fn trace(f: &Function, n: i64) -> Vec<(i64, i64, i64)> {
+        fn go(body: &[Stmt], env: &mut Vec<i64>, n: i64, out: &mut Vec<(i64, i64, i64)>) {
+            for s in body {
+                match s {
+                    Stmt::For {
+                        var,
+                        lower,
+                        upper,
+                        body,
+                    } => {
+                        let (l, h) = (
+                            bound_val(lower, true, env, n),
+                            bound_val(upper, false, env, n),
+                        );
+                        for x in l..=h {
+                            env[var.0] = x;
+                            go(body, env, n, out);
+                        }
+                    }
+                    Stmt::If { cond, then, els } => {
+                        if int_cond(cond, env, n) {
+                            go(then, env, n, out);
+                        } else {
+                            go(els, env, n, out);
+                        }
+                    }
+                    Stmt::Block(b) => go(b, env, n, out),
+                    Stmt::Assign { value, .. } => {
+                        fn val(e: &Expr, env: &[i64], n: i64) -> i64 {
+                            match e {
+                                Expr::Int(k) => *k,
+                                Expr::Select(c, a, b) => {
+                                    if int_cond(c, env, n) {
+                                        val(a, env, n)
+                                    } else {
+                                        val(b, env, n)
+                                    }
+                                }
+                                other => panic!("unexpected {other:?}"),
+                            }
+                        }
+                        out.push((env[0], env[1], val(value, env, n)));
+                    }
+                    other => panic!("unexpected {other:?}"),
+                }
+            }
+        }
+        let mut out = Vec::new();
+        go(&f.body, &mut vec![0, 0], n, &mut out);
+        out
+    }
+
+    /// Conditions: `&&`, `||`, `!` of comparisons (as in `cmp_strategy`,
+    /// plus `!=`).
+    fn cond_strategy() -> impl Strategy<Value = Expr> {
+        let atom = prop_oneof![
+            4 => cmp_strategy(),
+            1 => (-2i64..3, -1i64..2, -3i64..4).prop_map(|(cj, cn, k)| Expr::bin(
+                BinOp::Ne,
+                Expr::Aff(aff(0, cj, cn, k)),
+                Expr::Int(0)
+            )),
+        ];
+        atom.prop_recursive(2, 6, 2, |inner| {
+            prop_oneof![
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::bin(BinOp::And, a, b)),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::bin(BinOp::Or, a, b)),
+                inner.prop_map(|a| Expr::Unary(super::super::loop_ast::UnOp::Not, Box::new(a))),
+            ]
+        })
+    }
+
+    proptest! {
+        /// A cut `d·v >= e` of an atom separates exactly: each inequality
+        /// `g >= 0` of the atom is, at every `v`, either "`v` in the cut"
+        /// or "`v` not in the cut" (brute force over small values).
+        #[test]
+        fn cuts_are_exact(
+            op in prop_oneof![
+                Just(BinOp::Ge), Just(BinOp::Gt), Just(BinOp::Le), Just(BinOp::Lt), Just(BinOp::Eq)
+            ],
+            (ci, cj, cn, k) in (-3i64..4, -4i64..5, -2i64..3, -6i64..7),
+            scale in 1i64..4,
+        ) {
+            // scale·(ci·i + cj·j + cn·N + k) op 0, cut on j with i outer.
+            let a = aff(ci * scale, cj * scale, cn * scale, k);
+            let e = Expr::bin(op, Expr::Aff(a.clone()), Expr::Int(0));
+            let cuts = cuts_of(&e, J, &[I]);
+            if cj == 0 {
+                prop_assert!(cuts.is_none());
+                return Ok(());
+            }
+            let cuts = cuts.expect("an atom");
+            let ineqs = comparison_ineqs(op, &merged(&a).expect("small")).expect("small");
+            prop_assert_eq!(cuts.len(), ineqs.len());
+            for (c, g) in cuts.iter().zip(&ineqs) {
+                prop_assert!(c.d >= 1);
+                prop_assert!(!mentions(&c.e, J));
+                for i in -3..4 {
+                    for n in -3..4 {
+                        for j in -12..13 {
+                            let inside = c.d * j >= c.e.eval(&[i, j], &[n]).expect("small");
+                            let holds = g.eval(&[i, j], &[n]).expect("small") >= 0;
+                            // The cut is the inequality or its complement,
+                            // the same side for every point.
+                            let same = g.terms.iter().any(|&(s, x)| s == Sym::Loop(J) && x > 0);
+                            prop_assert_eq!(inside, holds == same, "{:?} {:?} i={} j={} N={}", c, g, i, j, n);
+                        }
+                    }
+                }
+            }
+        }
+
+        /// Splitting never changes what runs: the assignments executed
+        /// (their `(i, j)` and values) are the same, in the same order, for
+        /// every small `N`; and the rewritten program is well formed.
+        #[test]
+        fn split_loops_preserves_the_trace(
+            lo in prop_oneof![
+                Just(Bound::aff(Affine::cst(0))),
+                Just(Bound::aff(aff(1, 0, 0, 0))),
+                Just(Bound::aff(aff(1, 0, 0, -1)).and(Affine::cst(0), 1)),
+                Just(Bound::div(aff(1, 0, 0, 0), 2)),
+            ],
+            hi in prop_oneof![
+                Just(Bound::aff(aff(0, 0, 1, -1))),
+                Just(Bound::aff(aff(1, 0, 0, 1))),
+                Just(Bound::aff(aff(0, 0, 1, -1)).and(aff(1, 0, 0, 2), 1)),
+                Just(Bound::div(aff(1, 0, 1, 0), 2)),
+            ],
+            cond in cond_strategy(),
+        ) {
+            let f = nest(lo, hi, cond);
+            let mut g = f.clone();
+            let n_split = split_loops(&mut g);
+            prop_assert!(g.check().is_ok(), "{}", g.to_c());
+            for n in 1..7 {
+                prop_assert_eq!(trace(&f, n), trace(&g, n), "N={}\n{}\n{}", n, f.to_c(), g.to_c());
+            }
+            if n_split > 0 {
+                prop_assert_ne!(&f, &g);
+            }
+        }
+    }
+
+    #[test]
+    fn split_removes_guards_on_the_loop_variable() {
+        // for j in 0 ..= N-1 { if (j >= 1 && j != N - 1) ...; select }:
+        // pieces [0, 0], [1, N-2], [N-1, N-1], no condition left.
+        let c = Expr::bin(
+            BinOp::And,
+            Expr::bin(BinOp::Ge, Expr::Aff(aff(0, 1, 0, 0)), Expr::Int(1)),
+            Expr::bin(
+                BinOp::Ne,
+                Expr::Aff(aff(0, 1, 0, 0)),
+                Expr::Aff(aff(0, 0, 1, -1)),
+            ),
+        );
+        let mut f = nest(Bound::aff(Affine::cst(0)), Bound::aff(aff(0, 0, 1, -1)), c);
+        // N >= 3 (so that the three pieces are non-empty).
+        f.context.pieces[0][0].aff.constant = -3;
+        let mut g = f.clone();
+        assert_eq!(split_loops(&mut g), 1);
+        let Stmt::For { body, .. } = &g.body[0] else {
+            panic!("outer loop")
+        };
+        assert_eq!(body.len(), 3, "{}", g.to_c());
+        let text = g.to_c();
+        assert!(!text.contains("if (") && !text.contains(" ? "), "{text}");
+        assert!(text.contains("for (j = 1; j <= N - 2; j++)"), "{text}");
+        for n in 3..7 {
+            assert_eq!(trace(&f, n), trace(&g, n));
+        }
+        // Nothing to decide: unchanged.
+        let c = Expr::bin(BinOp::Ge, Expr::Aff(aff(0, 1, 0, 0)), Expr::Int(0));
+        let f = nest(Bound::aff(Affine::cst(0)), Bound::aff(aff(0, 0, 1, -1)), c);
+        let mut g = f.clone();
+        assert_eq!(split_loops(&mut g), 0);
+    }
+
+    #[test]
+    fn data_dependent_conjunct_keeps_its_evaluation() {
+        // `Y[0] > 0 && j >= 1` where `j >= 1` is false: the load is still
+        // evaluated (`x && false` folds only for infallible `x`).
+        let load = Expr::bin(BinOp::Gt, Expr::load(0, vec![Expr::Int(0)]), Expr::Int(0));
+        let j_ge_1 = Expr::bin(BinOp::Ge, Expr::Aff(aff(0, 1, 0, 0)), Expr::Int(1));
+        let facts = Facts {
+            nv: 2,
+            np: 1,
+            // j <= 0
+            rows: vec![vec![0, -1, 0, 0]],
+        };
+        let mut n = 0;
+        let e = fold_expr(
+            &facts,
+            Expr::bin(BinOp::And, load.clone(), j_ge_1.clone()),
+            J,
+            &[I, J],
+            &mut n,
+        );
+        assert_eq!(n, 1);
+        assert_eq!(e, Expr::bin(BinOp::And, load.clone(), Expr::Bool(false)));
+        // Infallible left operand: folds to false.
+        let e = fold_expr(
+            &facts,
+            Expr::bin(BinOp::And, j_ge_1.clone(), j_ge_1),
+            J,
+            &[I, J],
+            &mut n,
+        );
+        assert_eq!(e, Expr::Bool(false));
     }
 }

@@ -1,16 +1,23 @@
 //! Loop-AST optimization: semantics-preserving rewrites of a scanned loop
 //! program ([`Function`]) before it is printed or JIT-compiled.
 //!
-//! Owns three rewrites, applied in this order by [`optimize`]:
+//! Owns four rewrites, applied by [`optimize`] in the order: degenerate
+//! loops, splitting, degenerate loops again (pieces `[e, e]`), guards,
+//! accumulators, guards again (the non-emptiness guards hoisting adds):
 //! 1. [`remove_degenerate_loops`]: a `for` whose lower and upper bounds are
 //!    syntactically the same single affine value `e` (one term each,
 //!    divisor 1, equal after merging terms) runs exactly once with
 //!    `v = e`; it is replaced by its body with `v := e` substituted into
 //!    every affine expression (bounds, guards, indices, values). No guard
 //!    is needed: `e <= e`.
-//! 2. [`hoist_accumulators`] (scalar replacement, "register
+//! 2. [`split_loops`] (index-set splitting): a loop whose body tests
+//!    affine conditions on its variable (against parameters and outer
+//!    variables) is cut at the thresholds into consecutive loops in each
+//!    of which the conditions are decided and folded away; see its
+//!    documentation for the exact rule and the proof.
+//! 3. [`hoist_accumulators`] (scalar replacement, "register
 //!    accumulators"): see its documentation for the exact rule.
-//! 3. [`simplify_guards`]: drops affine conjuncts of `if` conditions that
+//! 4. [`simplify_guards`]: drops affine conjuncts of `if` conditions that
 //!    are implied (over the rationals, hence over the integers) by the
 //!    parameter context, the bounds of the enclosing loops, the affine
 //!    conjuncts of the enclosing `if`s (then-branches) and the conjuncts of
@@ -29,7 +36,11 @@
 //! (or returns `false`, which cancels the hoisting); `replace_*` and
 //! `Facts::expr` rewrite its sub-expressions (or keep it unchanged);
 //! `bound_vars` records a loop variable it binds; `Facts::stmts` may
-//! keep it unchanged (fewer facts is sound).
+//! keep it unchanged (fewer facts is sound); `visit_exprs` visits its
+//! expressions (or none: fewer cuts), `fold_*` fold its sub-expressions
+//! (or keep it), `Splitter::stmts` may keep it unchanged, `size_*` count
+//! it, and `infallible` says `false` unless it can neither fail nor have
+//! an effect.
 //!
 //! Must not know about: schedules, the IR, Cranelift. It reads and writes
 //! only the loop AST (`super::loop_ast`) and asks `crate::poly::solver`
@@ -58,19 +69,21 @@ pub enum OptError {
 /// How many rewrites each pass applied.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct OptStats {
-    /// Loops replaced by their body ([`remove_degenerate_loops`]).
+    /// Loops replaced by their body ([`remove_degenerate_loops`], both
+    /// runs).
     pub degenerate_loops: usize,
     /// Array elements replaced by a register local around a loop
     /// ([`hoist_accumulators`]).
     pub accumulators: usize,
-    /// Guard conjuncts removed ([`simplify_guards`]).
+    /// Guard conjuncts removed ([`simplify_guards`], both runs).
     pub guard_conjuncts: usize,
     /// Loops split into pieces ([`split_loops`]).
     pub split_loops: usize,
 }
 
-/// Applies the three rewrites of this module in order (degenerate loops,
-/// accumulators, guards) to a copy of `f`. The result computes the same
+/// Applies the rewrites of this module in order (degenerate loops,
+/// splitting, degenerate loops, guards, accumulators, guards) to a copy
+/// of `f`. The result computes the same
 /// array contents as `f` for every parameter vector of the context, bit for
 /// bit (the same operations on the same values in the same order).
 pub fn optimize(f: &Function) -> Result<Function, OptError> {

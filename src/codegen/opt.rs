@@ -1206,7 +1206,16 @@ pub const SPLIT_GROWTH: usize = 3;
 /// original wherever the piece runs. The split is kept only when at least
 /// one atom is decided, and only when its growth fits the budget
 /// ([`SPLIT_GROWTH`], and bodies larger than [`SPLIT_MAX_BODY`] are never
-/// split). A loop with atoms but no useful cut is one piece: its atoms
+/// split). When a loop is cut into several pieces, a piece whose
+/// non-emptiness condition `lo' <= hi'` (as in [`hoist_accumulators`], one
+/// conjunct per pair of bound terms) has conjuncts mentioning loop
+/// variables is wrapped in `if` those conjuncts: exact, since a piece
+/// whose bounds cross runs nothing, and it gives the JIT's interval
+/// analysis (which narrows outer variables by guards, not by inner loop
+/// bounds) the facts the removed guards gave it, e.g. `i <= N − 2` from
+/// `i + 1 <= N − 1` for a piece `j ∈ [i + 1, N − 1]` that replaced
+/// `if (j >= i + 1)`; [`simplify_guards`] later drops the conjuncts the
+/// enclosing loops imply. A loop with atoms but no useful cut is one piece: its atoms
 /// decided over the whole range are folded the same way (not counted as
 /// a split). Loops are processed outside in: the pieces of an outer loop
 /// are folded first, then the loops nested in each piece are considered
@@ -1676,6 +1685,34 @@ fn fold_stmts(
     out
 }
 
+/// The conjuncts of the non-emptiness condition of a piece (see
+/// [`nonempty_cond`]) that mention a loop variable, or `None` when there
+/// are none (see [`split_loops`]: they keep the JIT's interval analysis as
+/// precise as the guards it replaces).
+fn piece_guard(lo: &Bound, hi: &Bound) -> Option<Expr> {
+    let Guard::Cond(c) = nonempty_cond(lo, hi) else {
+        return None;
+    };
+    let mut kept: Vec<Expr> = conjuncts(&c)
+        .into_iter()
+        .filter(|x| {
+            let mut loops = false;
+            let mut x = (*x).clone();
+            let _ = affines_expr(&mut x, &mut |a| {
+                loops |= !a.is_param_only();
+                Some(())
+            });
+            loops
+        })
+        .cloned()
+        .collect();
+    let mut c = kept.pop()?;
+    while let Some(d) = kept.pop() {
+        c = Expr::bin(BinOp::And, d, c);
+    }
+    Some(c)
+}
+
 struct Splitter {
     /// Facts that hold at the current statement.
     facts: Facts,
@@ -1700,8 +1737,18 @@ impl Splitter {
                         if pieces.len() > 1 {
                             self.count += 1;
                         }
+                        let several = pieces.len() > 1;
                         for (lo, hi, b) in pieces {
-                            out.push(self.descend(var, lo, hi, b, scope));
+                            let guard = if several { piece_guard(&lo, &hi) } else { None };
+                            let l = self.descend(var, lo, hi, b, scope);
+                            out.push(match guard {
+                                Some(cond) => Stmt::If {
+                                    cond,
+                                    then: vec![l],
+                                    els: Vec::new(),
+                                },
+                                None => l,
+                            });
                         }
                     }
                     None => out.push(self.descend(var, lower, upper, body, scope)),
@@ -1972,18 +2019,25 @@ mod tests {
     }
 
     fn int_cond(e: &Expr, env: &[i64], n: i64) -> bool {
-        let v = |x: &Expr| match x {
-            Expr::Aff(a) => a.eval(env, &[n]).expect("small"),
-            Expr::Int(k) => *k,
-            other => panic!("not affine: {other:?}"),
-        };
+        fn v(x: &Expr, env: &[i64], n: i64) -> i64 {
+            match x {
+                Expr::Aff(a) => a.eval(env, &[n]).expect("small"),
+                Expr::Int(k) => *k,
+                Expr::Binary(BinOp::FloorDiv, a, b) => v(a, env, n).div_euclid(v(b, env, n)),
+                Expr::Binary(BinOp::CeilDiv, a, b) => {
+                    let (a, b) = (v(a, env, n), v(b, env, n));
+                    a.div_euclid(b) + i64::from(a.rem_euclid(b) != 0)
+                }
+                other => panic!("not affine: {other:?}"),
+            }
+        }
         match e {
             Expr::Bool(b) => *b,
             Expr::Binary(BinOp::And, a, b) => int_cond(a, env, n) && int_cond(b, env, n),
             Expr::Binary(BinOp::Or, a, b) => int_cond(a, env, n) || int_cond(b, env, n),
             Expr::Unary(super::super::loop_ast::UnOp::Not, a) => !int_cond(a, env, n),
             Expr::Binary(op, a, b) => {
-                let (x, y) = (v(a), v(b));
+                let (x, y) = (v(a, env, n), v(b, env, n));
                 match op {
                     BinOp::Ge => x >= y,
                     BinOp::Gt => x > y,

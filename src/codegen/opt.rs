@@ -1201,7 +1201,10 @@ pub const SPLIT_GROWTH: usize = 3;
 /// `x && true → x`, `x && false → false` only when `x` is infallible (made
 /// of constants, affine values, comparisons and `&& || !` of those);
 /// dually for `||`; `!b`; `b ? p : q → p` or `q`; `if (true) T else E → T`,
-/// `if (false) T else E → E`. These preserve lazy evaluation: a folded
+/// `if (false) T else E → E`; a loop whose folded body is empty, an `if`
+/// with empty branches and an infallible condition, and a piece whose
+/// folded body is empty are dropped (they do nothing). These preserve
+/// lazy evaluation: a folded
 /// expression evaluates to the same value, with the same failures, as the
 /// original wherever the piece runs. The split is kept only when at least
 /// one atom is decided, and only when its growth fits the budget
@@ -1634,20 +1637,31 @@ fn fold_stmts(
                 lower,
                 upper,
                 body,
-            } => out.push(Stmt::For {
-                var,
-                lower,
-                upper,
-                body: fold_stmts(facts, body, v, scope, n),
-            }),
+            } => {
+                let body = fold_stmts(facts, body, v, scope, n);
+                // A loop that does nothing goes (its bounds are affine:
+                // evaluating them cannot fail).
+                if !body.is_empty() {
+                    out.push(Stmt::For {
+                        var,
+                        lower,
+                        upper,
+                        body,
+                    });
+                }
+            }
             Stmt::If { cond, then, els } => match fold_expr(facts, cond, v, scope, n) {
                 Expr::Bool(true) => out.extend(fold_stmts(facts, then, v, scope, n)),
                 Expr::Bool(false) => out.extend(fold_stmts(facts, els, v, scope, n)),
-                cond => out.push(Stmt::If {
-                    cond,
-                    then: fold_stmts(facts, then, v, scope, n),
-                    els: fold_stmts(facts, els, v, scope, n),
-                }),
+                cond => {
+                    let then = fold_stmts(facts, then, v, scope, n);
+                    let els = fold_stmts(facts, els, v, scope, n);
+                    // An `if` that does nothing goes when evaluating its
+                    // condition cannot fail.
+                    if !(then.is_empty() && els.is_empty() && infallible(&cond)) {
+                        out.push(Stmt::If { cond, then, els });
+                    }
+                }
             },
             Stmt::Assign {
                 array,
@@ -1739,6 +1753,9 @@ impl Splitter {
                         }
                         let several = pieces.len() > 1;
                         for (lo, hi, b) in pieces {
+                            if b.is_empty() {
+                                continue; // a piece that does nothing
+                            }
                             let guard = if several { piece_guard(&lo, &hi) } else { None };
                             let l = self.descend(var, lo, hi, b, scope);
                             out.push(match guard {

@@ -1,6 +1,6 @@
 //! Compile latency: source text → callable native code (parse, check,
-//! SDR optimization, scheduling, scanning, Cranelift), uncached, for every
-//! example without random draws, with and without the optimizer.
+//! SDR optimization, scheduling, scanning, loop optimization, Cranelift),
+//! uncached, for every example, with and without the optimizer.
 
 use alphac::compile::{compile_uncached, Options};
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -16,6 +16,7 @@ const EXAMPLES: &[&str] = &[
     "jacobi_1d",
     "cholesky",
     "nussinov",
+    "gmm_counts",
 ];
 
 fn bench(c: &mut Criterion) {

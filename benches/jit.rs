@@ -1,5 +1,8 @@
 //! JIT code against the same loops written by hand in Rust, and compile
-//! latency (loop AST → callable code).
+//! latency (loop AST → callable code). Two kinds of JIT code: loop programs
+//! built by hand (`jit`), and the code alphac generates from the examples'
+//! `.alpha` source (`alphac`: SDR, scheduling, scanning, loop
+//! optimization), each against the same loops written in Rust.
 //!
 //! Run: `cargo bench --bench jit -- --warm-up-time 1 --measurement-time 5`.
 
@@ -164,6 +167,57 @@ fn jacobi_rust(t: usize, a: &mut [f64], b: &mut [f64]) {
     }
 }
 
+/// The loops alphac generates for `examples/jacobi_1d.alpha` (see
+/// `alphac emit`), by hand: `X` is the `(T+1) × N` array of every step.
+fn jacobi_full_rust(t: usize, x0: &[f64], x: &mut [f64], y: &mut [f64]) {
+    let n = x0.len();
+    x[..n].copy_from_slice(x0);
+    for s in 1..=t {
+        let (prev, cur) = x.split_at_mut(s * n);
+        let p = &prev[(s - 1) * n..];
+        cur[0] = p[0];
+        for i in 1..n - 1 {
+            cur[i] = 0.33333 * ((p[i - 1] + p[i]) + p[i + 1]);
+        }
+        cur[n - 1] = p[n - 1];
+    }
+    y.copy_from_slice(&x[t * n..(t + 1) * n]);
+}
+
+/// The JIT function alphac generates for an example (default options).
+fn generated(name: &str) -> JitFunction {
+    let path = format!("{}/examples/{name}.alpha", env!("CARGO_MANIFEST_DIR"));
+    let src = std::fs::read_to_string(path).expect("example exists");
+    let prog = alphac::compile::parse_program(&src).expect("parses");
+    let (f, _, _) = alphac::compile::loop_program(&prog, &alphac::compile::Options::default())
+        .expect("compiles");
+    JitFunction::compile(&f).expect("JIT compiles")
+}
+
+/// Fills the buffer of array `name` with `v` (same row-major layout).
+fn fill(jit: &JitFunction, bufs: &mut [Buffer], name: &str, v: &[f64]) {
+    let k = jit
+        .function()
+        .arrays
+        .iter()
+        .position(|a| a.name == name)
+        .expect("array exists");
+    let Buffer::Float(b) = &mut bufs[k] else {
+        panic!("float array")
+    };
+    b.copy_from_slice(v);
+}
+
+fn out<'a>(jit: &JitFunction, bufs: &'a [Buffer], name: &str) -> &'a [f64] {
+    let k = jit
+        .function()
+        .arrays
+        .iter()
+        .position(|a| a.name == name)
+        .expect("array exists");
+    bufs[k].as_float().expect("float")
+}
+
 fn data(n: usize) -> Vec<f64> {
     (0..n)
         .map(|k| ((k * 7919) % 1009) as f64 / 1009.0)
@@ -185,12 +239,21 @@ fn benches(c: &mut Criterion) {
     g.bench_function("jit", |bch| {
         bch.iter(|| jit.run(black_box(&[n as i64]), &mut bufs).expect("runs"))
     });
-    let mut out = vec![0.0; n * n];
+    let mut out_c = vec![0.0; n * n];
     g.bench_function("rust", |bch| {
-        bch.iter(|| matmul_rust(black_box(n), &a, &b, &mut out))
+        bch.iter(|| matmul_rust(black_box(n), &a, &b, &mut out_c))
+    });
+    let gen = generated("matmul");
+    let np = [n as i64; 3];
+    let mut gbufs = gen.zeroed_buffers(&np).expect("buffers");
+    fill(&gen, &mut gbufs, "A", &a);
+    fill(&gen, &mut gbufs, "B", &b);
+    g.bench_function("alphac", |bch| {
+        bch.iter(|| gen.run(black_box(&np), &mut gbufs).expect("runs"))
     });
     g.finish();
-    assert_eq!(bufs[2].as_float().expect("float"), &out[..]);
+    assert_eq!(bufs[2].as_float().expect("float"), &out_c[..]);
+    assert_eq!(out(&gen, &gbufs, "C"), &out_c[..]);
 
     let (t, n) = (100usize, 100_000usize);
     let jf = jacobi();
@@ -208,7 +271,22 @@ fn benches(c: &mut Criterion) {
     g.bench_function("rust", |bch| {
         bch.iter(|| jacobi_rust(black_box(t), &mut ra, &mut rb))
     });
+    // The code alphac generates from examples/jacobi_1d.alpha (all T + 1
+    // steps stored) against the same loops by hand.
+    let gen = generated("jacobi_1d");
+    let jp = [t as i64, n as i64];
+    let mut gbufs = gen.zeroed_buffers(&jp).expect("buffers");
+    let x0 = data(n);
+    fill(&gen, &mut gbufs, "X0", &x0);
+    g.bench_function("alphac", |bch| {
+        bch.iter(|| gen.run(black_box(&jp), &mut gbufs).expect("runs"))
+    });
+    let (mut x, mut y) = (vec![0.0; (t + 1) * n], vec![0.0; n]);
+    g.bench_function("rust_same_loops", |bch| {
+        bch.iter(|| jacobi_full_rust(black_box(t), &x0, &mut x, &mut y))
+    });
     g.finish();
+    assert_eq!(out(&gen, &gbufs, "Y"), &y[..]);
 
     let mut g = c.benchmark_group("compile");
     g.bench_function("matmul", |bch| {

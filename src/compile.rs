@@ -158,14 +158,19 @@ pub fn loop_program(
     program: &ir::Program,
     options: &Options,
 ) -> Result<(Function, ir::Program, Vec<Decision>), CompileError> {
-    let (program, decisions) = if options.optimize {
+    let (program, decisions, verified) = if options.optimize {
         let o = sdr::optimize(program, Scheduler::Pluto).map_err(CompileError::Optimize)?;
-        (o.program, o.decisions)
+        (o.program, o.decisions, Some(o.schedule))
     } else {
-        (program.clone(), Vec::new())
+        (program.clone(), Vec::new(), None)
     };
     let index = system_index(&program, options.system.as_deref())?;
-    let sched = deps::schedule_program(&program, options.scheduler).map_err(CompileError::Deps)?;
+    // The optimizer's verification already scheduled the optimized program
+    // with Pluto: reuse that schedule when it is the one asked for.
+    let sched = match verified {
+        Some(s) if options.scheduler == Scheduler::Pluto => s,
+        _ => deps::schedule_program(&program, options.scheduler).map_err(CompileError::Deps)?,
+    };
     let s = sched
         .systems
         .get(index)

@@ -101,6 +101,9 @@ pub struct Optimized {
     /// Per system: every variable the optimizer introduced (normalization
     /// included), with the original variable whose equation it came from.
     pub origin: Vec<HashMap<String, String>>,
+    /// The verified sequential schedule of `program` (computed with the
+    /// scheduler `optimize` was given): code generation may reuse it.
+    pub schedule: ProgramSchedule,
 }
 
 /// Resolves `(new, base)` pairs (in creation order) to the original
@@ -136,7 +139,7 @@ pub fn optimize(program: &Program, scheduler: Scheduler) -> Result<Optimized, Op
     let (normalized, born_n) = normalize::normalize_with_origins(program)?;
     let schedule = schedule_program(&normalized, scheduler)?;
     let (optimized, decisions, born_t) = transform::simplify_with_origins(&normalized, &schedule)?;
-    schedule_program(&optimized, scheduler).map_err(OptimizeError::Verification)?;
+    let verified = schedule_program(&optimized, scheduler).map_err(OptimizeError::Verification)?;
     let origin = born_n
         .iter()
         .zip(&born_t)
@@ -150,5 +153,6 @@ pub fn optimize(program: &Program, scheduler: Scheduler) -> Result<Optimized, Op
         decisions,
         normalized,
         origin,
+        schedule: verified,
     })
 }

@@ -2191,23 +2191,34 @@ mod tests {
             })
     }
 
+    /// Lower bounds of the inner loop `j` of the property tests (over
+    /// `i`, `N`).
+    fn lower_bounds() -> impl Strategy<Value = Bound> {
+        prop_oneof![
+            Just(Bound::aff(Affine::cst(0))),
+            Just(Bound::aff(aff(1, 0, 0, 0))),
+            Just(Bound::aff(aff(1, 0, 0, -1)).and(Affine::cst(0), 1)),
+            Just(Bound::div(aff(1, 0, 0, 0), 2)),
+        ]
+    }
+
+    /// Upper bounds of the inner loop `j` of the property tests.
+    fn upper_bounds() -> impl Strategy<Value = Bound> {
+        prop_oneof![
+            Just(Bound::aff(aff(0, 0, 1, -1))),
+            Just(Bound::aff(aff(1, 0, 0, 1))),
+            Just(Bound::aff(aff(0, 0, 1, -1)).and(aff(1, 0, 0, 2), 1)),
+            Just(Bound::div(aff(1, 0, 1, 0), 2)),
+        ]
+    }
+
     proptest! {
         /// Simplified guards agree with the original ones at every point
         /// the loops reach (brute force over small `N`), and never grow.
         #[test]
         fn simplified_guards_are_equivalent_where_reached(
-            lo in prop_oneof![
-                Just(Bound::aff(Affine::cst(0))),
-                Just(Bound::aff(aff(1, 0, 0, 0))),
-                Just(Bound::aff(aff(1, 0, 0, -1)).and(Affine::cst(0), 1)),
-                Just(Bound::div(aff(1, 0, 0, 0), 2)),
-            ],
-            hi in prop_oneof![
-                Just(Bound::aff(aff(0, 0, 1, -1))),
-                Just(Bound::aff(aff(1, 0, 0, 1))),
-                Just(Bound::aff(aff(0, 0, 1, -1)).and(aff(1, 0, 0, 2), 1)),
-                Just(Bound::div(aff(1, 0, 1, 0), 2)),
-            ],
+            lo in lower_bounds(),
+            hi in upper_bounds(),
             conds in prop::collection::vec(cmp_strategy(), 1..5),
         ) {
             let mut cond = conds[conds.len() - 1].clone();
@@ -2427,18 +2438,8 @@ mod tests {
         /// every small `N`; and the rewritten program is well formed.
         #[test]
         fn split_loops_preserves_the_trace(
-            lo in prop_oneof![
-                Just(Bound::aff(Affine::cst(0))),
-                Just(Bound::aff(aff(1, 0, 0, 0))),
-                Just(Bound::aff(aff(1, 0, 0, -1)).and(Affine::cst(0), 1)),
-                Just(Bound::div(aff(1, 0, 0, 0), 2)),
-            ],
-            hi in prop_oneof![
-                Just(Bound::aff(aff(0, 0, 1, -1))),
-                Just(Bound::aff(aff(1, 0, 0, 1))),
-                Just(Bound::aff(aff(0, 0, 1, -1)).and(aff(1, 0, 0, 2), 1)),
-                Just(Bound::div(aff(1, 0, 1, 0), 2)),
-            ],
+            lo in lower_bounds(),
+            hi in upper_bounds(),
             cond in cond_strategy(),
         ) {
             let f = nest(lo, hi, cond);

@@ -89,14 +89,10 @@ fn ov<T>(x: Option<T>) -> R<T> {
     x.ok_or(ScanError::Overflow)
 }
 
+/// `gcd` on `i64` (non-negative; `1` in the one case, `gcd(i64::MIN, 0)`,
+/// whose value does not fit).
 fn gcd(a: i64, b: i64) -> i64 {
-    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
-    while b != 0 {
-        let t = a % b;
-        a = b;
-        b = t;
-    }
-    i64::try_from(a).unwrap_or(1)
+    i64::try_from(gcd128(i128::from(a), i128::from(b))).unwrap_or(1)
 }
 
 /// A polyhedron over `n` variables, rows "variables then constant".

@@ -1266,25 +1266,13 @@ impl Gen<'_> {
     /// Affine of a row over `(t, p, 1)` (columns `t_j` for `j < tvals.len()`
     /// replaced by their values; later `t` columns must be zero).
     fn row_aff(&self, r: &[i64], n_t: usize, tvals: &[Affine]) -> R<Affine> {
-        let mut a = Affine::cst(r[n_t + self.n_par]);
-        for (j, &c) in r[..n_t].iter().enumerate() {
-            if c == 0 {
-                continue;
-            }
-            let tv = tvals
-                .get(j)
-                .ok_or_else(|| ScanError::Internal("time dimension out of scope".into()))?;
-            for &(s, x) in &tv.terms {
-                a.terms.push((s, ov(c.checked_mul(x))?));
-            }
-            a.constant = ov(a.constant.checked_add(ov(c.checked_mul(tv.constant))?))?;
-        }
-        for (p, &c) in r[n_t..n_t + self.n_par].iter().enumerate() {
-            if c != 0 {
-                a.terms.push((Sym::Param(p), c));
-            }
-        }
-        Ok(simplify(a))
+        lin_comb(
+            &r[..n_t],
+            tvals,
+            &r[n_t..n_t + self.n_par],
+            r[n_t + self.n_par],
+            "time dimension out of scope",
+        )
     }
 
     fn row_cond(&self, r: &[i64], n_t: usize, tvals: &[Affine], eq: bool) -> R<Expr> {
@@ -1776,6 +1764,31 @@ fn and_all(mut conds: Vec<Expr>) -> Expr {
     c
 }
 
+/// `constant + Σ_k coefs[k]·xs[k] + Σ_p pars[p]·p` (the `xs` affine in loop
+/// variables and parameters), merged; checked arithmetic. A non-zero
+/// coefficient without its `xs[k]` is an internal error (`missing`).
+fn lin_comb(coefs: &[i64], xs: &[Affine], pars: &[i64], constant: i64, missing: &str) -> R<Affine> {
+    let mut out = Affine::cst(constant);
+    for (k, &c) in coefs.iter().enumerate() {
+        if c == 0 {
+            continue;
+        }
+        let xv = xs
+            .get(k)
+            .ok_or_else(|| ScanError::Internal(missing.into()))?;
+        for &(s, v) in &xv.terms {
+            out.terms.push((s, ov(c.checked_mul(v))?));
+        }
+        out.constant = ov(out.constant.checked_add(ov(c.checked_mul(xv.constant))?))?;
+    }
+    for (p, &c) in pars.iter().enumerate() {
+        if c != 0 {
+            out.terms.push((Sym::Param(p), c));
+        }
+    }
+    Ok(simplify(out))
+}
+
 /// Merges equal symbols and drops zero coefficients.
 fn simplify(a: Affine) -> Affine {
     let mut terms: Vec<(Sym, i64)> = Vec::new();
@@ -1934,25 +1947,14 @@ impl ExprGen<'_> {
     }
 
     fn aff(&self, a: &AffExpr, x: &[Affine]) -> R<Affine> {
-        let mut out = Affine::cst(a.constant);
-        for (k, &c) in a.idx.iter().enumerate() {
-            if c == 0 {
-                continue;
-            }
-            let xv = x
-                .get(k)
-                .ok_or_else(|| ScanError::Internal("index out of the space".into()))?;
-            for &(s, v) in &xv.terms {
-                out.terms.push((s, ov(c.checked_mul(v))?));
-            }
-            out.constant = ov(out.constant.checked_add(ov(c.checked_mul(xv.constant))?))?;
-        }
-        for (p, &c) in a.par.iter().enumerate().take(self.n_par) {
-            if c != 0 {
-                out.terms.push((Sym::Param(p), c));
-            }
-        }
-        Ok(simplify(out))
+        let np = a.par.len().min(self.n_par);
+        lin_comb(
+            &a.idx,
+            x,
+            &a.par[..np],
+            a.constant,
+            "index out of the space",
+        )
     }
 
     fn domain_cond(&self, d: &Domain, x: &[Affine]) -> R<Expr> {

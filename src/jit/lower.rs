@@ -27,7 +27,7 @@ use crate::codegen::loop_ast::{
 use crate::ir::types::{ConstraintKind, ElemType};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, AliasRegion, BlockArg, FuncRef, InstBuilder, MemFlags, StackSlotData,
+    types, AbiParam, AliasRegion, Block, BlockArg, FuncRef, InstBuilder, MemFlags, StackSlotData,
     StackSlotKind, Type, UserFuncName, Value,
 };
 use cranelift_codegen::settings::{self, Configurable};
@@ -1055,38 +1055,20 @@ impl Lower<'_, '_> {
         self.b.def_var(total, zero);
         self.b.def_var(all_ok, yes);
         // Pass 1.
-        self.b.def_var(k, lo);
-        let head = self.b.create_block();
-        let body = self.b.create_block();
-        let then = self.b.create_block();
-        let next = self.b.create_block();
-        let exit = self.b.create_block();
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(head);
-        let kv = self.b.use_var(k);
-        let more = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, kv, hi);
-        self.b.ins().brif(more, body, &[], exit, &[]);
-        self.b.switch_to_block(body);
-        let cv = self.expr(&c.cond)?;
-        self.b.ins().brif(cv, then, &[], next, &[]);
-        self.b.switch_to_block(then);
-        let w = self.expr(&c.weight)?;
-        let ge0 = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, w, zero);
-        let fin = self.b.ins().fcmp(FloatCC::LessThan, w, inf);
-        let okw = self.b.ins().band(ge0, fin);
-        let prev_ok = self.b.use_var(all_ok);
-        let now_ok = self.b.ins().band(prev_ok, okw);
-        self.b.def_var(all_ok, now_ok);
-        let t = self.b.use_var(total);
-        let t2 = self.b.ins().fadd(t, w);
-        self.b.def_var(total, t2);
-        self.b.ins().jump(next, &[]);
-        self.b.switch_to_block(next);
-        let kv = self.b.use_var(k);
-        let k2 = self.b.ins().iadd_imm(kv, 1);
-        self.b.def_var(k, k2);
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(exit);
+        self.cond_range(c, lo, hi, |l, next| {
+            let w = l.expr(&c.weight)?;
+            let ge0 = l.b.ins().fcmp(FloatCC::GreaterThanOrEqual, w, zero);
+            let fin = l.b.ins().fcmp(FloatCC::LessThan, w, inf);
+            let okw = l.b.ins().band(ge0, fin);
+            let prev_ok = l.b.use_var(all_ok);
+            let now_ok = l.b.ins().band(prev_ok, okw);
+            l.b.def_var(all_ok, now_ok);
+            let t = l.b.use_var(total);
+            let t2 = l.b.ins().fadd(t, w);
+            l.b.def_var(total, t2);
+            l.b.ins().jump(next, &[]);
+            Ok(())
+        })?;
         let tw = self.b.use_var(total);
         let okv = self.b.use_var(all_ok);
         let pos = self.b.ins().fcmp(FloatCC::GreaterThan, tw, zero);
@@ -1102,51 +1084,69 @@ impl Lower<'_, '_> {
         let res = self.b.declare_var(types::I64);
         self.b.def_var(cum, zero);
         self.b.def_var(last, lo);
-        self.b.def_var(k, lo);
-        let head = self.b.create_block();
-        let body = self.b.create_block();
-        let then = self.b.create_block();
-        let positive = self.b.create_block();
-        let found = self.b.create_block();
-        let next = self.b.create_block();
-        let exhausted = self.b.create_block();
         let done = self.b.create_block();
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(head);
-        let kv = self.b.use_var(k);
-        let more = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, kv, hi);
-        self.b.ins().brif(more, body, &[], exhausted, &[]);
-        self.b.switch_to_block(body);
-        let cv = self.expr(&c.cond)?;
-        self.b.ins().brif(cv, then, &[], next, &[]);
-        self.b.switch_to_block(then);
-        let w = self.expr(&c.weight)?;
-        let s0 = self.b.use_var(cum);
-        let s1 = self.b.ins().fadd(s0, w);
-        self.b.def_var(cum, s1);
-        let wpos = self.b.ins().fcmp(FloatCC::GreaterThan, w, zero);
-        self.b.ins().brif(wpos, positive, &[], next, &[]);
-        self.b.switch_to_block(positive);
-        let kv = self.b.use_var(k);
-        self.b.def_var(last, kv);
-        let s1 = self.b.use_var(cum);
-        let hit = self.b.ins().fcmp(FloatCC::GreaterThan, s1, target);
-        self.b.ins().brif(hit, found, &[], next, &[]);
-        self.b.switch_to_block(found);
-        let kv = self.b.use_var(k);
-        self.b.def_var(res, kv);
-        self.b.ins().jump(done, &[]);
-        self.b.switch_to_block(next);
-        let kv = self.b.use_var(k);
-        let k2 = self.b.ins().iadd_imm(kv, 1);
-        self.b.def_var(k, k2);
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(exhausted);
+        self.cond_range(c, lo, hi, |l, next| {
+            let w = l.expr(&c.weight)?;
+            let s0 = l.b.use_var(cum);
+            let s1 = l.b.ins().fadd(s0, w);
+            l.b.def_var(cum, s1);
+            let positive = l.b.create_block();
+            let found = l.b.create_block();
+            let wpos = l.b.ins().fcmp(FloatCC::GreaterThan, w, zero);
+            l.b.ins().brif(wpos, positive, &[], next, &[]);
+            l.b.switch_to_block(positive);
+            let kv = l.b.use_var(k);
+            l.b.def_var(last, kv);
+            let hit = l.b.ins().fcmp(FloatCC::GreaterThan, s1, target);
+            l.b.ins().brif(hit, found, &[], next, &[]);
+            l.b.switch_to_block(found);
+            l.b.def_var(res, kv);
+            l.b.ins().jump(done, &[]);
+            Ok(())
+        })?;
+        // Exhausted without a hit: the last positive weight.
         let lv = self.b.use_var(last);
         self.b.def_var(res, lv);
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
         Ok(self.b.use_var(res))
+    }
+
+    /// `for k = lo ..= hi { if cond(k) { then(next) } }` over the draw's
+    /// variable: `then` is emitted in the block where the condition holds
+    /// and must end with a jump (to `next`, the increment, or elsewhere).
+    /// Returns in the block after the loop.
+    fn cond_range(
+        &mut self,
+        c: &CategoricalDraw,
+        lo: Value,
+        hi: Value,
+        then: impl FnOnce(&mut Self, Block) -> Result<(), JitError>,
+    ) -> Result<(), JitError> {
+        let k = self.loop_vars[c.var.0];
+        self.b.def_var(k, lo);
+        let head = self.b.create_block();
+        let body = self.b.create_block();
+        let then_blk = self.b.create_block();
+        let next = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let kv = self.b.use_var(k);
+        let more = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, kv, hi);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        let cv = self.expr(&c.cond)?;
+        self.b.ins().brif(cv, then_blk, &[], next, &[]);
+        self.b.switch_to_block(then_blk);
+        then(self, next)?;
+        self.b.switch_to_block(next);
+        let kv = self.b.use_var(k);
+        let k2 = self.b.ins().iadd_imm(kv, 1);
+        self.b.def_var(k, k2);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(exit);
+        Ok(())
     }
 
     /// A call of external `index` through `runtime::rt_external`: the

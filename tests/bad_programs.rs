@@ -48,6 +48,7 @@ bad!(
     unbounded_reduction,
     out_of_domain_read,
     input_defined,
+    bad_sweep,
 );
 
 /// Every file in `tests/bad/` has a test above.
@@ -55,6 +56,7 @@ bad!(
 fn every_bad_program_is_listed() {
     let listed = [
         "parse_error",
+        "bad_sweep",
         "unsupported_argreduce",
         "unsupported_use",
         "unknown_name",

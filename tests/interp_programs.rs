@@ -97,6 +97,7 @@ fn program_n(vars: Vec<Variable>, equations: Vec<Equation>) -> Program {
             context: dom(&[], vec![vec![ge(&[], &[1], -1)]]),
             vars,
             equations,
+            sweeps: vec![],
             span: sp(),
         }],
     }

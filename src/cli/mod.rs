@@ -8,8 +8,9 @@
 use crate::diag::{render_all, Diagnostic, SourceFile};
 use crate::ir::{self, Program};
 use clap::{Parser, Subcommand};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+mod run;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -76,8 +77,10 @@ enum Command {
         /// (repeatable); outputs not named are printed.
         #[arg(long = "output", value_name = "NAME=FILE")]
         outputs: Vec<String>,
-        /// Generate every input that is not given with `--input`: seeded
-        /// uniform values (floats in [0, 1), ints in [0, 10), bools).
+        /// Generate every input that is not given with `--input`: run the
+        /// file's generator system `<SYSTEM>_data` (data drawn from the
+        /// model), or, without one, seeded uniform values (floats in
+        /// [0, 1), ints in [0, 10), bools).
         #[arg(long)]
         generate_inputs: bool,
         /// Seed of the random draws and of generated inputs.
@@ -89,6 +92,21 @@ enum Command {
         /// Run the program as written, without simplifying its reductions.
         #[arg(long)]
         no_optimize: bool,
+        /// Run N sweeps: each sweep's outputs named in the system's
+        /// `sweep IN <- OUT` declarations are the next sweep's inputs.
+        /// Prints the outputs of the last sweep.
+        #[arg(long, value_name = "N")]
+        sweeps: Option<u64>,
+        /// Number of the first sweep (to resume a run from its saved
+        /// state: sweep S draws from a stream derived from the seed and S).
+        #[arg(long, value_name = "S", default_value_t = 0)]
+        first_sweep: u64,
+        /// Write every scalar output of every sweep to a CSV file.
+        #[arg(long, value_name = "FILE.csv")]
+        trace: Option<PathBuf>,
+        /// No progress bar and no timing lines.
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Print each statement's affine schedule in isl notation.
     Schedule {
@@ -119,6 +137,9 @@ enum Command {
     Complexity {
         /// The `.alpha` file.
         file: PathBuf,
+        /// Only this system (default: every system of the file).
+        #[arg(long)]
+        system: Option<String>,
     },
     /// Evaluate an isl-notation expression with the polyhedral library.
     Calc {
@@ -220,47 +241,25 @@ fn dispatch(cli: Cli) -> Result<String, CliError> {
             seed,
             interp,
             no_optimize,
-        } => {
-            let (source, program) = compile_file(&file)?;
-            let sys_name = pick_system(&program, system.as_deref())?.name.clone();
-            let compiled = if interp {
-                None
-            } else {
-                let options = crate::compile::Options {
-                    optimize: !no_optimize,
-                    system: Some(sys_name.clone()),
-                    ..Default::default()
-                };
-                match crate::compile::compile(&source.text, &options) {
-                    Ok(c) => Some(c),
-                    Err(crate::compile::CompileError::Scan(
-                        crate::codegen::scan::ScanError::Unsupported(why),
-                    )) => {
-                        eprintln!(
-                            "note: the JIT does not support this program yet ({why}); \
-                             running it with the reference interpreter"
-                        );
-                        None
-                    }
-                    Err(e) => return Err(compile_error(e)),
-                }
-            };
-            let program = match (&compiled, no_optimize) {
-                (Some(c), _) => c.program().clone(),
-                (None, true) => program,
-                (None, false) => optimize_program(&program)?.program,
-            };
-            run_command(
-                &program,
-                Some(&sys_name),
-                &params,
-                &inputs,
-                &outputs,
-                generate_inputs,
-                seed,
-                compiled.as_ref(),
-            )
-        }
+            sweeps,
+            first_sweep,
+            trace,
+            quiet,
+        } => run::run(run::RunArgs {
+            file,
+            system,
+            params,
+            inputs,
+            outputs,
+            generate_inputs,
+            seed,
+            interp,
+            no_optimize,
+            sweeps,
+            first_sweep,
+            trace,
+            quiet,
+        }),
         Command::Emit {
             file,
             system,
@@ -279,10 +278,20 @@ fn dispatch(cli: Cli) -> Result<String, CliError> {
             let (_, program) = compile_file(&file)?;
             crate::deps::schedule_text(&program, scheduler.into()).map_err(deps_error)
         }
-        Command::Complexity { file } => {
+        Command::Complexity { file, system } => {
             let (_, program) = compile_file(&file)?;
+            let only = match system {
+                Some(name) => Some(
+                    program
+                        .systems
+                        .iter()
+                        .position(|s| s.name == name)
+                        .ok_or_else(|| CliError::User(format!("no system named {name}")))?,
+                ),
+                None => None,
+            };
             let o = optimize_program(&program)?;
-            crate::sdr::complexity::report(&program, &o)
+            crate::sdr::complexity::report_systems(&program, &o, only)
                 .map(|r| r.to_string())
                 .map_err(|e| CliError::Internal(e.to_string()))
         }
@@ -307,7 +316,7 @@ pub fn compile_file(path: &Path) -> Result<(SourceFile, Program), CliError> {
 }
 
 /// Splits `NAME=VALUE`.
-fn split_assignment(s: &str, what: &str) -> Result<(String, String), CliError> {
+pub(crate) fn split_assignment(s: &str, what: &str) -> Result<(String, String), CliError> {
     match s.split_once('=') {
         Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => {
             Ok((k.trim().to_string(), v.trim().to_string()))
@@ -318,22 +327,11 @@ fn split_assignment(s: &str, what: &str) -> Result<(String, String), CliError> {
     }
 }
 
-fn parse_params(items: &[String]) -> Result<HashMap<String, i64>, CliError> {
-    let mut out = HashMap::new();
-    for it in items {
-        let (k, v) = split_assignment(it, "--param")?;
-        let value: i64 = v
-            .parse()
-            .map_err(|_| CliError::User(format!("parameter {k}: `{v}` is not an integer")))?;
-        if out.insert(k.clone(), value).is_some() {
-            return Err(CliError::User(format!("parameter {k} given twice")));
-        }
-    }
-    Ok(out)
-}
-
 /// Chooses the system to run: the named one, or the only / last one.
-fn pick_system<'a>(program: &'a Program, name: Option<&str>) -> Result<&'a ir::System, CliError> {
+pub(crate) fn pick_system<'a>(
+    program: &'a Program,
+    name: Option<&str>,
+) -> Result<&'a ir::System, CliError> {
     match name {
         Some(n) => program.systems.iter().find(|s| s.name == n).ok_or_else(|| {
             let names: Vec<&str> = program.systems.iter().map(|s| s.name.as_str()).collect();
@@ -347,117 +345,6 @@ fn pick_system<'a>(program: &'a Program, name: Option<&str>) -> Result<&'a ir::S
             .last()
             .ok_or_else(|| CliError::User("the file defines no system".into())),
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_command(
-    program: &Program,
-    system: Option<&str>,
-    params: &[String],
-    inputs: &[String],
-    outputs: &[String],
-    generate_inputs: bool,
-    seed: u64,
-    compiled: Option<&crate::compile::Compiled>,
-) -> Result<String, CliError> {
-    use crate::interp;
-    use crate::runtime::{data, Array};
-    let sys = pick_system(program, system)?;
-    let values = parse_params(params)?;
-    let user = |e: interp::InterpError| CliError::User(e.to_string());
-    let params = interp::resolve_params(sys, &values).map_err(user)?;
-    let specs = interp::specs(sys, &params, ir::VarKind::Input).map_err(user)?;
-    let mut given: HashMap<String, PathBuf> = HashMap::new();
-    for it in inputs {
-        let (k, v) = split_assignment(it, "--input")?;
-        if !specs.iter().any(|s| s.name == k) {
-            return Err(CliError::User(format!(
-                "{k} is not an input of system {}",
-                sys.name
-            )));
-        }
-        given.insert(k, PathBuf::from(v));
-    }
-    let mut arrays: HashMap<String, Array> = HashMap::new();
-    for (k, spec) in specs.iter().enumerate() {
-        let a = match given.get(&spec.name) {
-            Some(path) => data::read_data(path, spec).map_err(|e| CliError::User(e.to_string()))?,
-            None if generate_inputs => Array::random(spec, seed.wrapping_add(k as u64))
-                .map_err(|e| CliError::User(e.to_string()))?,
-            None => {
-                return Err(CliError::User(format!(
-                    "missing input {} (give --input {}=FILE.npy, or --generate-inputs)",
-                    spec.name, spec.name
-                )))
-            }
-        };
-        arrays.insert(spec.name.clone(), a);
-    }
-    let mut wanted: Vec<(String, PathBuf)> = Vec::new();
-    for it in outputs {
-        let (k, v) = split_assignment(it, "--output")?;
-        match sys.var_by_name(&k) {
-            Some(id) if sys.vars[id].kind == ir::VarKind::Output => {}
-            _ => {
-                return Err(CliError::User(format!(
-                    "{k} is not an output of system {}",
-                    sys.name
-                )))
-            }
-        }
-        wanted.push((k, PathBuf::from(v)));
-    }
-    let results = match compiled {
-        Some(c) => c
-            .run(&params, &arrays, seed)
-            .map_err(|e| CliError::User(e.to_string()))?,
-        None => interp::run(program, &sys.name, &params, &arrays, seed).map_err(user)?,
-    };
-    let mut out = String::new();
-    for v in sys.vars.iter().filter(|v| v.kind == ir::VarKind::Output) {
-        let Some(a) = results.get(&v.name) else {
-            return Err(CliError::Internal(format!(
-                "output {} was not produced",
-                v.name
-            )));
-        };
-        if let Some((_, path)) = wanted.iter().find(|(n, _)| n == &v.name) {
-            data::write_data(path, a).map_err(|e| CliError::User(e.to_string()))?;
-            out.push_str(&format!("{}: written to {}\n", v.name, path.display()));
-        } else {
-            out.push_str(&summarize(&v.name, a));
-        }
-    }
-    Ok(out)
-}
-
-/// `NAME (type, shape [..]): [v0, v1, ...]` with at most 16 values, and
-/// the sum of numeric arrays.
-fn summarize(name: &str, a: &crate::runtime::Array) -> String {
-    use crate::runtime::ArrayData;
-    const SHOWN: usize = 16;
-    let shape: Vec<String> = a.shape().iter().map(|d| d.to_string()).collect();
-    let (vals, sum): (Vec<String>, Option<String>) = match a.data() {
-        ArrayData::Int(v) => (
-            v.iter().take(SHOWN).map(|x| x.to_string()).collect(),
-            Some(v.iter().fold(0i128, |s, &x| s + i128::from(x)).to_string()),
-        ),
-        ArrayData::Float(v) => (
-            v.iter().take(SHOWN).map(|x| format!("{x:.6}")).collect(),
-            Some(format!("{:.6}", v.iter().sum::<f64>())),
-        ),
-        ArrayData::Bool(v) => (v.iter().take(SHOWN).map(|x| x.to_string()).collect(), None),
-    };
-    let more = if a.len() > SHOWN { ", ..." } else { "" };
-    let sum = sum.map(|s| format!("  sum = {s}")).unwrap_or_default();
-    format!(
-        "{name} ({}, shape [{}]): [{}{}]{}\n",
-        a.ty().name(),
-        shape.join(", "),
-        vals.join(", "),
-        more,
-        sum
-    )
 }
 
 /// `alphac calc`: the polyhedral calculator; errors are one line with the
@@ -484,7 +371,7 @@ fn deps_error(e: crate::deps::DepsError) -> CliError {
 }
 
 /// The SDR pipeline with the default (Pluto) scheduler.
-fn optimize_program(program: &Program) -> Result<crate::sdr::Optimized, CliError> {
+pub(crate) fn optimize_program(program: &Program) -> Result<crate::sdr::Optimized, CliError> {
     crate::sdr::optimize(program, crate::schedule::Scheduler::Pluto).map_err(|e| match e {
         crate::sdr::OptimizeError::Deps(d) => deps_error(d),
         other => CliError::Internal(other.to_string()),
@@ -493,7 +380,7 @@ fn optimize_program(program: &Program) -> Result<crate::sdr::Optimized, CliError
 
 /// A compilation error: source errors and cycles are the user's; failures
 /// of later stages are ours.
-fn compile_error(e: crate::compile::CompileError) -> CliError {
+pub(crate) fn compile_error(e: crate::compile::CompileError) -> CliError {
     use crate::compile::CompileError as C;
     match e {
         C::Source { diagnostics, file } => CliError::Diagnostics(file, diagnostics),

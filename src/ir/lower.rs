@@ -429,12 +429,14 @@ fn lower_system(g: &Globals, s: &ast::System, errors: &mut Vec<Diagnostic>) -> O
             );
         }
     }
+    let sweeps = lower_sweeps(&s.sweeps, &cx.vars, &cx.var_map, &cx.params, cx.errors);
     let sys = System {
         name: s.name.name.clone(),
         params: cx.params,
         context,
         vars: cx.vars,
         equations,
+        sweeps,
         span: s.span,
     };
     if errors.len() > before {
@@ -442,6 +444,114 @@ fn lower_system(g: &Globals, s: &ast::System, errors: &mut Vec<Diagnostic>) -> O
     } else {
         Some(sys)
     }
+}
+
+/// Checks `sweep IN <- OUT` declarations: `IN` an input and `OUT` an
+/// output of the same type and the same domain (equal as integer sets for
+/// every parameter value), each input and each output named at most once.
+fn lower_sweeps(
+    decls: &[ast::SweepDecl],
+    vars: &[Variable],
+    var_map: &HashMap<String, VarId>,
+    params: &[String],
+    errors: &mut Vec<Diagnostic>,
+) -> Vec<Sweep> {
+    let mut out: Vec<Sweep> = Vec::new();
+    let mut seen_in: HashMap<VarId, Span> = HashMap::new();
+    let mut seen_out: HashMap<VarId, Span> = HashMap::new();
+    for d in decls {
+        let lookup = |id: &ast::Ident, kind: VarKind, errors: &mut Vec<Diagnostic>| {
+            let what = if kind == VarKind::Input {
+                "an input"
+            } else {
+                "an output"
+            };
+            match var_map.get(&id.name) {
+                Some(&v) if vars[v].kind == kind => Some(v),
+                Some(&v) => {
+                    errors.push(
+                        Diagnostic::error(format!("`{}` is not {what}", id.name), id.span)
+                            .with_label(format!("`sweep` takes {what} here"))
+                            .with_secondary(vars[v].span, "declared here"),
+                    );
+                    None
+                }
+                None => {
+                    errors.push(
+                        Diagnostic::error(format!("unknown variable `{}`", id.name), id.span)
+                            .with_label("not declared in this system"),
+                    );
+                    None
+                }
+            }
+        };
+        let input = lookup(&d.input, VarKind::Input, errors);
+        let output = lookup(&d.output, VarKind::Output, errors);
+        let (Some(input), Some(output)) = (input, output) else {
+            continue;
+        };
+        if let Some(prev) = seen_in.insert(input, d.span) {
+            errors.push(
+                Diagnostic::error(format!("input `{}` is carried twice", d.input.name), d.span)
+                    .with_label("second `sweep` of this input")
+                    .with_secondary(prev, "first one"),
+            );
+            continue;
+        }
+        if let Some(prev) = seen_out.insert(output, d.span) {
+            errors.push(
+                Diagnostic::error(
+                    format!("output `{}` feeds two inputs", d.output.name),
+                    d.span,
+                )
+                .with_label("second `sweep` from this output")
+                .with_secondary(prev, "first one"),
+            );
+            continue;
+        }
+        let (vi, vo) = (&vars[input], &vars[output]);
+        if vi.ty != vo.ty {
+            errors.push(
+                Diagnostic::error(
+                    format!(
+                        "`{}` is {} but `{}` is {}",
+                        vi.name,
+                        vi.ty.name(),
+                        vo.name,
+                        vo.ty.name()
+                    ),
+                    d.span,
+                )
+                .with_label("a sweep carries a value of one type")
+                .with_secondary(vi.span, "input declared here")
+                .with_secondary(vo.span, "output declared here"),
+            );
+            continue;
+        }
+        let same = match (
+            super::poly_bridge::to_set(&vi.domain, params),
+            super::poly_bridge::to_set(&vo.domain, params),
+        ) {
+            (Ok(a), Ok(b)) => {
+                vi.domain.n_dims() == vo.domain.n_dims() && a.is_equal(&b).unwrap_or(false)
+            }
+            _ => false,
+        };
+        if !same {
+            errors.push(
+                Diagnostic::error(
+                    format!("`{}` and `{}` have different domains", vi.name, vo.name),
+                    d.span,
+                )
+                .with_label("a sweep carries an array onto one of the same domain")
+                .with_secondary(vi.span, "input declared here")
+                .with_secondary(vo.span, "output declared here"),
+            );
+            continue;
+        }
+        out.push(Sweep { input, output });
+    }
+    out
 }
 
 /// Checked arithmetic on affine expressions (`None` on overflow).

@@ -57,6 +57,16 @@ pub fn system_to_alpha(p: &Program, s: &System) -> String {
             );
         }
     }
+    if !s.sweeps.is_empty() {
+        let _ = writeln!(out, "  sweep");
+        for sw in &s.sweeps {
+            let _ = writeln!(
+                out,
+                "    {} <- {};",
+                s.vars[sw.input].name, s.vars[sw.output].name
+            );
+        }
+    }
     let _ = writeln!(out, "  let");
     for eq in &s.equations {
         let var = &s.vars[eq.var];

@@ -185,7 +185,19 @@ pub struct System {
     /// Exactly one equation per output and local (checked by lowering),
     /// in source order.
     pub equations: Vec<Equation>,
+    /// The state carried from one sweep to the next (`sweep z <- znew;`):
+    /// each input appears at most once, with an output of the same type
+    /// and domain (checked by lowering).
+    pub sweeps: Vec<Sweep>,
     pub span: Span,
+}
+
+/// `sweep input <- output` (**ext**): when a system is run repeatedly
+/// (sweeps of a sampler), the next run's `input` is this run's `output`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sweep {
+    pub input: VarId,
+    pub output: VarId,
 }
 
 impl System {

@@ -86,6 +86,30 @@ pub fn key_prefix(seed: u64, site: u64, ordinal: u64, n_coords: u64) -> u64 {
     absorb(k, n_coords)
 }
 
+/// Domain-separation tag of the seeds of sweeps after the first.
+pub const SWEEP_TAG: u64 = 0x616C_7068_6163_5357;
+/// Domain-separation tag of the seed of generated data.
+pub const DATA_TAG: u64 = 0x616C_7068_6163_4441;
+
+/// The seed of sweep `s` of a run seeded with `seed`: `seed` itself for
+/// `s = 0` (so one sweep is exactly one run), otherwise
+/// `absorb(mix64(seed ^ SWEEP_TAG), s)`. A pure function of `(seed, s)`, so
+/// that 100 sweeps equal 50 sweeps and 50 more resumed at sweep 50.
+pub fn sweep_seed(seed: u64, s: u64) -> u64 {
+    if s == 0 {
+        seed
+    } else {
+        absorb(mix64(seed ^ SWEEP_TAG), s)
+    }
+}
+
+/// The seed of the data a generator system draws for a run seeded with
+/// `seed` (`absorb(mix64(seed ^ DATA_TAG), 0)`): independent of every
+/// sweep's draws, although both systems number their call sites alike.
+pub fn data_seed(seed: u64) -> u64 {
+    absorb(mix64(seed ^ DATA_TAG), 0)
+}
+
 /// FNV-1a 64-bit hash (used to derive a site from a name).
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;

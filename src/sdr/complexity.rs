@@ -127,12 +127,25 @@ fn sum_by_origin(
     Ok(by)
 }
 
-/// The report for an optimization of `original`.
+/// The report for an optimization of `original` (all its systems).
 pub fn report(original: &Program, o: &Optimized) -> Result<ComplexityReport, SdrError> {
+    report_systems(original, o, None)
+}
+
+/// The report for an optimization of `original`, restricted to its system
+/// number `only` when given.
+pub fn report_systems(
+    original: &Program,
+    o: &Optimized,
+    only: Option<usize>,
+) -> Result<ComplexityReport, SdrError> {
     let mut lines = Vec::new();
     let mut before: Option<Complexity> = None;
     let mut after: Option<Complexity> = None;
     for (k, s) in original.systems.iter().enumerate() {
+        if only.is_some_and(|i| i != k) {
+            continue;
+        }
         let empty = HashMap::new();
         let origin = o.origin.get(k).unwrap_or(&empty);
         let b = sum_by_origin(&o.normalized.systems[k], origin)?;
@@ -159,7 +172,7 @@ pub fn report(original: &Program, o: &Optimized) -> Result<ComplexityReport, Sdr
     }
     let params = original
         .systems
-        .first()
+        .get(only.unwrap_or(0))
         .map(|s| s.params.clone())
         .unwrap_or_default();
     Ok(ComplexityReport {

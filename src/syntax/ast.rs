@@ -79,7 +79,18 @@ pub struct System {
     pub inputs: Vec<Decl>,
     pub outputs: Vec<Decl>,
     pub locals: Vec<Decl>,
+    /// `sweep z <- znew;` declarations (**ext**), in source order.
+    pub sweeps: Vec<SweepDecl>,
     pub equations: Vec<Equation>,
+    pub span: Span,
+}
+
+/// `sweep IN <- OUT`: the input `IN` of the next sweep is this sweep's
+/// output `OUT` (**ext**).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepDecl {
+    pub input: Ident,
+    pub output: Ident,
     pub span: Span,
 }
 

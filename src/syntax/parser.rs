@@ -468,6 +468,7 @@ impl Builder {
             inputs: Vec::new(),
             outputs: Vec::new(),
             locals: Vec::new(),
+            sweeps: Vec::new(),
             equations: Vec::new(),
             span,
         };
@@ -478,6 +479,23 @@ impl Builder {
                 Rule::inputs_sec => sys.inputs.extend(self.decls(q)),
                 Rule::outputs_sec => sys.outputs.extend(self.decls(q)),
                 Rule::locals_sec => sys.locals.extend(self.decls(q)),
+                Rule::sweep_sec => {
+                    for pair in q.into_inner().filter(|r| r.as_rule() == Rule::sweep_pair) {
+                        let span = span_of(&pair);
+                        let mut names = pair
+                            .into_inner()
+                            .filter(|r| r.as_rule() == Rule::ident)
+                            .map(|r| self.ident(r));
+                        // The grammar's `sweep_pair` is `ident <- ident`.
+                        if let (Some(input), Some(output)) = (names.next(), names.next()) {
+                            sys.sweeps.push(SweepDecl {
+                                input,
+                                output,
+                                span,
+                            });
+                        }
+                    }
+                }
                 Rule::let_body => sys.equations.extend(self.let_body(q)),
                 Rule::unsup_define => self.unsupported("`define`", &q, 6),
                 Rule::unsup_fuzzy_sec => self.unsupported("fuzzy variables", &q, 5),

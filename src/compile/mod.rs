@@ -30,12 +30,16 @@ use crate::ir::{self, VarKind};
 use crate::jit::{self, Buffer, JitFunction, JitOptions};
 use crate::runtime::{Array, ArrayData, ArraySpec, ExternalFn, RuntimeError};
 use crate::schedule::Scheduler;
+use crate::sdr::complexity::ComplexityReport;
 use crate::sdr::{self, Decision};
 use std::cell::RefCell;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
+
+mod sweep;
+pub use sweep::{Sweeper, Trace};
 
 /// Compilation options.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,6 +106,8 @@ struct Inner {
     program: ir::Program,
     system: usize,
     decisions: Vec<Decision>,
+    /// The compiled system's cost before and after optimization.
+    complexity: Option<ComplexityReport>,
     jit: JitFunction,
 }
 
@@ -158,13 +164,33 @@ pub fn loop_program(
     program: &ir::Program,
     options: &Options,
 ) -> Result<(Function, ir::Program, Vec<Decision>), CompileError> {
-    let (program, decisions, verified) = if options.optimize {
-        let o = sdr::optimize(program, Scheduler::Pluto).map_err(CompileError::Optimize)?;
-        (o.program, o.decisions, Some(o.schedule))
+    let (f, program, decisions, _) = loop_program_with_cost(program, options)?;
+    Ok((f, program, decisions))
+}
+
+/// [`loop_program`], with the compiled system's complexity report before
+/// and after optimization (`None` without optimization, or when the cost
+/// cannot be computed: it is information, never a reason to fail).
+fn loop_program_with_cost(
+    original: &ir::Program,
+    options: &Options,
+) -> Result<
+    (
+        Function,
+        ir::Program,
+        Vec<Decision>,
+        Option<ComplexityReport>,
+    ),
+    CompileError,
+> {
+    let index = system_index(original, options.system.as_deref())?;
+    let (program, decisions, verified, complexity) = if options.optimize {
+        let o = sdr::optimize(original, Scheduler::Pluto).map_err(CompileError::Optimize)?;
+        let report = sdr::complexity::report_systems(original, &o, Some(index)).ok();
+        (o.program, o.decisions, Some(o.schedule), report)
     } else {
-        (program.clone(), Vec::new(), None)
+        (original.clone(), Vec::new(), None, None)
     };
-    let index = system_index(&program, options.system.as_deref())?;
     // The optimizer's verification already scheduled the optimized program
     // with Pluto: reuse that schedule when it is the one asked for.
     let sched = match verified {
@@ -177,7 +203,7 @@ pub fn loop_program(
         .ok_or_else(|| CompileError::NoSystem(index.to_string()))?;
     let f = scan::scan_system(&program, index, s).map_err(CompileError::Scan)?;
     let f = opt::optimize(&f).map_err(CompileError::LoopOpt)?;
-    Ok((f, program, decisions))
+    Ok((f, program, decisions, complexity))
 }
 
 /// The loop program of `system` as C-like text (`alphac emit`).
@@ -221,7 +247,7 @@ pub fn compile_uncached(src: &str, options: &Options) -> Result<Compiled, Compil
 
 fn build(src: &str, options: &Options) -> Result<Inner, CompileError> {
     let parsed = parse_program(src)?;
-    let (f, program, decisions) = loop_program(&parsed, options)?;
+    let (f, program, decisions, complexity) = loop_program_with_cost(&parsed, options)?;
     let system = system_index(&program, options.system.as_deref())?;
     let jit = JitFunction::compile_with(
         &f,
@@ -234,6 +260,7 @@ fn build(src: &str, options: &Options) -> Result<Inner, CompileError> {
         program,
         system,
         decisions,
+        complexity,
         jit,
     })
 }
@@ -279,6 +306,16 @@ fn jit_offset(bx: &[(i64, i64)], p: &[i64]) -> Option<usize> {
 }
 
 impl Compiled {
+    /// The JIT's parameters: the system's, then (for a system with random
+    /// draws) the seed's bits as an `i64`.
+    fn jit_params(&self, params: &[i64], seed: u64) -> Vec<i64> {
+        let mut jit_params = params.to_vec();
+        if self.inner.jit.function().params.len() == params.len() + 1 {
+            jit_params.push(seed as i64);
+        }
+        jit_params
+    }
+
     /// The IR that was compiled (after optimization).
     pub fn program(&self) -> &ir::Program {
         &self.inner.program
@@ -290,6 +327,11 @@ impl Compiled {
     /// The optimizer's decisions (empty without optimization).
     pub fn decisions(&self) -> &[Decision] {
         &self.inner.decisions
+    }
+    /// The compiled system's cost before and after optimization (`None`
+    /// when compiled without optimization).
+    pub fn complexity(&self) -> Option<&ComplexityReport> {
+        self.inner.complexity.as_ref()
     }
     /// The loop program.
     pub fn function(&self) -> &Function {
@@ -340,57 +382,17 @@ impl Compiled {
             }
         }
         let jit = &self.inner.jit;
-        // A system with random draws takes the seed as a last parameter
-        // (its bits as an i64).
-        let mut jit_params = params.to_vec();
-        if jit.function().params.len() == params.len() + 1 {
-            jit_params.push(seed as i64);
-        }
+        let jit_params = self.jit_params(params, seed);
         let boxes = jit.boxes(&jit_params).map_err(RunError::Jit)?;
         let mut bufs = jit.zeroed_buffers(&jit_params).map_err(RunError::Jit)?;
         for (id, var) in sys.vars.iter().enumerate() {
             if var.kind != VarKind::Input {
                 continue;
             }
-            let spec = ArraySpec::of_variable(var, params).map_err(RunError::Runtime)?;
             let a = inputs
                 .get(&var.name)
                 .ok_or_else(|| RunError::Input(InterpError::MissingInput(var.name.clone())))?;
-            let shape = spec.shape().map_err(RunError::Runtime)?;
-            if a.ty() != var.ty {
-                return Err(RunError::Runtime(RuntimeError::DType {
-                    name: var.name.clone(),
-                    expected: var.ty.name().to_string(),
-                    found: a.ty().name().to_string(),
-                }));
-            }
-            if a.shape() != shape.as_slice() {
-                return Err(RunError::Runtime(RuntimeError::Shape {
-                    name: var.name.clone(),
-                    expected: shape,
-                    found: a.shape().to_vec(),
-                }));
-            }
-            let a = a.clone().with_lo(spec.lo.clone());
-            let hi = a.hi();
-            let bx = &boxes[id];
-            let buf = &mut bufs[id];
-            for_box(&spec.lo, &hi, |p| {
-                if !var.domain.contains(p, params) {
-                    return Ok(());
-                }
-                let Some(off) = jit_offset(bx, p) else {
-                    return Ok(());
-                };
-                let src = a.offset(p).map_err(RunError::Runtime)?;
-                match (&mut *buf, a.data()) {
-                    (Buffer::Int(d), ArrayData::Int(s)) => d[off] = s[src],
-                    (Buffer::Float(d), ArrayData::Float(s)) => d[off] = s[src],
-                    (Buffer::Bool(d), ArrayData::Bool(s)) => d[off] = s[src],
-                    _ => {}
-                }
-                Ok(())
-            })?;
+            load_array(var, params, a, &boxes[id], &mut bufs[id])?;
         }
         jit.run_with(&jit_params, &mut bufs, externals)
             .map_err(RunError::Jit)?;
@@ -399,41 +401,100 @@ impl Compiled {
             if var.kind != VarKind::Output {
                 continue;
             }
-            let spec = ArraySpec::of_variable(var, params).map_err(RunError::Runtime)?;
-            let mut a = Array::zeros(&spec).map_err(RunError::Runtime)?;
-            let hi = a.hi();
-            let lo = a.lo().to_vec();
-            let bx = &boxes[id];
-            let buf = &bufs[id];
-            for_box(&lo, &hi, |p| {
-                if !var.domain.contains(p, params) {
-                    return Ok(());
-                }
-                let Some(off) = jit_offset(bx, p) else {
-                    return Ok(());
-                };
-                let dst = a.offset(p).map_err(RunError::Runtime)?;
-                match buf {
-                    Buffer::Int(s) => {
-                        if let Some(d) = a.ints_mut() {
-                            d[dst] = s[off];
-                        }
-                    }
-                    Buffer::Float(s) => {
-                        if let Some(d) = a.floats_mut() {
-                            d[dst] = s[off];
-                        }
-                    }
-                    Buffer::Bool(s) => {
-                        if let Some(d) = a.bools_mut() {
-                            d[dst] = s[off];
-                        }
-                    }
-                }
-                Ok(())
-            })?;
-            out.insert(var.name.clone(), a);
+            out.insert(
+                var.name.clone(),
+                store_array(var, params, &boxes[id], &bufs[id])?,
+            );
         }
         Ok(out)
     }
+}
+
+/// Copies `a` (an array of `var` as the interpreter takes it) into the
+/// JIT buffer `buf` over the box `bx`, point by point for the points of
+/// `var`'s domain; checks the array's type and shape first.
+fn load_array(
+    var: &ir::Variable,
+    params: &[i64],
+    a: &Array,
+    bx: &[(i64, i64)],
+    buf: &mut Buffer,
+) -> Result<(), RunError> {
+    let spec = ArraySpec::of_variable(var, params).map_err(RunError::Runtime)?;
+    let shape = spec.shape().map_err(RunError::Runtime)?;
+    if a.ty() != var.ty {
+        return Err(RunError::Runtime(RuntimeError::DType {
+            name: var.name.clone(),
+            expected: var.ty.name().to_string(),
+            found: a.ty().name().to_string(),
+        }));
+    }
+    if a.shape() != shape.as_slice() {
+        return Err(RunError::Runtime(RuntimeError::Shape {
+            name: var.name.clone(),
+            expected: shape,
+            found: a.shape().to_vec(),
+        }));
+    }
+    let a = a.clone().with_lo(spec.lo.clone());
+    let hi = a.hi();
+    for_box(&spec.lo, &hi, |p| {
+        if !var.domain.contains(p, params) {
+            return Ok(());
+        }
+        let Some(off) = jit_offset(bx, p) else {
+            return Ok(());
+        };
+        let src = a.offset(p).map_err(RunError::Runtime)?;
+        match (&mut *buf, a.data()) {
+            (Buffer::Int(d), ArrayData::Int(s)) => d[off] = s[src],
+            (Buffer::Float(d), ArrayData::Float(s)) => d[off] = s[src],
+            (Buffer::Bool(d), ArrayData::Bool(s)) => d[off] = s[src],
+            _ => {}
+        }
+        Ok(())
+    })
+}
+
+/// The array of `var` (over its bounding box, as the interpreter returns
+/// it) read from the JIT buffer `buf` over the box `bx`; points of the box
+/// outside the domain are zero.
+fn store_array(
+    var: &ir::Variable,
+    params: &[i64],
+    bx: &[(i64, i64)],
+    buf: &Buffer,
+) -> Result<Array, RunError> {
+    let spec = ArraySpec::of_variable(var, params).map_err(RunError::Runtime)?;
+    let mut a = Array::zeros(&spec).map_err(RunError::Runtime)?;
+    let hi = a.hi();
+    let lo = a.lo().to_vec();
+    for_box(&lo, &hi, |p| {
+        if !var.domain.contains(p, params) {
+            return Ok(());
+        }
+        let Some(off) = jit_offset(bx, p) else {
+            return Ok(());
+        };
+        let dst = a.offset(p).map_err(RunError::Runtime)?;
+        match buf {
+            Buffer::Int(s) => {
+                if let Some(d) = a.ints_mut() {
+                    d[dst] = s[off];
+                }
+            }
+            Buffer::Float(s) => {
+                if let Some(d) = a.floats_mut() {
+                    d[dst] = s[off];
+                }
+            }
+            Buffer::Bool(s) => {
+                if let Some(d) = a.bools_mut() {
+                    d[dst] = s[off];
+                }
+            }
+        }
+        Ok(())
+    })?;
+    Ok(a)
 }

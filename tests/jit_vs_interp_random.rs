@@ -3,6 +3,10 @@
 //! with embedded and top-level reductions of random operators): the JIT
 //! output equals the interpreter's (floats to 1e-12 relative), with and
 //! without the SDR optimizer. The hidden order is (i, variable index).
+//! A second family adds data-dependent reads at a column `P[i, j]` (an int
+//! input in `[0, M)`) of the same or the previous row, also inside
+//! reduction bodies: the dependence analysis keeps their row exact (a read
+//! of the previous row of the variable itself is no cycle).
 
 use alphac::compile::{self, Options};
 use alphac::interp;
@@ -21,11 +25,24 @@ impl Lcg {
 }
 
 /// A term readable at `[i, j]` from variable `k` (same row: earlier
-/// variables; previous row: any variable up to `k` when `prev`).
-fn term(r: &mut Lcg, k: usize, prev: bool) -> String {
+/// variables; previous row: any variable up to `k` when `prev`); with
+/// `indirect`, also reads at the data-dependent column `P[i, _]`.
+fn term(r: &mut Lcg, k: usize, prev: bool, indirect: bool) -> String {
     let row = if prev { "i - 1" } else { "i" };
     let maxv = if prev { k + 1 } else { k };
-    let choice = r.next(5);
+    let choice = r.next(if indirect { 8 } else { 5 });
+    match choice {
+        5 => return format!("A[{row}, P[i, j]]"),
+        6 if maxv > 0 => return format!("X{}[{row}, P[i, j]]", r.next(maxv as u64)),
+        7 if maxv > 0 => {
+            let op = ["+", "max", "min"][r.next(3) as usize];
+            return format!(
+                "reduce({op}, [k], {{: 0 <= k < M}} : X{}[{row}, P[i, k]])",
+                r.next(maxv as u64)
+            );
+        }
+        _ => {}
+    }
     if maxv == 0 || choice == 0 {
         return format!("A[{row}, j]");
     }
@@ -44,7 +61,7 @@ fn term(r: &mut Lcg, k: usize, prev: bool) -> String {
     }
 }
 
-fn program(seed: u64) -> String {
+fn program(seed: u64, indirect: bool) -> String {
     let mut r = Lcg(seed);
     let n = 1 + r.next(3) as usize;
     let mut decls = String::new();
@@ -65,9 +82,9 @@ fn program(seed: u64) -> String {
                 "        X{k}[i, j] = reduce({op}, [k], {{: 0 <= k <= j}} : {t});\n"
             ));
         } else {
-            let a = term(&mut r, k, false);
-            let b = term(&mut r, k, false);
-            let c = term(&mut r, k, true);
+            let a = term(&mut r, k, false, indirect);
+            let b = term(&mut r, k, false, indirect);
+            let c = term(&mut r, k, true, indirect);
             eqs.push_str(&format!(
                 "        X{k}[i, j] = case {{\n            {{: i == 0}} : {a} + 1.0;\n            {{: i >= 1}} : {b} * 0.5 + {c} * 0.25;\n        }};\n"
             ));
@@ -81,8 +98,13 @@ fn program(seed: u64) -> String {
     } else {
         format!("    locals\n{}\n", locals.join("\n"))
     };
+    let p = if indirect {
+        "        P : int [N, M];\n"
+    } else {
+        ""
+    };
     format!(
-        "affine gen [N, M] -> {{ : N > 0 and M > 0 }}\n    inputs\n        A : float [N, M];\n    outputs\n{last}\n{locals}    let\n{eqs}.\n"
+        "affine gen [N, M] -> {{ : N > 0 and M > 0 }}\n    inputs\n        A : float [N, M];\n{p}    outputs\n{last}\n{locals}    let\n{eqs}.\n"
     )
 }
 
@@ -90,11 +112,32 @@ fn close(a: f64, b: f64) -> bool {
     (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
 }
 
+/// The column input `P` of the indirect family: values in `[0, M)`.
+fn columns(prog: &alphac::ir::Program, params: &[i64], seed: u64) -> Array {
+    let sys = &prog.systems[0];
+    let p = &sys.vars[sys.var_by_name("P").unwrap()];
+    let spec = ArraySpec::of_variable(p, params).unwrap();
+    let mut r = Lcg(seed ^ 0x5eed);
+    let data = (0..params[0] * params[1])
+        .map(|_| r.next(params[1] as u64) as i64)
+        .collect();
+    Array::from_data(&spec, ArrayData::Int(data)).unwrap()
+}
+
 #[test]
 fn random_programs_agree_with_the_interpreter() {
+    agree(false);
+}
+
+#[test]
+fn random_programs_with_indirect_reads_agree_with_the_interpreter() {
+    agree(true);
+}
+
+fn agree(indirect: bool) {
     let mut compiled = 0;
     for seed in 0..40u64 {
-        let src = program(seed);
+        let src = program(seed, indirect);
         let Ok(prog) = compile::parse_program(&src) else {
             panic!("generator produced an invalid program:\n{src}");
         };
@@ -113,7 +156,10 @@ fn random_programs_agree_with_the_interpreter() {
                 let sys = &prog.systems[0];
                 let spec = ArraySpec::of_variable(&sys.vars[0], &params).unwrap();
                 let a = Array::random(&spec, seed).unwrap();
-                let inputs: HashMap<String, Array> = [("A".to_string(), a)].into();
+                let mut inputs: HashMap<String, Array> = [("A".to_string(), a)].into();
+                if indirect {
+                    inputs.insert("P".to_string(), columns(&prog, &params, seed));
+                }
                 let want = interp::run(&prog, "gen", &params, &inputs, 0).unwrap();
                 let got = c.run(&params, &inputs, 0).unwrap();
                 for (n, w) in &want {

@@ -239,3 +239,104 @@ fn cyclic_program_names_its_equations() {
         }
     }
 }
+
+/// The collapsed-sampler pattern: `znew[i]` reads the count table `C` at a
+/// data-dependent row `z[i]` but at its own column `i`, and `C[., i]`
+/// depends only on `znew[j]` for `j < i`.
+const INDIRECT_COUNTS: &str = "affine r1 [N, K] -> { : N > 0 and K > 0 }
+    inputs
+        z : int [N];
+    outputs
+        znew : int [N];
+    locals
+        C : int {[k, i] : 0 <= k < K and 0 <= i < N};
+    let
+        C[k, i] = reduce(+, [j], {: 0 <= j < i} : if znew[j] == k then 1 else 0);
+        znew[i] = C[z[i], i] % K;
+.
+";
+
+/// An indirect read keeps its affine indices exact: the program has no
+/// cycle, both schedulers order every dependence pair, and the pieces into
+/// `znew[i]` from `C` are exactly `C[k, i] -> znew[i]` for every row `k`
+/// (the data-dependent row is free within `C`'s domain, the column is `i`).
+#[test]
+fn indirect_read_keeps_affine_indices_exact() {
+    let p = lower("r1.alpha", INDIRECT_COUNTS);
+    let d = analyze_system(&p, 0).unwrap();
+    let c = d.stmts.iter().position(|s| s.name == "C").unwrap();
+    let znew = d.stmts.iter().position(|s| s.name == "znew").unwrap();
+    let read = d
+        .accesses
+        .iter()
+        .find(|a| a.stmt == znew && !a.write && !a.is_affine())
+        .expect("the indirect read of C");
+    assert!(read.map[0].is_none() && read.map[1].is_some());
+    let params = [3i64, 2];
+    let mut pairs = std::collections::BTreeSet::new();
+    for dep in &d.model.deps {
+        if dep.source != c || dep.target != znew {
+            continue;
+        }
+        let full = d.model.dep_with_domains(dep).unwrap();
+        for s in points(2, -1, 3) {
+            for t in points(1, -1, 3) {
+                let mut pt = s.clone();
+                pt.extend(&t);
+                pt.extend(params);
+                if satisfies(&full, &pt) {
+                    pairs.insert((s.clone(), t.clone()));
+                }
+            }
+        }
+    }
+    let want: std::collections::BTreeSet<_> = (0..3i64)
+        .flat_map(|i| (0..2i64).map(move |k| (vec![k, i], vec![i])))
+        .collect();
+    assert_eq!(pairs, want);
+    for which in [Scheduler::Feautrier, Scheduler::Pluto] {
+        let ps = schedule_program(&p, which).unwrap_or_else(|e| panic!("{which:?}: {e}"));
+        let s = &ps.systems[0];
+        assert!(brute_force(&s.deps, &s.schedule, &[3, 2], 3) > 0);
+        assert!(brute_force(&s.deps, &s.schedule, &[4, 3], 4) > 0);
+    }
+}
+
+/// Cycles through an indirect read are still found: through its affine
+/// column (`C[., i]` now counts `znew[i]` itself), and through its
+/// data-dependent index alone (`X[i]` may read any `Y[m]`, and `Y[m]` sums
+/// `X` below `m`).
+#[test]
+fn real_cycles_through_indirect_reads_are_rejected() {
+    let column = INDIRECT_COUNTS.replace("0 <= j < i}", "0 <= j <= i}");
+    let data = "affine cyc [N] -> { : N > 0 }
+    inputs
+        z : int [N];
+    outputs
+        X : [N]
+    locals
+        Y : [N]
+    let
+        X[i] = Y[z[i]] + 1.0;
+        Y[m] = reduce(+, [j], {: 0 <= j < m} : X[j]);
+.
+";
+    for (text, system, want) in [
+        (column.as_str(), "r1", vec!["C", "znew"]),
+        (data, "cyc", vec!["X", "Y"]),
+    ] {
+        let p = lower("cyc.alpha", text);
+        for which in [Scheduler::Feautrier, Scheduler::Pluto] {
+            match schedule_program(&p, which) {
+                Err(DepsError::Cycle {
+                    system: s,
+                    equations,
+                }) => {
+                    assert_eq!(s, system);
+                    assert_eq!(equations, want);
+                }
+                other => panic!("expected a cycle error, got {other:?}"),
+            }
+        }
+    }
+}

@@ -17,9 +17,13 @@
 //! unique writer instance `S_V[f(t)]`:
 //! `{ S_V[s] -> T[t] : s = f(t), C(t), s ∈ D_S, t ∈ D_T }`, one piece per
 //! writer piece and context piece; accumulation `Acc[y] -> Comp[proj(y)]`;
-//! completion `Comp[x] -> T[x]` for an embedded reduction. Data-dependent
-//! reads (`V[e]` with a non-affine index) conservatively depend on every
-//! instance of `V`. Indices that exist only inside an expression
+//! completion `Comp[x] -> T[x]` for an embedded reduction. A data-dependent
+//! read `V[e_1, ..., e_n]` (some `e_k` not affine) keeps the affine
+//! indices exact and leaves only the data-dependent coordinates free: its
+//! access relation is `{ t -> s : s_k = e_k(t) for every affine e_k }`,
+//! so it depends on every writer instance `S_V[s]` (`s ∈ D_S`, within
+//! `V`'s domain) that agrees with the affine indices, whatever the data
+//! indices evaluate to. Indices that exist only inside an expression
 //! (`categorical`'s drawn index) are projected out rationally (a superset:
 //! more dependences, never fewer).
 //!
@@ -86,11 +90,30 @@ pub struct PolyStmt {
 pub struct Access {
     pub stmt: usize,
     pub var: VarId,
-    /// Affine index functions over the statement's iterators (and any
-    /// expression-local indices) and the parameters; `None` for a
-    /// data-dependent (indirect) access.
-    pub map: Option<Vec<AffExpr>>,
+    /// One entry per dimension of `var`: the affine index function over
+    /// the statement's iterators (and any expression-local indices) and the
+    /// parameters, or `None` for a data-dependent index of an indirect
+    /// read (any value within `var`'s domain).
+    pub map: Vec<Option<AffExpr>>,
     pub write: bool,
+}
+
+impl Access {
+    /// Is every index affine (an ordinary read or a write)?
+    pub fn is_affine(&self) -> bool {
+        self.map.iter().all(Option::is_some)
+    }
+}
+
+/// The affine index function of an index expression of an indirect read
+/// (an `Index` or an int constant) over `n` indices and `n_par` parameters;
+/// `None` when the index is data-dependent.
+fn affine_index(e: &Expr, n: usize, n_par: usize) -> Option<AffExpr> {
+    match &e.kind {
+        ExprKind::Index(a) => Some(a.clone()),
+        ExprKind::IntConst(v) => Some(AffExpr::constant(n, n_par, *v)),
+        _ => None,
+    }
 }
 
 /// Statements, accesses, dependences and the statement graph of a system.
@@ -231,14 +254,15 @@ impl Builder<'_> {
         self.stmts.len() - 1
     }
 
-    /// A dependence piece `src[s] -> ctx.stmt[t]` with `s = f(t, ex)` (or
-    /// unconstrained `s` when `f` is `None`) under one context piece; the
-    /// local indices are projected out.
+    /// A dependence piece `src[s] -> ctx.stmt[t]` with `s_k = f_k(t, ex)`
+    /// for every affine `f_k` (`s_k` unconstrained, beyond `src`'s domain,
+    /// where `f_k` is `None`: a data-dependent index) under one context
+    /// piece; the local indices are projected out.
     fn add_read_dep(
         &mut self,
         src: usize,
         ctx: &Ctx,
-        f: Option<&[AffExpr]>,
+        f: &[Option<AffExpr>],
         piece: &[AffConstraint],
     ) -> Result<(), DepsError> {
         let ds = self.stmts[src].dims.len();
@@ -254,29 +278,45 @@ impl Builder<'_> {
         };
         e.into_iter().for_each(|r| sys.add_eq(shift(r)));
         i.into_iter().for_each(|r| sys.add_ineq(shift(r)));
-        if let Some(f) = f {
-            if f.len() != ds {
-                return Err(DepsError::Unsupported(format!(
-                    "access with {} indices to a statement with {ds} iterators",
-                    f.len()
-                )));
+        if f.len() != ds {
+            return Err(DepsError::Unsupported(format!(
+                "access with {} indices to a statement with {ds} iterators",
+                f.len()
+            )));
+        }
+        for (k, a) in f.iter().enumerate() {
+            let Some(a) = a else { continue };
+            // s_k - a(t, ex, p) = 0
+            let mut r = vec![0i64; n + 1];
+            r[k] = 1;
+            for (j, c) in a.idx.iter().enumerate().take(nt + nx) {
+                r[ds + j] = c.checked_neg().ok_or(DepsError::Overflow)?;
             }
-            for (k, a) in f.iter().enumerate() {
-                // s_k - a(t, ex, p) = 0
-                let mut r = vec![0i64; n + 1];
-                r[k] = 1;
-                for (j, c) in a.idx.iter().enumerate().take(nt + nx) {
-                    r[ds + j] = c.checked_neg().ok_or(DepsError::Overflow)?;
-                }
-                for (j, c) in a.par.iter().enumerate().take(m) {
-                    r[ds + nt + nx + j] = c.checked_neg().ok_or(DepsError::Overflow)?;
-                }
-                r[n] = a.constant.checked_neg().ok_or(DepsError::Overflow)?;
-                sys.add_eq(r);
+            for (j, c) in a.par.iter().enumerate().take(m) {
+                r[ds + nt + nx + j] = c.checked_neg().ok_or(DepsError::Overflow)?;
             }
+            r[n] = a.constant.checked_neg().ok_or(DepsError::Overflow)?;
+            sys.add_eq(r);
         }
         let sys = project_out(sys, ds + nt, nx)?;
         self.deps.push((src, ctx.stmt, sys));
+        Ok(())
+    }
+
+    /// The access `var[map(t)]` of `ctx.stmt` and its dependences on every
+    /// writer of `var`.
+    fn read(&mut self, ctx: &Ctx, var: VarId, map: Vec<Option<AffExpr>>) -> Result<(), DepsError> {
+        for w in self.writers[var].clone() {
+            for piece in &ctx.pieces {
+                self.add_read_dep(w, ctx, &map, piece)?;
+            }
+        }
+        self.accesses.push(Access {
+            stmt: ctx.stmt,
+            var,
+            map,
+            write: false,
+        });
         Ok(())
     }
 
@@ -292,31 +332,16 @@ impl Builder<'_> {
             | ExprKind::BoolConst(_)
             | ExprKind::Index(_) => Ok(()),
             ExprKind::Read { var, access } => {
-                self.accesses.push(Access {
-                    stmt: ctx.stmt,
-                    var: *var,
-                    map: Some(access.clone()),
-                    write: false,
-                });
-                for w in self.writers[*var].clone() {
-                    for piece in &ctx.pieces {
-                        self.add_read_dep(w, ctx, Some(access), piece)?;
-                    }
-                }
-                Ok(())
+                let map: Vec<Option<AffExpr>> = access.iter().cloned().map(Some).collect();
+                self.read(ctx, *var, map)
             }
             ExprKind::IndirectRead { var, indices } => {
-                self.accesses.push(Access {
-                    stmt: ctx.stmt,
-                    var: *var,
-                    map: None,
-                    write: false,
-                });
-                for w in self.writers[*var].clone() {
-                    for piece in &ctx.pieces {
-                        self.add_read_dep(w, ctx, None, piece)?;
-                    }
-                }
+                let n = ctx.n_stmt + ctx.n_ex;
+                let map = indices
+                    .iter()
+                    .map(|x| affine_index(x, n, self.n_par))
+                    .collect();
+                self.read(ctx, *var, map)?;
                 let inner = Ctx {
                     top: false,
                     ..ctx.clone()
@@ -412,10 +437,10 @@ impl Builder<'_> {
                 };
                 let c = self.add_stmt(name, StmtKind::Complete, var, dims.clone(), piece);
                 // The enclosing statement reads the completed value: identity.
-                let ident: Vec<AffExpr> = (0..ctx.n_stmt)
-                    .map(|j| AffExpr::index(ctx.n_stmt, self.n_par, j))
+                let ident: Vec<Option<AffExpr>> = (0..ctx.n_stmt)
+                    .map(|j| Some(AffExpr::index(ctx.n_stmt, self.n_par, j)))
                     .collect();
-                self.add_read_dep(c, ctx, Some(&ident), piece)?;
+                self.add_read_dep(c, ctx, &ident, piece)?;
                 v.push(c);
             }
             v
@@ -565,12 +590,12 @@ pub fn analyze_system(program: &Program, index: usize) -> Result<SystemDeps, Dep
             let s = b.add_stmt(name, StmtKind::Equation, eq.var, eq.indices.clone(), piece);
             b.writers[eq.var].push(s);
             let ident = (0..eq.indices.len())
-                .map(|j| AffExpr::index(eq.indices.len(), n_par, j))
+                .map(|j| Some(AffExpr::index(eq.indices.len(), n_par, j)))
                 .collect();
             b.accesses.push(Access {
                 stmt: s,
                 var: eq.var,
-                map: Some(ident),
+                map: ident,
                 write: true,
             });
             mine.push((s, piece.clone()));

@@ -857,12 +857,41 @@ impl Facts {
     /// True when the facts and `extra` have no rational point (hence no
     /// integer point). Solver errors count as "not shown": `false`.
     fn infeasible(&self, extra: &[Vec<i64>]) -> bool {
-        let mut sys = System::new(self.nv + self.np);
-        for r in self.rows.iter().chain(extra) {
-            sys.add_ineq(r.clone());
-        }
         let zero = vec![0i64; self.nv + self.np + 1];
-        matches!(solver::rational_min(&sys, &zero), Ok(Optimum::Empty))
+        let (sys, obj) = self.system(extra, &zero);
+        matches!(solver::rational_min(&sys, &obj), Ok(Optimum::Empty))
+    }
+
+    /// The facts and `extra` as a solver system, with the objective row
+    /// `obj`, over only the columns some row or `obj` mentions (the loop
+    /// variables of a whole function are many, the facts at one place
+    /// mention few): a column no row mentions is a free variable, so
+    /// dropping it changes neither emptiness nor the minimum.
+    fn system(&self, extra: &[Vec<i64>], obj: &[i64]) -> (System, Vec<i64>) {
+        let n = self.nv + self.np;
+        let mut used = vec![false; n];
+        for r in self
+            .rows
+            .iter()
+            .map(Vec::as_slice)
+            .chain(extra.iter().map(Vec::as_slice))
+            .chain([obj])
+        {
+            for (u, &x) in used.iter_mut().zip(r) {
+                *u |= x != 0;
+            }
+        }
+        let cols: Vec<usize> = (0..n).filter(|&c| used[c]).collect();
+        let pick = |r: &[i64]| -> Vec<i64> {
+            let mut out: Vec<i64> = cols.iter().map(|&c| r[c]).collect();
+            out.push(r[n]);
+            out
+        };
+        let mut sys = System::new(cols.len());
+        for r in self.rows.iter().chain(extra) {
+            sys.add_ineq(pick(r));
+        }
+        (sys, pick(obj))
     }
 
     /// `a` as a row; `None` on an unknown symbol.
@@ -912,11 +941,8 @@ impl Facts {
     /// True when `row >= 0` holds on every rational point of the facts and
     /// `extra` (an empty system counts as not implied: be conservative).
     fn implies(&self, extra: &[Vec<i64>], row: &[i64]) -> bool {
-        let mut sys = System::new(self.nv + self.np);
-        for r in self.rows.iter().chain(extra) {
-            sys.add_ineq(r.clone());
-        }
-        match solver::rational_min(&sys, row) {
+        let (sys, obj) = self.system(extra, row);
+        match solver::rational_min(&sys, &obj) {
             Ok(Optimum::Value(v)) => !v.is_negative(),
             _ => false,
         }

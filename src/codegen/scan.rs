@@ -62,7 +62,7 @@ use crate::poly::solver::{self, System};
 use crate::poly::PolyError;
 use crate::schedule::Scheduler;
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Errors of scanning.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -713,7 +713,7 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
     }
     let mut g = Gen {
         n_par,
-        loop_vars: Vec::new(),
+        loop_vars: Names::default(),
         acc_of: &m.acc_of,
         sys,
         bound_iters: HashMap::new(),
@@ -834,7 +834,7 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
         params,
         context,
         arrays: m.arrays,
-        loop_vars: g.loop_vars,
+        loop_vars: g.loop_vars.list,
         locals: Vec::new(),
         externals: program
             .externals
@@ -1238,9 +1238,39 @@ fn time_space<'a>(
     })
 }
 
+/// The function's loop variable names, made unique: `name`, then
+/// `name_2`, `name_3`, … (the first one not taken). Constant time per
+/// name: the set of names taken, and per base name the suffix tried last
+/// (names are never released, so the ones below it stay taken).
+#[derive(Default)]
+struct Names {
+    list: Vec<String>,
+    taken: HashSet<String>,
+    next: HashMap<String, usize>,
+}
+
+impl Names {
+    fn fresh(&mut self, name: &str) -> LoopVar {
+        let mut c = self.next.get(name).copied().unwrap_or(1);
+        let mut n = if c == 1 {
+            name.to_string()
+        } else {
+            format!("{name}_{c}")
+        };
+        while self.taken.contains(&n) {
+            c += 1;
+            n = format!("{name}_{c}");
+        }
+        self.next.insert(name.to_string(), c);
+        self.taken.insert(n.clone());
+        self.list.push(n);
+        LoopVar(self.list.len() - 1)
+    }
+}
+
 struct Gen<'a> {
     n_par: usize,
-    loop_vars: Vec<String>,
+    loop_vars: Names,
     acc_of: &'a HashMap<(usize, usize), usize>,
     sys: &'a ir::System,
     /// (statement, iterator) → the loop variable of its one-trip loop,
@@ -1253,14 +1283,7 @@ type Term = (Vec<i64>, i64);
 
 impl Gen<'_> {
     fn fresh(&mut self, name: String) -> LoopVar {
-        let mut n = name.clone();
-        let mut c = 1;
-        while self.loop_vars.contains(&n) {
-            c += 1;
-            n = format!("{name}_{c}");
-        }
-        self.loop_vars.push(n);
-        LoopVar(self.loop_vars.len() - 1)
+        self.loop_vars.fresh(&name)
     }
 
     /// Affine of a row over `(t, p, 1)` (columns `t_j` for `j < tvals.len()`
@@ -1314,6 +1337,79 @@ impl Gen<'_> {
             add(&neg);
         }
         (lo, up)
+    }
+
+    /// A bound on `t_k` valid for every statement of `group` (checked with
+    /// [`Gen::implied`]) when no statement's own term is: for an upper
+    /// bound the sum of one term per statement (the first, over a common
+    /// denominator; valid when the other statements' terms are
+    /// non-negative there, e.g. `t ≤ (K − 1) + (D − 1)` for `t ≤ K − 1`
+    /// and `t ≤ D − 1` with `K, D ≥ 1`); for a lower bound the smallest
+    /// constant term, or `0`. `None` when no candidate is valid. A single
+    /// loop then replaces the run-time choice between the statements'
+    /// bounds, which duplicates the loop (and, nested, multiplies).
+    fn common_bound(
+        ts: &[TimeStmt],
+        group: &[usize],
+        per: &[(Vec<Term>, Vec<Term>)],
+        k: usize,
+        lower: bool,
+    ) -> R<Option<Term>> {
+        let picks: Vec<&Term> = per
+            .iter()
+            .filter_map(|(l, u)| if lower { l.first() } else { u.first() })
+            .collect();
+        let Some(first) = picks.first() else {
+            return Ok(None);
+        };
+        let w = first.0.len();
+        let mut cands: Vec<Term> = Vec::new();
+        if lower {
+            let consts = picks
+                .iter()
+                .filter(|(e, _)| e[..w - 1].iter().all(|&x| x == 0))
+                .map(|(e, d)| e[w - 1].div_euclid(*d));
+            let c = consts.min().map_or(0, |c| c.min(0));
+            let mut e = vec![0i64; w];
+            e[w - 1] = c;
+            cands.push((e, 1));
+            if c != 0 {
+                cands.push((vec![0i64; w], 1));
+            }
+        } else {
+            let mut distinct: Vec<&Term> = Vec::new();
+            for t in picks {
+                if !distinct.contains(&t) {
+                    distinct.push(t);
+                }
+            }
+            // Σ e_i/d_i = (Σ (L/d_i)·e_i) / L
+            let mut l = 1i64;
+            for (_, d) in &distinct {
+                l = ov(l.checked_mul(d / gcd(l, *d)))?;
+            }
+            let mut e = vec![0i64; w];
+            for (ei, d) in &distinct {
+                let f = l / d;
+                for (x, &y) in e.iter_mut().zip(ei) {
+                    *x = ov(x.checked_add(ov(f.checked_mul(y))?))?;
+                }
+            }
+            cands.push((e, l));
+        }
+        for c in cands {
+            let mut ok = true;
+            for &s in group {
+                if !Self::implied(&ts[s].proj[k + 1], k, &c, lower)? {
+                    ok = false;
+                    break;
+                }
+            }
+            if ok {
+                return Ok(Some(c));
+            }
+        }
+        Ok(None)
     }
 
     /// True when every point of `p` satisfies `t_k ≥ ceil(e/d)` (lower) or
@@ -1450,6 +1546,17 @@ impl Gen<'_> {
             }
             return Ok(out);
         }
+        // Separation: statements whose instances are ordered along t_k
+        // (at every point of the outer dimensions) get loops of their own.
+        if group.len() > 1 {
+            if let Some(parts) = Self::separate(ts, group, k)? {
+                let mut out = Vec::new();
+                for part in parts {
+                    out.extend(self.level(ts, &part, k, n_t, tvals, guards)?);
+                }
+                return Ok(out);
+            }
+        }
         // One loop over t_k.
         let per: Vec<(Vec<Term>, Vec<Term>)> = group
             .iter()
@@ -1487,6 +1594,25 @@ impl Gen<'_> {
                 }
             }
             (lo, up)
+        };
+        // No term of a statement is valid for the whole group: a looser
+        // common bound when one is proven valid (every statement's own
+        // terms become its guards in `one_loop`, so the instances that
+        // run are the same; the loop may visit up to about as many more
+        // points as there are statements' terms).
+        let lower = if lower.is_empty() {
+            Self::common_bound(ts, group, &per, k, true)?
+                .map(|t| vec![t])
+                .unwrap_or_default()
+        } else {
+            lower
+        };
+        let upper = if upper.is_empty() {
+            Self::common_bound(ts, group, &per, k, false)?
+                .map(|t| vec![t])
+                .unwrap_or_default()
+        } else {
+            upper
         };
         // Bound options: the terms valid for the whole group, or else one
         // option per statement, chosen at run time (the union's range is
@@ -1555,6 +1681,152 @@ impl Gen<'_> {
             });
         }
         Ok(out.into_iter().collect())
+    }
+
+    /// True when at every point `(t_0..t_{k-1}, p)` of the outer dimensions,
+    /// every instance of `a` (projection `pa = P_{k+1}`) has a smaller `t_k`
+    /// than every instance of `b`: no integer `(t_<k, p, x, y)` with
+    /// `(t_<k, x, p) ∈ pa`, `(t_<k, y, p) ∈ pb` and `x ≥ y`. Sound since
+    /// the projections contain the instances' time points.
+    fn before(pa: &Poly, pb: &Poly, k: usize) -> R<bool> {
+        let n = pa.n;
+        // Variables (t, p, y): y is a second copy of t_k.
+        let mut s = System::new(n + 1);
+        let widen = |r: &[i64], swap: bool| -> Vec<i64> {
+            let mut w = Vec::with_capacity(n + 2);
+            w.extend_from_slice(&r[..n]);
+            w.push(0);
+            w.push(r[n]);
+            if swap {
+                w[n] = w[k];
+                w[k] = 0;
+            }
+            w
+        };
+        for r in &pa.eqs {
+            s.add_eq(widen(r, false));
+        }
+        for r in &pa.ineqs {
+            s.add_ineq(widen(r, false));
+        }
+        for r in &pb.eqs {
+            s.add_eq(widen(r, true));
+        }
+        for r in &pb.ineqs {
+            s.add_ineq(widen(r, true));
+        }
+        // x − y ≥ 0
+        let mut r = vec![0i64; n + 2];
+        r[k] = 1;
+        r[n] = -1;
+        s.add_ineq(r);
+        Ok(solver::integer_sample(&s)?.is_none())
+    }
+
+    /// CLooG-style separation at dimension `k`: the statements of `group`
+    /// partitioned into parts, in an order such that at every point of
+    /// the outer dimensions every instance of an earlier part has a
+    /// smaller `t_k` than every instance of a later part ([`Gen::before`]
+    /// for every pair of statements of different parts). Generating the
+    /// parts one after the other (each with its own loop bounds) then runs
+    /// the same instances in the same (schedule) order as one loop over
+    /// the union. Two statements neither of which is before the other
+    /// share a part; `None` when there is a single part.
+    fn separate(ts: &[TimeStmt], group: &[usize], k: usize) -> R<Option<Vec<Vec<usize>>>> {
+        let n = group.len();
+        let mut comp: Vec<usize> = (0..n).collect();
+        fn find(c: &mut [usize], mut i: usize) -> usize {
+            while c[i] != i {
+                c[i] = c[c[i]];
+                i = c[i];
+            }
+            i
+        }
+        // Directed pairs (i before j) between statements of different parts.
+        let mut edges: Vec<(usize, usize)> = Vec::new();
+        for i in 0..n {
+            for j in i + 1..n {
+                if find(&mut comp, i) == find(&mut comp, j) {
+                    continue;
+                }
+                let (pi, pj) = (&ts[group[i]].proj[k + 1], &ts[group[j]].proj[k + 1]);
+                if Self::before(pi, pj, k)? {
+                    edges.push((i, j));
+                } else if Self::before(pj, pi, k)? {
+                    edges.push((j, i));
+                } else {
+                    let (a, b) = (find(&mut comp, i), find(&mut comp, j));
+                    comp[a.max(b)] = a.min(b);
+                }
+            }
+        }
+        // Parts ordered both ways are merged, until the order is acyclic
+        // between pairs of parts; then a topological order (earliest
+        // statement first among the ready parts).
+        loop {
+            let mut merged = false;
+            let mut dir: HashMap<(usize, usize), ()> = HashMap::new();
+            for &(i, j) in &edges {
+                let (a, b) = (find(&mut comp, i), find(&mut comp, j));
+                if a == b {
+                    continue;
+                }
+                if dir.contains_key(&(b, a)) {
+                    comp[a.max(b)] = a.min(b);
+                    merged = true;
+                    break;
+                }
+                dir.insert((a, b), ());
+            }
+            if !merged {
+                break;
+            }
+        }
+        let roots: Vec<usize> = (0..n).map(|i| find(&mut comp, i)).collect();
+        let mut parts: Vec<usize> = roots.clone();
+        parts.sort_unstable();
+        parts.dedup();
+        if parts.len() < 2 {
+            return Ok(None);
+        }
+        let mut succ: HashMap<usize, Vec<usize>> = HashMap::new();
+        let mut indeg: HashMap<usize, usize> = parts.iter().map(|&p| (p, 0)).collect();
+        let mut seen: HashSet<(usize, usize)> = HashSet::new();
+        for &(i, j) in &edges {
+            let (a, b) = (roots[i], roots[j]);
+            if a != b && seen.insert((a, b)) {
+                succ.entry(a).or_default().push(b);
+                *indeg.entry(b).or_default() += 1;
+            }
+        }
+        let mut order = Vec::new();
+        let mut ready: Vec<usize> = parts.iter().copied().filter(|p| indeg[p] == 0).collect();
+        while let Some(pos) = (0..ready.len()).min_by_key(|&q| ready[q]) {
+            let p = ready.swap_remove(pos);
+            order.push(p);
+            for &q in succ.get(&p).map(Vec::as_slice).unwrap_or(&[]) {
+                let d = indeg.entry(q).or_default();
+                *d -= 1;
+                if *d == 0 {
+                    ready.push(q);
+                }
+            }
+        }
+        if order.len() != parts.len() {
+            // A cycle through three or more parts: no separation.
+            return Ok(None);
+        }
+        Ok(Some(
+            order
+                .iter()
+                .map(|&p| {
+                    (0..n)
+                        .filter(|&i| roots[i] == p)
+                        .map(|i| group[i])
+                        .collect()
+                })
+                .collect(),
+        ))
     }
 
     /// `max_j ceil(e_j/d_j)` (lower) or `min_j floor(e_j/d_j)` as an int
@@ -1813,21 +2085,13 @@ struct ExprGen<'a> {
     acc_of: &'a HashMap<(usize, usize), usize>,
     stmt: usize,
     /// The function's loop variables (a categorical draw binds a new one).
-    loop_vars: RefCell<&'a mut Vec<String>>,
+    loop_vars: RefCell<&'a mut Names>,
 }
 
 impl ExprGen<'_> {
     /// A new loop variable named after `name` (made unique).
     fn fresh(&self, name: &str) -> LoopVar {
-        let mut vars = self.loop_vars.borrow_mut();
-        let mut n = name.to_string();
-        let mut c = 1;
-        while vars.contains(&n) {
-            c += 1;
-            n = format!("{name}_{c}");
-        }
-        vars.push(n);
-        LoopVar(vars.len() - 1)
+        self.loop_vars.borrow_mut().fresh(name)
     }
 
     /// The loop program of `categorical([k], D : W)` at point `x`: `k`

@@ -206,7 +206,18 @@ fn every_example_parses() {
         let text = std::fs::read_to_string(&path).expect("readable example");
         let f = SourceFile::new(path.display().to_string(), text);
         match parse(&f) {
-            Ok(ast) => assert_eq!(systems(&ast).len(), 1, "{}", path.display()),
+            Ok(ast) => {
+                // An example holds one system, or a sampler named like the
+                // file plus its data generator `<stem>_data`.
+                let names: Vec<String> =
+                    systems(&ast).iter().map(|s| s.name.name.clone()).collect();
+                let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+                let ok = names.len() == 1
+                    || (names.len() == 2
+                        && names.iter().any(|n| n == stem)
+                        && names.iter().any(|n| *n == format!("{stem}_data")));
+                assert!(ok, "{}: systems {names:?}", path.display());
+            }
             Err(ds) => panic!("{}", alphac::diag::render_all(&ds, &f)),
         }
         n += 1;

@@ -124,6 +124,22 @@ impl Buffer {
             ElemType::Bool => Buffer::Bool(vec![false; len]),
         }
     }
+
+    /// [`Buffer::zeros`], or `None` when the allocator refuses `len`
+    /// elements (instead of aborting the process).
+    pub fn try_zeros(ty: ElemType, len: usize) -> Option<Buffer> {
+        fn filled<T: Clone>(len: usize, x: T) -> Option<Vec<T>> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(len).ok()?;
+            v.resize(len, x);
+            Some(v)
+        }
+        Some(match ty {
+            ElemType::Int => Buffer::Int(filled(len, 0)?),
+            ElemType::Float => Buffer::Float(filled(len, 0.0)?),
+            ElemType::Bool => Buffer::Bool(filled(len, false)?),
+        })
+    }
     pub fn elem_type(&self) -> ElemType {
         match self {
             Buffer::Int(_) => ElemType::Int,
@@ -299,17 +315,19 @@ impl JitFunction {
     }
 
     /// Zero-filled buffers (zero, `0.0`, `false`) of the right type and
-    /// size for every array, for `params`.
+    /// size for every array, for `params`; [`RunError::TooLarge`] naming
+    /// the first array the allocator refuses.
     pub fn zeroed_buffers(&self, params: &[i64]) -> Result<Vec<Buffer>, RunError> {
         self.check_params(params)?;
         let (_, sizes) = boxes(&self.func, params)?;
-        Ok(self
-            .func
+        self.func
             .arrays
             .iter()
             .zip(sizes)
-            .map(|(a, n)| Buffer::zeros(a.ty, n))
-            .collect())
+            .map(|(a, n)| {
+                Buffer::try_zeros(a.ty, n).ok_or_else(|| RunError::TooLarge(a.name.clone()))
+            })
+            .collect()
     }
 
     fn check_params(&self, params: &[i64]) -> Result<(), RunError> {

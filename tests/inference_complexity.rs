@@ -1,0 +1,55 @@
+//! Complexity snapshots of the inference suite: for each of the 11 samplers,
+//! `alphac complexity examples/NAME.alpha --system NAME` (each equation's
+//! cost as written and after SDR, then the total per sweep). Reviewed by
+//! hand against the paper's Table 2 (BENCHMARKS.md): the README's table is
+//! made from these totals. The totals are also asserted literally, so that
+//! a regression shows as a failing test and not only as a snapshot diff.
+
+use alphac::diag::SourceFile;
+use alphac::schedule::Scheduler;
+
+fn report(name: &str) -> String {
+    let path = format!("{}/examples/{name}.alpha", env!("CARGO_MANIFEST_DIR"));
+    let file = SourceFile::new(
+        format!("{name}.alpha"),
+        std::fs::read_to_string(&path).unwrap(),
+    );
+    let ast = alphac::syntax::parse(&file).unwrap();
+    let p = alphac::ir::lower::lower(&ast, &file).unwrap();
+    let index = p
+        .systems
+        .iter()
+        .position(|s| s.name == name)
+        .expect("sampler named like the file");
+    let o = alphac::sdr::optimize(&p, Scheduler::Pluto).unwrap();
+    alphac::sdr::complexity::report_systems(&p, &o, Some(index))
+        .unwrap()
+        .to_string()
+}
+
+macro_rules! complexity {
+    ($($name:ident => $total:literal),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                let r = report(stringify!($name));
+                insta::assert_snapshot!(concat!(stringify!($name), "_complexity"), r);
+                assert_eq!(r.lines().last().unwrap(), $total);
+            }
+        )*
+    };
+}
+
+complexity!(
+    gmm_gs => "total: O(N^2*K) -> O(N*K)",
+    gmm_mh => "total: O(N^2*K) -> O(N*K)",
+    gmm_lw => "total: O(N^2*K) -> O(N*K)",
+    lda_gs => "total: O(W^2*K*V + W^2*K*D) -> O(W*K*V + W*K*D)",
+    lda_mh => "total: O(W^2*K*V + W^2*K*D) -> O(W*K*V + W*K*D)",
+    lda_lw => "total: O(W^2*K*V) -> O(W*K*V)",
+    dmm_gs => "total: O(D^2*A*K) -> O(D*A*K)",
+    dmm_mh => "total: O(D^2*A*K) -> O(D*A*K)",
+    dmm_lw => "total: O(D^2*A*K) -> O(D*A*K)",
+    lbp_stereo => "total: O(N*K*D^2) -> O(N*K*D)",
+    coxph => "total: O(N^2*K^2 + K^3) -> O(N*K^2 + K^3)",
+);

@@ -8,6 +8,7 @@
 # Env:   ALPHAC   the alphac binary (default: target/release/alphac, built if absent)
 #        SIZES    "moderate" (default) or "paper" (BENCHMARKS.md Table 3 sizes)
 #        NAIVE    0 to skip the unoptimized runs (they are O(original) per sweep)
+#        PROGRAMS the programs to run (default: all 11)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -16,6 +17,7 @@ ALPHAC="${ALPHAC:-$ROOT/target/release/alphac}"
 [[ -x "$ALPHAC" ]] || cargo build --release --quiet
 SIZES="${SIZES:-moderate}"
 NAIVE="${NAIVE:-1}"
+PROGRAMS="${PROGRAMS:-gmm_gs gmm_mh gmm_lw lda_gs lda_mh lda_lw dmm_gs dmm_mh dmm_lw lbp_stereo coxph}"
 
 declare -A P
 if [[ "$SIZES" == paper ]]; then
@@ -26,7 +28,7 @@ if [[ "$SIZES" == paper ]]; then
   P[lbp_stereo]="N=110592 K=16 D=4"; P[coxph]="N=424 K=11"
 else
   P[gmm_gs]="N=2000 K=10"; P[gmm_mh]="N=2000 K=10"; P[gmm_lw]="N=2000 K=10"
-  P[lda_gs]="W=1000 K=5 V=50 D=10"; P[lda_mh]="W=1000 K=5 V=50 D=10"; P[lda_lw]="W=1000 K=5 V=50 D=10"
+  P[lda_gs]="W=400 K=5 V=50 D=10"; P[lda_mh]="W=400 K=5 V=50 D=10"; P[lda_lw]="W=400 K=5 V=50 D=10"
   P[dmm_gs]="D=278 A=129 K=4 L=40"; P[dmm_mh]="D=278 A=129 K=4 L=40"; P[dmm_lw]="D=278 A=129 K=4 L=40"
   P[lbp_stereo]="N=6912 K=8 D=4"; P[coxph]="N=424 K=11"
 fi
@@ -51,7 +53,7 @@ measure() {
 
 echo "| program | sizes | compile (ms) | ms/sweep optimized | ms/sweep as written | ratio |"
 echo "| --- | --- | --- | --- | --- | --- |"
-for name in gmm_gs gmm_mh gmm_lw lda_gs lda_mh lda_lw dmm_gs dmm_mh dmm_lw lbp_stereo coxph; do
+for name in $PROGRAMS; do
   read -r c_opt t_opt < <(measure "$name")
   if [[ "$NAIVE" == 1 ]]; then
     read -r _ t_naive < <(measure "$name" --no-optimize)

@@ -374,6 +374,33 @@ impl Compiled {
         externals: &HashMap<String, ExternalFn>,
     ) -> Result<HashMap<String, Array>, RunError> {
         let sys = self.system();
+        let (jit_params, boxes, mut bufs) = self.loaded_buffers(params, inputs, seed)?;
+        let jit = &self.inner.jit;
+        jit.run_with(&jit_params, &mut bufs, externals)
+            .map_err(RunError::Jit)?;
+        let mut out = HashMap::new();
+        for (id, var) in sys.vars.iter().enumerate() {
+            if var.kind != VarKind::Output {
+                continue;
+            }
+            out.insert(
+                var.name.clone(),
+                store_array(var, params, &boxes[id], &bufs[id])?,
+            );
+        }
+        Ok(out)
+    }
+
+    /// The JIT's parameters (`params` then the seed), the arrays' boxes,
+    /// and buffers for every array with `inputs` loaded (checked: the
+    /// parameters within the context, every input given, nothing else).
+    pub(crate) fn loaded_buffers(
+        &self,
+        params: &[i64],
+        inputs: &HashMap<String, Array>,
+        seed: u64,
+    ) -> Result<Loaded, RunError> {
+        let sys = self.system();
         interp::check_params(sys, params).map_err(RunError::Input)?;
         for name in inputs.keys() {
             match sys.var_by_name(name) {
@@ -394,21 +421,13 @@ impl Compiled {
                 .ok_or_else(|| RunError::Input(InterpError::MissingInput(var.name.clone())))?;
             load_array(var, params, a, &boxes[id], &mut bufs[id])?;
         }
-        jit.run_with(&jit_params, &mut bufs, externals)
-            .map_err(RunError::Jit)?;
-        let mut out = HashMap::new();
-        for (id, var) in sys.vars.iter().enumerate() {
-            if var.kind != VarKind::Output {
-                continue;
-            }
-            out.insert(
-                var.name.clone(),
-                store_array(var, params, &boxes[id], &bufs[id])?,
-            );
-        }
-        Ok(out)
+        Ok((jit_params, boxes, bufs))
     }
 }
+
+/// What [`Compiled::loaded_buffers`] returns: the JIT's parameters, the
+/// arrays' boxes (per dimension `(lower, extent)`), the buffers.
+pub(crate) type Loaded = (Vec<i64>, Vec<Vec<(i64, i64)>>, Vec<Buffer>);
 
 /// Copies `a` (an array of `var` as the interpreter takes it) into the
 /// JIT buffer `buf` over the box `bx`, point by point for the points of

@@ -24,7 +24,6 @@
 //! about the pipeline that produced the native code.
 
 use super::{load_array, store_array, Compiled, RunError};
-use crate::interp::{self, InterpError};
 use crate::ir::{self, VarKind};
 use crate::jit::Buffer;
 use crate::runtime::{rng, Array, ExternalFn, Scalar};
@@ -114,27 +113,7 @@ impl Compiled {
         inputs: &HashMap<String, Array>,
         seed: u64,
     ) -> Result<Sweeper, RunError> {
-        let sys = self.system();
-        interp::check_params(sys, params).map_err(RunError::Input)?;
-        for name in inputs.keys() {
-            match sys.var_by_name(name) {
-                Some(v) if sys.vars[v].kind == VarKind::Input => {}
-                _ => return Err(RunError::Input(InterpError::NotAnInput(name.clone()))),
-            }
-        }
-        let jit = &self.inner.jit;
-        let jit_params = self.jit_params(params, seed);
-        let boxes = jit.boxes(&jit_params).map_err(RunError::Jit)?;
-        let mut bufs = jit.zeroed_buffers(&jit_params).map_err(RunError::Jit)?;
-        for (id, var) in sys.vars.iter().enumerate() {
-            if var.kind != VarKind::Input {
-                continue;
-            }
-            let a = inputs
-                .get(&var.name)
-                .ok_or_else(|| RunError::Input(InterpError::MissingInput(var.name.clone())))?;
-            load_array(var, params, a, &boxes[id], &mut bufs[id])?;
-        }
+        let (jit_params, boxes, bufs) = self.loaded_buffers(params, inputs, seed)?;
         Ok(Sweeper {
             compiled: self.clone(),
             params: params.to_vec(),

@@ -18,3 +18,4 @@ pub mod runtime;
 pub mod schedule;
 pub mod sdr;
 pub mod syntax;
+pub mod vocab;

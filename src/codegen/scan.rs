@@ -61,6 +61,7 @@ use crate::ir::{
 use crate::poly::solver::{self, System};
 use crate::poly::PolyError;
 use crate::schedule::Scheduler;
+use crate::vocab::Scalar;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
@@ -848,18 +849,12 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
     })
 }
 
+/// The identity of `op` at `ty` as a constant expression.
 fn identity(op: ReduceOp, ty: ElemType) -> Expr {
-    match (op, ty) {
-        (ReduceOp::Add, ElemType::Int) => Expr::Int(0),
-        (ReduceOp::Mul, ElemType::Int) => Expr::Int(1),
-        (ReduceOp::Max, ElemType::Int) => Expr::Int(i64::MIN),
-        (ReduceOp::Min, ElemType::Int) => Expr::Int(i64::MAX),
-        (ReduceOp::Add, _) => Expr::Float(0.0),
-        (ReduceOp::Mul, _) => Expr::Float(1.0),
-        (ReduceOp::Max, _) => Expr::Float(f64::NEG_INFINITY),
-        (ReduceOp::Min, _) => Expr::Float(f64::INFINITY),
-        (ReduceOp::And, _) => Expr::Bool(true),
-        (ReduceOp::Or, _) => Expr::Bool(false),
+    match op.identity(ty) {
+        Scalar::Int(v) => Expr::Int(v),
+        Scalar::Float(v) => Expr::Float(v),
+        Scalar::Bool(v) => Expr::Bool(v),
     }
 }
 

@@ -489,7 +489,7 @@ impl<'a> Evaluator<'a> {
             )?)
         })?;
         let points = s.points(p)?;
-        let mut acc = identity(r.op, e.ty);
+        let mut acc = r.op.identity(e.ty);
         for y in &points {
             let v = self.eval(&r.body, y)?;
             let v = self.coerce(v, e.ty, y, r.body.span)?;
@@ -685,21 +685,5 @@ impl<'a> Evaluator<'a> {
     /// (`runtime::math::float_to_int`).
     fn float_to_int(&self, x: f64, _p: &[i64], _span: Span) -> R<i64> {
         Ok(math::float_to_int(x))
-    }
-}
-
-/// The identity of a reduction operator at a type.
-fn identity(op: ReduceOp, ty: ElemType) -> Scalar {
-    match (op, ty) {
-        (ReduceOp::Add, ElemType::Int) => Scalar::Int(0),
-        (ReduceOp::Mul, ElemType::Int) => Scalar::Int(1),
-        (ReduceOp::Max, ElemType::Int) => Scalar::Int(i64::MIN),
-        (ReduceOp::Min, ElemType::Int) => Scalar::Int(i64::MAX),
-        (ReduceOp::Add, _) => Scalar::Float(0.0),
-        (ReduceOp::Mul, _) => Scalar::Float(1.0),
-        (ReduceOp::Max, _) => Scalar::Float(f64::NEG_INFINITY),
-        (ReduceOp::Min, _) => Scalar::Float(f64::INFINITY),
-        (ReduceOp::And, _) => Scalar::Bool(true),
-        (ReduceOp::Or, _) => Scalar::Bool(false),
     }
 }

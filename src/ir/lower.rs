@@ -242,13 +242,7 @@ fn builtin_kind(name: &str) -> Option<CallKind> {
         "int" => CallKind::Builtin(B::ToInt),
         "max" => CallKind::Builtin(B::Max),
         "min" => CallKind::Builtin(B::Min),
-        "uniform" => CallKind::Random(D::Uniform),
-        "normal" => CallKind::Random(D::Normal),
-        "gamma" => CallKind::Random(D::Gamma),
-        "beta" => CallKind::Random(D::Beta),
-        "bernoulli" => CallKind::Random(D::Bernoulli),
-        "poisson" => CallKind::Random(D::Poisson),
-        _ => return None,
+        _ => return D::from_name(name).map(CallKind::Random),
     })
 }
 
@@ -1792,22 +1786,14 @@ impl SysCx<'_> {
                 Some(mk(ExprKind::Builtin(b, lowered), ty, span))
             }
             (Some(CallKind::Random(d)), _) => {
-                let want = match d {
-                    Distribution::Uniform => 0,
-                    Distribution::Bernoulli | Distribution::Poisson => 1,
-                    _ => 2,
-                };
+                let want = d.arity();
                 if lowered.len() != want {
                     return arity_err(self, want.to_string());
                 }
                 if !numeric_args(self, &lowered) {
                     return None;
                 }
-                let ty = match d {
-                    Distribution::Bernoulli => ElemType::Bool,
-                    Distribution::Poisson => ElemType::Int,
-                    _ => ElemType::Float,
-                };
+                let ty = d.result();
                 let site = site.unwrap_or(CallSite {
                     var: self.cur_var,
                     ordinal: 0,

@@ -256,17 +256,6 @@ fn builtin_name(b: Builtin) -> &'static str {
     }
 }
 
-fn distribution_name(d: Distribution) -> &'static str {
-    match d {
-        Distribution::Uniform => "uniform",
-        Distribution::Normal => "normal",
-        Distribution::Gamma => "gamma",
-        Distribution::Beta => "beta",
-        Distribution::Bernoulli => "bernoulli",
-        Distribution::Poisson => "poisson",
-    }
-}
-
 /// A float literal that re-parses to the same value (always with a `.` or
 /// an exponent so that it stays a float).
 fn float_literal(v: f64) -> String {
@@ -401,7 +390,7 @@ impl Ctx<'_> {
                     .unwrap_or("external?");
                 self.call(name, args)
             }
-            ExprKind::Random(d, args, _) => self.call(distribution_name(*d), args),
+            ExprKind::Random(d, args, _) => self.call(d.name(), args),
             ExprKind::Categorical(c) => {
                 let mut names = self.names.clone();
                 names.push(c.index.clone());

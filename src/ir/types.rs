@@ -18,24 +18,7 @@
 //!   an access function of the index space it is evaluated in.
 
 use crate::diag::Span;
-
-/// Element type of a variable or expression.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ElemType {
-    Int,
-    Float,
-    Bool,
-}
-
-impl ElemType {
-    pub fn name(self) -> &'static str {
-        match self {
-            ElemType::Int => "int",
-            ElemType::Float => "float",
-            ElemType::Bool => "bool",
-        }
-    }
-}
+pub use crate::vocab::{Distribution, ElemType, ReduceOp, UnOp};
 
 /// An affine function of the indices in scope and the parameters:
 /// `Σ idx[k]·x_k + Σ par[p]·p_p + constant`.
@@ -235,13 +218,6 @@ pub struct Expr {
     pub span: Span,
 }
 
-/// Unary operators.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum UnOp {
-    Neg,
-    Not,
-}
-
 /// Binary operators. Arithmetic on two ints is int (`/` and `%` truncate
 /// like Rust; division by zero is a runtime error); with a float operand
 /// the int is promoted. Comparisons yield bool; `And`/`Or` take bools.
@@ -260,34 +236,6 @@ pub enum BinOp {
     Ge,
     And,
     Or,
-}
-
-/// Reduction operators. `Add` and `Mul` have inverses; the others do not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ReduceOp {
-    Add,
-    Mul,
-    Max,
-    Min,
-    And,
-    Or,
-}
-
-impl ReduceOp {
-    pub fn has_inverse(self) -> bool {
-        matches!(self, ReduceOp::Add | ReduceOp::Mul)
-    }
-    /// The operator as written in `.alpha` (`+`, `*`, `max`, ...).
-    pub fn symbol(self) -> &'static str {
-        match self {
-            ReduceOp::Add => "+",
-            ReduceOp::Mul => "*",
-            ReduceOp::Max => "max",
-            ReduceOp::Min => "min",
-            ReduceOp::And => "and",
-            ReduceOp::Or => "or",
-        }
-    }
 }
 
 /// Deterministic built-in functions.
@@ -309,24 +257,6 @@ pub enum Builtin {
     Max,
     /// n-ary `min(a, b, ...)`.
     Min,
-}
-
-/// Stochastic built-ins (counter-based: a draw is a pure function of
-/// `(seed, call site, iteration point)`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Distribution {
-    /// `uniform()`: float in [0, 1).
-    Uniform,
-    /// `normal(mean, sd)`: float.
-    Normal,
-    /// `gamma(shape, scale)`: float.
-    Gamma,
-    /// `beta(a, b)`: float.
-    Beta,
-    /// `bernoulli(p)`: bool.
-    Bernoulli,
-    /// `poisson(lambda)`: int.
-    Poisson,
 }
 
 /// The identity of a stochastic call: the system, the variable whose

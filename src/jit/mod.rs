@@ -33,8 +33,8 @@ pub mod lower;
 pub mod runtime;
 
 use crate::codegen::loop_ast::{AstError, Function, MAX_DIMS};
-use crate::ir::types::ElemType;
 use crate::runtime::ExternalFn;
+use crate::vocab::ElemType;
 use analysis::Verdict;
 use lower::{status, Compiled, NativeFn, ERR_SLOT_LEN};
 use runtime::ExternalTable;

@@ -21,47 +21,11 @@
 use super::error::RuntimeError;
 use super::rng;
 use super::scan;
-use crate::ir::{ElemType, Variable};
+use crate::ir::Variable;
+pub use crate::vocab::{ElemType, Scalar};
 
 /// Largest number of elements of one array (2^31).
 pub const MAX_ELEMENTS: u64 = 1 << 31;
-
-/// One element value.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Scalar {
-    Int(i64),
-    Float(f64),
-    Bool(bool),
-}
-
-impl Scalar {
-    /// The element type of the value.
-    pub fn ty(self) -> ElemType {
-        match self {
-            Scalar::Int(_) => ElemType::Int,
-            Scalar::Float(_) => ElemType::Float,
-            Scalar::Bool(_) => ElemType::Bool,
-        }
-    }
-    /// The zero of a type: `0`, `0.0`, `false`.
-    pub fn zero(ty: ElemType) -> Scalar {
-        match ty {
-            ElemType::Int => Scalar::Int(0),
-            ElemType::Float => Scalar::Float(0.0),
-            ElemType::Bool => Scalar::Bool(false),
-        }
-    }
-}
-
-impl std::fmt::Display for Scalar {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Scalar::Int(v) => write!(f, "{v}"),
-            Scalar::Float(v) => write!(f, "{v}"),
-            Scalar::Bool(v) => write!(f, "{v}"),
-        }
-    }
-}
 
 /// What an array must look like: its name (for messages), element type
 /// and bounding box `lo ..= hi` (one entry per dimension).

@@ -21,7 +21,7 @@
 
 use super::array::{Array, ArrayData, ArraySpec};
 use super::error::RuntimeError;
-use crate::ir::ElemType;
+use crate::vocab::ElemType;
 use npyz::{DType, TypeChar, WriterBuilder};
 use std::path::Path;
 

@@ -39,6 +39,7 @@ use crate::ir::poly_bridge::{aff_row, canonical_domain, from_set, to_set};
 use crate::ir::*;
 use crate::poly::solver::{rational_max, Optimum, System as LinSystem};
 use crate::poly::{BasicSet, MultiAff, Set, Space};
+use crate::vocab::Scalar;
 use std::collections::HashSet;
 
 /// Applies the SDR heuristic to every reduction equation of a normalized
@@ -623,17 +624,10 @@ impl Cx {
 
 /// The identity element of a reduction operator as a constant.
 pub fn identity(op: ReduceOp, ty: ElemType, span: Span) -> Expr {
-    let kind = match (op, ty) {
-        (ReduceOp::Add, ElemType::Int) => ExprKind::IntConst(0),
-        (ReduceOp::Add, _) => ExprKind::FloatConst(0.0),
-        (ReduceOp::Mul, ElemType::Int) => ExprKind::IntConst(1),
-        (ReduceOp::Mul, _) => ExprKind::FloatConst(1.0),
-        (ReduceOp::Max, ElemType::Int) => ExprKind::IntConst(i64::MIN),
-        (ReduceOp::Max, _) => ExprKind::FloatConst(f64::NEG_INFINITY),
-        (ReduceOp::Min, ElemType::Int) => ExprKind::IntConst(i64::MAX),
-        (ReduceOp::Min, _) => ExprKind::FloatConst(f64::INFINITY),
-        (ReduceOp::And, _) => ExprKind::BoolConst(true),
-        (ReduceOp::Or, _) => ExprKind::BoolConst(false),
+    let kind = match op.identity(ty) {
+        Scalar::Int(v) => ExprKind::IntConst(v),
+        Scalar::Float(v) => ExprKind::FloatConst(v),
+        Scalar::Bool(v) => ExprKind::BoolConst(v),
     };
     Expr { kind, ty, span }
 }

@@ -8,7 +8,7 @@
 //! programs; the latter also against the interpreter).
 
 use alphac::codegen::loop_ast::{
-    AccOp, Affine, Array, BinOp, Bound, Dim, Expr, Function, Local, LoopVar, Stmt,
+    Affine, Array, BinOp, Bound, Dim, Expr, Function, Local, LoopVar, ReduceOp, Stmt,
 };
 use alphac::codegen::opt::{self, OptStats};
 use alphac::codegen::scan;
@@ -381,7 +381,7 @@ fn acc_z(index: Expr, value: Expr) -> Stmt {
     Stmt::Accumulate {
         array: 2,
         index: vec![index],
-        op: AccOp::Add,
+        op: ReduceOp::Add,
         value,
     }
 }
@@ -506,13 +506,13 @@ fn bool_and_float_accumulators_are_hoisted_exactly() {
             Stmt::Accumulate {
                 array: 2,
                 index: vec![aff_i(0)],
-                op: AccOp::And,
+                op: ReduceOp::And,
                 value: Expr::load(0, vec![aff_j(0)]),
             },
             Stmt::Accumulate {
                 array: 2,
                 index: vec![aff_i(0)],
-                op: AccOp::Or,
+                op: ReduceOp::Or,
                 value: Expr::Unary(
                     alphac::codegen::loop_ast::UnOp::Not,
                     Box::new(Expr::load(0, vec![aff_j(1)])),
@@ -537,7 +537,7 @@ fn bool_and_float_accumulators_are_hoisted_exactly() {
             Stmt::Accumulate {
                 array: 2,
                 index: vec![Expr::Int(0)],
-                op: AccOp::Max,
+                op: ReduceOp::Max,
                 value: Expr::bin(
                     BinOp::Mul,
                     Expr::load(0, vec![aff_j(0)]),
@@ -650,7 +650,7 @@ fn value() -> impl Strategy<Value = Expr> {
 fn inner_stmt() -> impl Strategy<Value = Stmt> {
     let simple = prop_oneof![
         4 => (
-            prop_oneof![Just(AccOp::Add), Just(AccOp::Mul), Just(AccOp::Max), Just(AccOp::Min)],
+            prop_oneof![Just(ReduceOp::Add), Just(ReduceOp::Mul), Just(ReduceOp::Max), Just(ReduceOp::Min)],
             z_index(),
             value()
         )

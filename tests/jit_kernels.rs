@@ -2,8 +2,8 @@
 //! loops written directly in Rust (bit-exact: same operation order).
 
 use alphac::codegen::loop_ast::{
-    AccOp, Affine, Array, BinOp, Bound, Cast, Dim, Dist, Expr, Function, Local, LoopVar, MathFn,
-    Stmt, Sym,
+    Affine, Array, BinOp, Bound, Cast, Dim, Distribution, Expr, Function, Local, LoopVar, MathFn,
+    ReduceOp, Stmt, Sym,
 };
 use alphac::ir::types::{AffConstraint, AffExpr, ConstraintKind, Domain, ElemType};
 use alphac::jit::{runtime, Buffer, JitFunction, JitOptions, RunError};
@@ -478,13 +478,13 @@ fn max_reduce() -> Function {
                     Stmt::Accumulate {
                         array: 1,
                         index: vec![Expr::Int(1)],
-                        op: AccOp::Max,
+                        op: ReduceOp::Max,
                         value: load(0, vec![ev(0)]),
                     },
                     Stmt::Accumulate {
                         array: 1,
                         index: vec![Expr::Int(2)],
-                        op: AccOp::Min,
+                        op: ReduceOp::Min,
                         value: load(0, vec![ev(0)]),
                     },
                 ],
@@ -580,13 +580,13 @@ fn int_bool() -> Function {
                     Stmt::Accumulate {
                         array: 4,
                         index: vec![Expr::Int(0)],
-                        op: AccOp::Add,
+                        op: ReduceOp::Add,
                         value: Expr::cast(Cast::BoolToInt, e()),
                     },
                     Stmt::Accumulate {
                         array: 5,
                         index: vec![Expr::Int(0)],
-                        op: AccOp::And,
+                        op: ReduceOp::And,
                         value: bin(BinOp::Ge, x(), Expr::Int(-50)),
                     },
                 ],
@@ -853,7 +853,7 @@ fn huge_parameters_are_refused_before_running() {
             vec![Stmt::Accumulate {
                 array: 0,
                 index: vec![Expr::Int(0)],
-                op: AccOp::Add,
+                op: ReduceOp::Add,
                 value: Expr::Int(1),
             }],
         )],
@@ -895,21 +895,21 @@ fn math_and_rng_match_runtime() {
         math(MathFn::Ceil),
         math(MathFn::Abs),
         Expr::Random {
-            dist: Dist::Uniform,
+            dist: Distribution::Uniform,
             args: vec![],
             seed: Box::new(Expr::param(1)),
             site: 3,
             point: vec![ev(0)],
         },
         Expr::Random {
-            dist: Dist::Normal,
+            dist: Distribution::Normal,
             args: vec![x(), Expr::Float(2.0)],
             seed: Box::new(Expr::param(1)),
             site: 4,
             point: vec![ev(0), Expr::Int(7)],
         },
         Expr::Random {
-            dist: Dist::Gamma,
+            dist: Distribution::Gamma,
             args: vec![Expr::Float(2.5), Expr::Float(1.5)],
             seed: Box::new(Expr::param(1)),
             site: 5,
@@ -1215,7 +1215,7 @@ fn if_else_and_blocks() {
 #[test]
 fn discrete_draws_match_runtime() {
     let x = || load(0, vec![ev(0)]);
-    let draw = |dist: Dist, args: Vec<Expr>, site: u32| Expr::Random {
+    let draw = |dist: Distribution, args: Vec<Expr>, site: u32| Expr::Random {
         dist,
         args,
         seed: Box::new(Expr::Int(99)),
@@ -1243,13 +1243,13 @@ fn discrete_draws_match_runtime() {
                 Stmt::Assign {
                     array: 1,
                     index: vec![ev(0)],
-                    value: draw(Dist::Bernoulli, vec![x()], 0),
+                    value: draw(Distribution::Bernoulli, vec![x()], 0),
                 },
                 Stmt::Assign {
                     array: 2,
                     index: vec![ev(0)],
                     value: draw(
-                        Dist::Poisson,
+                        Distribution::Poisson,
                         vec![bin(BinOp::Mul, x(), Expr::Float(60.0))],
                         1,
                     ),
@@ -1257,7 +1257,7 @@ fn discrete_draws_match_runtime() {
                 Stmt::Assign {
                     array: 3,
                     index: vec![ev(0)],
-                    value: draw(Dist::Beta, vec![Expr::Float(2.0), x()], 2),
+                    value: draw(Distribution::Beta, vec![Expr::Float(2.0), x()], 2),
                 },
             ],
         )],
@@ -1311,16 +1311,16 @@ fn discrete_draws_match_runtime() {
 #[test]
 fn accumulations_match_rust_folds() {
     let ops = [
-        AccOp::Add,
-        AccOp::Mul,
-        AccOp::Max,
-        AccOp::Min,
-        AccOp::And,
-        AccOp::Or,
+        ReduceOp::Add,
+        ReduceOp::Mul,
+        ReduceOp::Max,
+        ReduceOp::Min,
+        ReduceOp::And,
+        ReduceOp::Or,
     ];
     for ty in [ElemType::Int, ElemType::Float, ElemType::Bool] {
         for op in ops {
-            let bool_op = matches!(op, AccOp::And | AccOp::Or);
+            let bool_op = matches!(op, ReduceOp::And | ReduceOp::Or);
             if bool_op != (ty == ElemType::Bool) {
                 continue;
             }
@@ -1353,7 +1353,11 @@ fn accumulations_match_rust_folds() {
                             },
                             Stmt::SetLocal {
                                 local: 0,
-                                value: bin(op.bin_op(), Expr::Local(0), load(0, vec![ev(0)])),
+                                value: bin(
+                                    alphac::codegen::loop_ast::acc_bin_op(op),
+                                    Expr::Local(0),
+                                    load(0, vec![ev(0)]),
+                                ),
                             },
                         ],
                     ),
@@ -1371,31 +1375,31 @@ fn accumulations_match_rust_folds() {
                     let x: Vec<i64> = (0..n as i64)
                         .map(|k| (k * 13) % 7 - 3 + i64::from(k == 5))
                         .collect();
-                    let x: Vec<i64> = if op == AccOp::Mul {
+                    let x: Vec<i64> = if op == ReduceOp::Mul {
                         x.iter().map(|v| v.signum() * (1 + v.abs() % 2)).collect()
                     } else {
                         x
                     };
-                    let init = if op == AccOp::Mul { 1 } else { 0 };
+                    let init = if op == ReduceOp::Mul { 1 } else { 0 };
                     let mut bufs = vec![Buffer::Int(x.clone()), Buffer::Int(vec![init, init])];
                     jit.run(&[n as i64], &mut bufs).expect("runs");
                     let want = x.iter().fold(init, |a, &v| match op {
-                        AccOp::Add => a + v,
-                        AccOp::Mul => a * v,
-                        AccOp::Max => a.max(v),
+                        ReduceOp::Add => a + v,
+                        ReduceOp::Mul => a * v,
+                        ReduceOp::Max => a.max(v),
                         _ => a.min(v),
                     });
                     assert_eq!(ints(&bufs[1]), &[want, want], "{op:?}");
                 }
                 ElemType::Float => {
                     let x: Vec<f64> = data(n, 21).iter().map(|v| v + 1.0).collect();
-                    let init = if op == AccOp::Mul { 1.0 } else { 0.0 };
+                    let init = if op == ReduceOp::Mul { 1.0 } else { 0.0 };
                     let mut bufs = vec![Buffer::Float(x.clone()), Buffer::Float(vec![init, init])];
                     jit.run(&[n as i64], &mut bufs).expect("runs");
                     let want = x.iter().fold(init, |a, &v| match op {
-                        AccOp::Add => a + v,
-                        AccOp::Mul => a * v,
-                        AccOp::Max => a.max(v),
+                        ReduceOp::Add => a + v,
+                        ReduceOp::Mul => a * v,
+                        ReduceOp::Max => a.max(v),
                         _ => a.min(v),
                     });
                     assert_eq!(floats(&bufs[1]), &[want, want], "{op:?}");
@@ -1409,11 +1413,11 @@ fn accumulations_match_rust_folds() {
                                 _ => k == 17,
                             })
                             .collect();
-                        let init = op == AccOp::And;
+                        let init = op == ReduceOp::And;
                         let mut bufs =
                             vec![Buffer::Bool(x.clone()), Buffer::Bool(vec![init, init])];
                         jit.run(&[n as i64], &mut bufs).expect("runs");
-                        let want = if op == AccOp::And {
+                        let want = if op == ReduceOp::And {
                             x.iter().all(|&b| b)
                         } else {
                             x.iter().any(|&b| b)
@@ -1473,7 +1477,7 @@ fn printer_shows_max_min_bounds_and_guards() {
                 els: vec![Stmt::Accumulate {
                     array: 0,
                     index: vec![ev(0)],
-                    op: AccOp::Max,
+                    op: ReduceOp::Max,
                     value: Expr::cast(Cast::IntToFloat, ev(0)),
                 }],
             }],

@@ -386,7 +386,7 @@ fn guarded_fn(g: &Guarded) -> Function {
                     then: vec![Stmt::Accumulate {
                         array: 0,
                         index: vec![Expr::Aff(idx)],
-                        op: alphac::codegen::loop_ast::AccOp::Add,
+                        op: alphac::codegen::loop_ast::ReduceOp::Add,
                         value: Expr::Int(1),
                     }],
                     els: vec![],

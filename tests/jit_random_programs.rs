@@ -5,7 +5,8 @@
 //! accumulations, across unrolled copies.
 
 use alphac::codegen::loop_ast::{
-    AccOp, Affine, Array, BinOp, Bound, Dim, Expr, Function, Local, LoopVar, Stmt, UnOp,
+    acc_bin_op, Affine, Array, BinOp, Bound, Dim, Expr, Function, Local, LoopVar, ReduceOp, Stmt,
+    UnOp,
 };
 use alphac::ir::types::{Domain, ElemType};
 use alphac::jit::{Buffer, JitFunction, JitOptions, RunError};
@@ -84,10 +85,10 @@ fn stmt() -> impl Strategy<Value = Stmt> {
         int_expr().prop_map(|e| Stmt::SetLocal { local: 0, value: e }),
         (
             prop_oneof![
-                3 => Just(AccOp::Add),
-                1 => Just(AccOp::Mul),
-                3 => Just(AccOp::Max),
-                3 => Just(AccOp::Min)
+                3 => Just(ReduceOp::Add),
+                1 => Just(ReduceOp::Mul),
+                3 => Just(ReduceOp::Max),
+                3 => Just(ReduceOp::Min)
             ],
             int_expr()
         )
@@ -282,7 +283,7 @@ impl Ref {
                 let k = self.idx(index);
                 let old = self.arrays[*array][k];
                 let v = int(self.expr(value)?);
-                self.arrays[*array][k] = int(Ref::binop(op.bin_op(), old, v)?);
+                self.arrays[*array][k] = int(Ref::binop(acc_bin_op(*op), old, v)?);
             }
             Stmt::If { cond, then, els } => {
                 let body = if boolean(self.expr(cond)?) { then } else { els };

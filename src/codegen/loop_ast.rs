@@ -53,7 +53,8 @@
 //!   supplied for the run (float arguments, float result); a missing one is
 //!   a run-time error when the call executes.
 
-use crate::ir::types::{ConstraintKind, Domain, ElemType};
+use crate::ir::types::{ConstraintKind, Domain};
+pub use crate::vocab::{Distribution, ElemType, ReduceOp, UnOp};
 use std::fmt::{self, Write as _};
 
 /// Maximum number of dimensions of an array (the size of the error slot's
@@ -228,15 +229,6 @@ pub struct ExternalDecl {
     pub arity: usize,
 }
 
-/// Unary operators.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum UnOp {
-    /// Int (checked) or float negation.
-    Neg,
-    /// Bool negation.
-    Not,
-}
-
 /// Binary operators (operands of the same type; see the module comment).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BinOp {
@@ -291,52 +283,6 @@ pub enum MathFn {
     Abs,
 }
 
-/// Distributions of the counter-based RNG (see `crate::jit::runtime`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Dist {
-    /// No argument; float in `[0, 1)`.
-    Uniform,
-    /// `(mean, sd)`; float.
-    Normal,
-    /// `(shape, scale)`; float.
-    Gamma,
-    /// `(a, b)`; float.
-    Beta,
-    /// `(p)`; bool.
-    Bernoulli,
-    /// `(lambda)`; int.
-    Poisson,
-}
-
-impl Dist {
-    /// Number of (float) arguments.
-    pub fn arity(self) -> usize {
-        match self {
-            Dist::Uniform => 0,
-            Dist::Bernoulli | Dist::Poisson => 1,
-            Dist::Normal | Dist::Gamma | Dist::Beta => 2,
-        }
-    }
-    /// Result type.
-    pub fn result(self) -> ElemType {
-        match self {
-            Dist::Bernoulli => ElemType::Bool,
-            Dist::Poisson => ElemType::Int,
-            _ => ElemType::Float,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Dist::Uniform => "uniform",
-            Dist::Normal => "normal",
-            Dist::Gamma => "gamma",
-            Dist::Beta => "beta",
-            Dist::Bernoulli => "bernoulli",
-            Dist::Poisson => "poisson",
-        }
-    }
-}
-
 /// Expressions.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
@@ -360,7 +306,7 @@ pub enum Expr {
     /// A counter-based draw: a pure function of `(seed, site, point)` and
     /// the distribution's arguments.
     Random {
-        dist: Dist,
+        dist: Distribution,
         args: Vec<Expr>,
         /// An int expression (typically a parameter).
         seed: Box<Expr>,
@@ -406,28 +352,15 @@ pub struct CategoricalDraw {
     pub array: Option<ArrayId>,
 }
 
-/// Accumulation operators: `a[x] = a[x] op v`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum AccOp {
-    Add,
-    Mul,
-    Max,
-    Min,
-    And,
-    Or,
-}
-
-impl AccOp {
-    /// The binary operator it applies.
-    pub fn bin_op(self) -> BinOp {
-        match self {
-            AccOp::Add => BinOp::Add,
-            AccOp::Mul => BinOp::Mul,
-            AccOp::Max => BinOp::Max,
-            AccOp::Min => BinOp::Min,
-            AccOp::And => BinOp::And,
-            AccOp::Or => BinOp::Or,
-        }
+/// The binary operator an accumulation `a[x] = a[x] op v` applies.
+pub fn acc_bin_op(op: ReduceOp) -> BinOp {
+    match op {
+        ReduceOp::Add => BinOp::Add,
+        ReduceOp::Mul => BinOp::Mul,
+        ReduceOp::Max => BinOp::Max,
+        ReduceOp::Min => BinOp::Min,
+        ReduceOp::And => BinOp::And,
+        ReduceOp::Or => BinOp::Or,
     }
 }
 
@@ -456,7 +389,7 @@ pub enum Stmt {
     Accumulate {
         array: ArrayId,
         index: Vec<Expr>,
-        op: AccOp,
+        op: ReduceOp,
         value: Expr,
     },
     /// `local = value`.
@@ -690,7 +623,7 @@ impl Function {
             } => {
                 let ty = self.check_access(*array, index, scope)?;
                 let vt = self.type_of(value, scope)?;
-                binop_type(op.bin_op(), ty, vt).and_then(|r| {
+                binop_type(acc_bin_op(*op), ty, vt).and_then(|r| {
                     if r == ty {
                         Ok(())
                     } else {
@@ -1224,12 +1157,12 @@ impl Printer<'_> {
                 let a = self.access(*array, index);
                 let v = self.expr(value);
                 let t = match op {
-                    AccOp::Add => format!("{a} += {v};"),
-                    AccOp::Mul => format!("{a} *= {v};"),
-                    AccOp::And => format!("{a} = {a} && {v};"),
-                    AccOp::Or => format!("{a} = {a} || {v};"),
-                    AccOp::Max => format!("{a} = max({a}, {v});"),
-                    AccOp::Min => format!("{a} = min({a}, {v});"),
+                    ReduceOp::Add => format!("{a} += {v};"),
+                    ReduceOp::Mul => format!("{a} *= {v};"),
+                    ReduceOp::And => format!("{a} = {a} && {v};"),
+                    ReduceOp::Or => format!("{a} = {a} || {v};"),
+                    ReduceOp::Max => format!("{a} = max({a}, {v});"),
+                    ReduceOp::Min => format!("{a} = min({a}, {v});"),
                 };
                 self.line(depth, &t);
             }

@@ -47,8 +47,8 @@
 //! rational implication questions.
 
 use super::loop_ast::{
-    AccOp, Affine, ArrayId, AstError, BinOp, Bound, BoundTerm, Expr, Function, Local, LocalId,
-    LoopVar, Stmt, Sym,
+    acc_bin_op, Affine, ArrayId, AstError, BinOp, Bound, BoundTerm, Expr, Function, Local, LocalId,
+    LoopVar, ReduceOp, Stmt, Sym,
 };
 use crate::ir::types::ConstraintKind;
 use crate::poly::solver::{self, Optimum, System};
@@ -703,8 +703,8 @@ fn replace_stmt(s: Stmt, array: ArrayId, idx: &[Expr], t: LocalId) -> Stmt {
 /// `t op v`: the value an accumulation `x op= v` stores, with the old
 /// value in the local `t` (`And`/`Or` stay lazy in `v`, as accumulations
 /// are).
-fn acc_value(op: AccOp, t: LocalId, v: Expr) -> Expr {
-    Expr::bin(op.bin_op(), Expr::Local(t), v)
+fn acc_value(op: ReduceOp, t: LocalId, v: Expr) -> Expr {
+    Expr::bin(acc_bin_op(op), Expr::Local(t), v)
 }
 
 /// Whether a loop with these bounds runs at least once.
@@ -1509,7 +1509,7 @@ fn size_stmts(body: &[Stmt]) -> usize {
 fn infallible(e: &Expr) -> bool {
     match e {
         Expr::Int(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => true,
-        Expr::Unary(super::loop_ast::UnOp::Not, a) => infallible(a),
+        Expr::Unary(crate::vocab::UnOp::Not, a) => infallible(a),
         Expr::Binary(op, a, b) => {
             matches!(
                 op,
@@ -1595,9 +1595,9 @@ fn fold_expr(facts: &Facts, e: Expr, v: LoopVar, scope: &[LoopVar], n: &mut usiz
             (x, Expr::Bool(true)) if infallible(&x) => Expr::Bool(true),
             (x, y) => Expr::bin(BinOp::Or, x, y),
         },
-        Expr::Unary(super::loop_ast::UnOp::Not, a) => match f(*a) {
+        Expr::Unary(crate::vocab::UnOp::Not, a) => match f(*a) {
             Expr::Bool(b) => Expr::Bool(!b),
-            x => Expr::Unary(super::loop_ast::UnOp::Not, Box::new(x)),
+            x => Expr::Unary(crate::vocab::UnOp::Not, Box::new(x)),
         },
         Expr::Select(c, a, b) => match f(*c) {
             Expr::Bool(true) => f(*a),
@@ -2078,7 +2078,7 @@ mod tests {
             Expr::Bool(b) => *b,
             Expr::Binary(BinOp::And, a, b) => int_cond(a, env, n) && int_cond(b, env, n),
             Expr::Binary(BinOp::Or, a, b) => int_cond(a, env, n) || int_cond(b, env, n),
-            Expr::Unary(super::super::loop_ast::UnOp::Not, a) => !int_cond(a, env, n),
+            Expr::Unary(crate::vocab::UnOp::Not, a) => !int_cond(a, env, n),
             Expr::Binary(op, a, b) => {
                 let (x, y) = (v(a, env, n), v(b, env, n));
                 match op {
@@ -2413,7 +2413,7 @@ mod tests {
             prop_oneof![
                 (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::bin(BinOp::And, a, b)),
                 (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::bin(BinOp::Or, a, b)),
-                inner.prop_map(|a| Expr::Unary(super::super::loop_ast::UnOp::Not, Box::new(a))),
+                inner.prop_map(|a| Expr::Unary(crate::vocab::UnOp::Not, Box::new(a))),
             ]
         })
     }

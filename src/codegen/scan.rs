@@ -50,13 +50,11 @@
 //!
 //! Must not know about: Cranelift, the source syntax, the interpreter.
 
-use super::loop_ast::{
-    self, AccOp, Affine, Bound, Cast, Dim, Dist, Expr, Function, LoopVar, MathFn, Stmt, Sym,
-};
+use super::loop_ast::{self, Affine, Bound, Cast, Dim, Expr, Function, LoopVar, MathFn, Stmt, Sym};
 use crate::deps::{self, DepsError, StmtKind, SystemSchedule};
 use crate::ir::{
-    self, AffConstraint, AffExpr, BinOp, Builtin, ConstraintKind, Distribution, Domain, ElemType,
-    ExprKind, ReduceOp, UnOp, VarId,
+    self, AffConstraint, AffExpr, BinOp, Builtin, ConstraintKind, Domain, ElemType, ExprKind,
+    ReduceOp, UnOp, VarId,
 };
 use crate::poly::solver::{self, System};
 use crate::poly::PolyError;
@@ -2010,12 +2008,12 @@ impl Gen<'_> {
                     .map(|a| ex.aff(a, &x).map(Expr::Aff))
                     .collect::<R<_>>()?,
                 op: match op {
-                    ReduceOp::Add => AccOp::Add,
-                    ReduceOp::Mul => AccOp::Mul,
-                    ReduceOp::Max => AccOp::Max,
-                    ReduceOp::Min => AccOp::Min,
-                    ReduceOp::And => AccOp::And,
-                    ReduceOp::Or => AccOp::Or,
+                    ReduceOp::Add => ReduceOp::Add,
+                    ReduceOp::Mul => ReduceOp::Mul,
+                    ReduceOp::Max => ReduceOp::Max,
+                    ReduceOp::Min => ReduceOp::Min,
+                    ReduceOp::And => ReduceOp::And,
+                    ReduceOp::Or => ReduceOp::Or,
                 },
                 value: ex.expr(body, &x, Some(*ty))?,
             },
@@ -2270,10 +2268,8 @@ impl ExprGen<'_> {
                     .collect::<R<_>>()?,
             },
             ExprKind::Unary(op, a) => match op {
-                UnOp::Neg => {
-                    Expr::Unary(loop_ast::UnOp::Neg, Box::new(self.expr(a, x, Some(e.ty))?))
-                }
-                UnOp::Not => Expr::Unary(loop_ast::UnOp::Not, Box::new(self.expr(a, x, None)?)),
+                UnOp::Neg => Expr::Unary(UnOp::Neg, Box::new(self.expr(a, x, Some(e.ty))?)),
+                UnOp::Not => Expr::Unary(UnOp::Not, Box::new(self.expr(a, x, None)?)),
             },
             ExprKind::Binary(op, a, b) => {
                 let arith = |o: B| -> R<Expr> {
@@ -2347,14 +2343,8 @@ impl ExprGen<'_> {
                     .collect::<R<_>>()?,
             },
             ExprKind::Random(d, args, site) => {
-                let dist = match d {
-                    Distribution::Uniform => Dist::Uniform,
-                    Distribution::Normal => Dist::Normal,
-                    Distribution::Gamma => Dist::Gamma,
-                    Distribution::Beta => Dist::Beta,
-                    Distribution::Bernoulli => Dist::Bernoulli,
-                    Distribution::Poisson => Dist::Poisson,
-                };
+                let dist = *d;
+
                 let conv = convert(
                     Expr::Random {
                         dist,

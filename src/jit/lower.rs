@@ -21,10 +21,11 @@
 use super::runtime;
 use super::JitError;
 use crate::codegen::loop_ast::{
-    AccOp, Affine, ArrayId, BinOp, Bound, Cast, CategoricalDraw, Dist, Expr, Function, LoopVar,
-    MathFn, Stmt, Sym, UnOp, MAX_DIMS,
+    acc_bin_op, Affine, ArrayId, BinOp, Bound, Cast, CategoricalDraw, Distribution, Expr, Function,
+    LoopVar, MathFn, ReduceOp, Stmt, Sym, UnOp, MAX_DIMS,
 };
-use crate::ir::types::{ConstraintKind, ElemType};
+use crate::ir::types::ConstraintKind;
+use crate::vocab::ElemType;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
     types, AbiParam, AliasRegion, Block, BlockArg, FuncRef, InstBuilder, MemFlags, StackSlotData,
@@ -726,13 +727,13 @@ impl Lower<'_, '_> {
                 let v = match op {
                     // Lazy like the binary operators: the value is only
                     // needed when the accumulator does not decide.
-                    AccOp::And | AccOp::Or => {
-                        let is_and = *op == AccOp::And;
+                    ReduceOp::And | ReduceOp::Or => {
+                        let is_and = *op == ReduceOp::And;
                         self.lazy_logic(old, value, is_and)?
                     }
                     _ => {
                         let v = self.expr(value)?;
-                        self.arith(op.bin_op(), ty, old, v)
+                        self.arith(acc_bin_op(*op), ty, old, v)
                     }
                 };
                 self.b.ins().store(mem(*array), v, addr, 0);
@@ -1301,12 +1302,12 @@ impl Lower<'_, '_> {
                     vs.push(self.expr(a)?);
                 }
                 match dist {
-                    Dist::Uniform => self.call(rt::UNIFORM, &vs),
-                    Dist::Normal => self.call(rt::NORMAL, &vs),
-                    Dist::Gamma => self.call(rt::GAMMA, &vs),
-                    Dist::Beta => self.call(rt::BETA, &vs),
-                    Dist::Bernoulli | Dist::Poisson => {
-                        let which = if *dist == Dist::Bernoulli {
+                    Distribution::Uniform => self.call(rt::UNIFORM, &vs),
+                    Distribution::Normal => self.call(rt::NORMAL, &vs),
+                    Distribution::Gamma => self.call(rt::GAMMA, &vs),
+                    Distribution::Beta => self.call(rt::BETA, &vs),
+                    Distribution::Bernoulli | Distribution::Poisson => {
+                        let which = if *dist == Distribution::Bernoulli {
                             rt::BERNOULLI
                         } else {
                             rt::POISSON
@@ -1314,7 +1315,7 @@ impl Lower<'_, '_> {
                         let r = self.call(which, &vs);
                         let ok = self.b.ins().icmp_imm(IntCC::SignedGreaterThanOrEqual, r, 0);
                         self.guard(ok, status::BAD_RNG_ARG, None, &[]);
-                        if *dist == Dist::Bernoulli {
+                        if *dist == Distribution::Bernoulli {
                             self.b.ins().ireduce(types::I8, r)
                         } else {
                             r

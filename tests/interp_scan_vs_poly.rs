@@ -1,11 +1,11 @@
-//! Two independent enumerators must agree: the interpreter's run-time
-//! scanner (`runtime::scan`, precomputed Fourier–Motzkin levels) and the
-//! polyhedral library (`poly::Set::points` / `bounding_box` through
-//! `ir::poly_bridge`), on random bounded domains.
+//! Two independent enumerators must agree: the interpreter's
+//! concrete-parameter scanner (`poly::scan`, precomputed Fourier–Motzkin
+//! levels) and the polyhedral library's solver-based enumeration
+//! (`poly::Set::points` / `bounding_box`), on random bounded domains.
 
-use alphac::ir::poly_bridge::to_set;
+use alphac::ir::poly_bridge::{multi_aff_anon, to_set};
 use alphac::ir::{AffConstraint, AffExpr, ConstraintKind, Domain};
-use alphac::runtime::scan::{self, Scanner};
+use alphac::poly::scan::{self, PointScanner};
 use proptest::prelude::*;
 
 fn con(idx: Vec<i64>, p: i64, c: i64, is_eq: bool) -> AffConstraint {
@@ -60,8 +60,8 @@ proptest! {
     fn points_and_boxes_agree_with_poly(d in arb_domain(), n in 0i64..=4) {
         let set = to_set(&d, &["N".to_string()]).unwrap();
         let want = set.points(&[n]).unwrap();
-        prop_assert_eq!(scan::points(&d, &[n], "D").unwrap(), want);
-        prop_assert_eq!(scan::bounding_box(&d, &[n], "D").unwrap(), set.bounding_box(&[n]).unwrap());
+        prop_assert_eq!(scan::points(&set, &[n]).unwrap(), want);
+        prop_assert_eq!(scan::bounding_box(&set, &[n]).unwrap(), set.bounding_box(&[n]).unwrap());
     }
 
     #[test]
@@ -76,7 +76,8 @@ proptest! {
             .into_iter()
             .filter(|p| proj.eval(p, &[n]) == Some(x))
             .collect();
-        let s = Scanner::for_projection(&d, &[proj], &[n], "D").unwrap();
+        let proj = multi_aff_anon(&[proj], dims, 1).unwrap();
+        let s = PointScanner::for_projection(&set, &proj, &[n]).unwrap();
         prop_assert_eq!(s.points(&[x]).unwrap(), want);
     }
 }

@@ -35,7 +35,7 @@ use crate::ir::{
     self, AffConstraint, AffExpr, ConstraintKind, Domain, Expr, ExprKind, Program, VarId,
 };
 use crate::poly::solver::{self, System};
-use crate::poly::PolyError;
+use crate::poly::{project, PolyError};
 use crate::schedule::{self, Model, Schedule, ScheduleError, Scheduler};
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
@@ -493,62 +493,21 @@ impl Builder<'_> {
     }
 }
 
-/// Rational Fourier–Motzkin elimination of `count` variables starting at
-/// `first` (a superset of the integer projection).
+/// The rational projection (`poly::project::rational_shadow`: a superset
+/// of the integer projection) eliminating `count` variables from `first`.
 fn project_out(sys: System, first: usize, count: usize) -> Result<System, DepsError> {
     if count == 0 {
         return Ok(sys);
     }
     let n = sys.n_vars;
-    let mut eqs = sys.eqs;
-    let mut ineqs = sys.ineqs;
-    let comb = |p: &[i64], a: i64, q: &[i64], b: i64| -> Result<Vec<i64>, DepsError> {
-        p.iter()
-            .zip(q)
-            .map(|(x, y)| {
-                let v = (*x as i128) * (a as i128) - (*y as i128) * (b as i128);
-                i64::try_from(v).map_err(|_| DepsError::Overflow)
-            })
-            .collect()
-    };
-    for v in first..first + count {
-        if let Some(pos) = eqs.iter().position(|r| r[v] != 0) {
-            let p = eqs.remove(pos);
-            let (pv, sign) = (
-                p[v].checked_abs().ok_or(DepsError::Overflow)?,
-                p[v].signum(),
-            );
-            for r in eqs.iter_mut().chain(ineqs.iter_mut()) {
-                if r[v] != 0 {
-                    *r = comb(
-                        r,
-                        pv,
-                        &p,
-                        sign.checked_mul(r[v]).ok_or(DepsError::Overflow)?,
-                    )?;
-                }
-            }
-            continue;
-        }
-        let (with, mut out): (Vec<_>, Vec<_>) = ineqs.into_iter().partition(|r| r[v] != 0);
-        for p in with.iter().filter(|r| r[v] > 0) {
-            for q in with.iter().filter(|r| r[v] < 0) {
-                out.push(comb(p, -q[v], q, -p[v])?);
-            }
-        }
-        ineqs = out;
-    }
-    // Drop the eliminated columns.
-    let cut = |r: Vec<i64>| -> Vec<i64> {
-        r.iter()
-            .enumerate()
-            .filter(|(k, _)| *k < first || *k >= first + count)
-            .map(|(_, x)| *x)
-            .collect()
-    };
+    let (eqs, ineqs) =
+        project::rational_shadow(sys.eqs, sys.ineqs, first, count).map_err(|e| match e {
+            PolyError::Overflow => DepsError::Overflow,
+            e => DepsError::Poly(e),
+        })?;
     let mut s = System::new(n - count);
-    eqs.into_iter().for_each(|r| s.add_eq(cut(r)));
-    ineqs.into_iter().for_each(|r| s.add_ineq(cut(r)));
+    eqs.into_iter().for_each(|r| s.add_eq(r));
+    ineqs.into_iter().for_each(|r| s.add_ineq(r));
     Ok(s)
 }
 

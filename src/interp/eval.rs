@@ -13,7 +13,9 @@ use crate::ir::{
     Reduction, System, UnOp, VarId, VarKind,
 };
 use crate::runtime::rng::Stream;
-use crate::runtime::scan::{self, Scanner};
+use crate::ir::poly_bridge::{multi_aff_anon, to_set_anon};
+use crate::poly::scan::{self, PointScanner};
+use crate::runtime::RuntimeError;
 use crate::runtime::{math, Array, ArraySpec, Scalar};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -47,7 +49,7 @@ pub(super) struct Evaluator<'a> {
     stack: Vec<(VarId, Vec<i64>)>,
     /// Scanners of reductions and categoricals, by expression address
     /// (the program is borrowed for the whole run, so addresses are stable).
-    scanners: HashMap<usize, Rc<Scanner>>,
+    scanners: HashMap<usize, Rc<PointScanner>>,
     /// Address of a local at the start of the evaluation thread.
     stack_base: usize,
     /// Stack bytes that may be used before evaluation stops.
@@ -120,7 +122,11 @@ impl<'a> Evaluator<'a> {
                 if var.kind != kind {
                     continue;
                 }
-                for p in scan::points(&var.domain, self.params, &var.name)? {
+                let set = to_set_anon(&var.domain, self.params.len())
+                    .map_err(|e| RuntimeError::poly(&var.name, e))?;
+                let points = scan::points(&set, self.params)
+                    .map_err(|e| RuntimeError::scan(&var.name, e))?;
+                for p in points {
                     self.element(id, &p, var.span)?;
                 }
             }
@@ -462,7 +468,11 @@ impl<'a> Evaluator<'a> {
     }
 
     /// The scanner cached for the expression `e`.
-    fn scanner(&mut self, e: &Expr, make: impl FnOnce() -> R<Scanner>) -> R<Rc<Scanner>> {
+    fn scanner(
+        &mut self,
+        e: &Expr,
+        make: impl FnOnce() -> R<PointScanner>,
+    ) -> R<Rc<PointScanner>> {
         let key = e as *const Expr as usize;
         if let Some(s) = self.scanners.get(&key) {
             return Ok(s.clone());
@@ -481,14 +491,14 @@ impl<'a> Evaluator<'a> {
             .unwrap_or_default();
         let params = self.params;
         let s = self.scanner(e, || {
-            Ok(Scanner::for_projection(
-                &r.body_domain,
-                &r.proj,
-                params,
-                &name,
-            )?)
+            let set = to_set_anon(&r.body_domain, params.len())
+                .map_err(|e| RuntimeError::poly(&name, e))?;
+            let proj = multi_aff_anon(&r.proj, r.body_domain.n_dims(), set.space().n_params())
+                .map_err(|e| RuntimeError::poly(&name, e))?;
+            Ok(PointScanner::for_projection(&set, &proj, params)
+                .map_err(|e| RuntimeError::scan(&name, e))?)
         })?;
-        let points = s.points(p)?;
+        let points = s.points(p).map_err(|e| RuntimeError::scan(&name, e))?;
         let mut acc = r.op.identity(e.ty);
         for y in &points {
             let v = self.eval(&r.body, y)?;
@@ -548,8 +558,12 @@ impl<'a> Evaluator<'a> {
                 c.domain.n_dims()
             )));
         }
-        let s = self.scanner(e, || Ok(Scanner::for_prefix(&c.domain, n, params, &name)?))?;
-        let ks = s.points(p)?;
+        let s = self.scanner(e, || {
+            let set =
+                to_set_anon(&c.domain, params.len()).map_err(|e| RuntimeError::poly(&name, e))?;
+            Ok(PointScanner::new(&set, n, params).map_err(|e| RuntimeError::scan(&name, e))?)
+        })?;
+        let ks = s.points(p).map_err(|e| RuntimeError::scan(&name, e))?;
         let mut weights = Vec::with_capacity(ks.len());
         let mut q = p.to_vec();
         q.push(0);

@@ -14,15 +14,15 @@
 //! Boundedness of a reduction body is decided separately, for all
 //! parameter values at once: the fiber of a body piece over a fixed result
 //! point is bounded iff its recession cone `{d : A d >= 0, E d = 0,
-//! proj(d) = 0}` is `{0}`, tested by Fourier–Motzkin elimination in checked
-//! `i128` arithmetic (pieces without integer points are skipped).
+//! proj(d) = 0}` is `{0}`, tested with `poly` (one emptiness question per
+//! direction `±d_t >= 1`; pieces without integer points are skipped).
 
 use std::collections::HashSet;
 
-use super::poly_bridge::to_set;
+use super::poly_bridge::{aff_row, to_set};
 use super::types::*;
 use crate::diag::{Diagnostic, Span};
-use crate::poly::{PolyError, PolyResult, Set};
+use crate::poly::{BasicSet, MultiAff, PolyError, PolyResult, Set, Space, Tuple};
 
 /// Runs every domain check on every equation of `p`.
 pub fn check_program(p: &Program) -> Vec<Diagnostic> {
@@ -48,7 +48,10 @@ pub fn check_program(p: &Program) -> Vec<Diagnostic> {
             if dom.dims.len() == eq.indices.len() {
                 dom.dims = eq.indices.clone();
             }
-            w.walk(&eq.expr, &dom, false);
+            match to_set(&dom, &s.params) {
+                Ok(dom) => w.walk(&eq.expr, &dom, false),
+                Err(e) => w.errors.push(poly_failure(e, eq.expr.span)),
+            }
         }
     }
     errors
@@ -132,6 +135,15 @@ impl Walker<'_> {
         to_set(d, &self.sys.params)
     }
 
+    /// The function `fs` from a space with dimensions `dims`.
+    fn func(&self, fs: &[AffExpr], dims: &[String]) -> PolyResult<MultiAff> {
+        MultiAff::new(
+            Space::set(&self.sys.params, dims),
+            Tuple::anonymous("o", fs.len()),
+            fs.iter().map(aff_row).collect(),
+        )
+    }
+
     /// `i = 1, j = 2 when N = 3`.
     fn witness(&self, names: &[String], x: &[i64], params: &[i64]) -> String {
         let pt: Vec<String> = names
@@ -168,24 +180,23 @@ impl Walker<'_> {
     /// real space: the equation's when `in_body` is false, a reduction
     /// body's or a categorical's otherwise — there, reads and restrictions
     /// shape the body domain instead of being errors).
-    fn walk(&mut self, e: &Expr, ctx: &Domain, in_body: bool) {
+    fn walk(&mut self, e: &Expr, ctx: &Set, in_body: bool) {
         if let Err(err) = self.walk_inner(e, ctx, in_body) {
             let d = poly_failure(err, e.span);
             self.report(e.span, FAILED, d);
         }
     }
 
-    fn walk_inner(&mut self, e: &Expr, ctx: &Domain, in_body: bool) -> PolyResult<()> {
+    fn walk_inner(&mut self, e: &Expr, ctx: &Set, in_body: bool) -> PolyResult<()> {
+        let dims = &ctx.space().output.dims;
         match &e.kind {
             ExprKind::Read { var, access } => {
                 if in_body {
                     return Ok(());
                 }
                 let v = &self.sys.vars[*var];
-                let Some(pre) = preimage(&v.domain, access, &ctx.dims) else {
-                    return Err(PolyError::Overflow);
-                };
-                let bad = self.set(ctx)?.subtract(&self.set(&pre)?)?;
+                let pre = self.set(&v.domain)?.preimage(&self.func(access, dims)?)?;
+                let bad = ctx.subtract(&pre)?;
                 if let Some((ps, x)) = self.witness_of(&bad)? {
                     let y = apply(access, &x, &ps).unwrap_or_default();
                     let ys: Vec<String> = y.iter().map(|c| c.to_string()).collect();
@@ -194,7 +205,7 @@ impl Walker<'_> {
                         v.name,
                         ys.join(", "),
                         v.name,
-                        self.witness(&ctx.dims, &x, &ps)
+                        self.witness(dims, &x, &ps)
                     );
                     let d = Diagnostic::error(msg, e.span)
                         .with_label("reads outside the declared domain")
@@ -204,13 +215,13 @@ impl Walker<'_> {
             }
             ExprKind::Restrict(d, x) => {
                 if !in_body {
-                    let bad = self.set(ctx)?.subtract(&self.set(d)?)?;
+                    let bad = ctx.subtract(&self.set(d)?)?;
                     if let Some((ps, p)) = self.witness_of(&bad)? {
                         let msg = format!(
                             "`{}` is only partly defined: `{}` is excluded by this restriction ({})",
                             self.sys.vars[self.eq.var].name,
                             self.lhs(&p),
-                            self.witness(&ctx.dims, &p, &ps)
+                            self.witness(dims, &p, &ps)
                         );
                         let diag = Diagnostic::error(msg, e.span)
                             .with_label("the equation is undefined outside this restriction")
@@ -218,11 +229,11 @@ impl Walker<'_> {
                         self.report(e.span, PARTIAL, diag);
                     }
                 }
-                let inner = intersect(ctx, d);
+                let inner = ctx.intersect(&self.set(d)?)?;
                 self.walk(x, &inner, in_body);
             }
             ExprKind::Case(pieces) => {
-                let c = self.set(ctx)?;
+                let c = ctx;
                 let sets: Vec<Set> = pieces
                     .iter()
                     .map(|(d, _)| self.set(d))
@@ -234,7 +245,7 @@ impl Walker<'_> {
                             let names = if in_body {
                                 (0..p.len()).map(|k| format!("x{k}")).collect()
                             } else {
-                                ctx.dims.clone()
+                                dims.clone()
                             };
                             let msg = format!(
                                 "`case` pieces {} and {} overlap {}",
@@ -261,7 +272,7 @@ impl Walker<'_> {
                         let msg = format!(
                             "`case` does not cover `{}` ({}): no piece contains this point",
                             self.lhs(&p),
-                            self.witness(&ctx.dims, &p, &ps)
+                            self.witness(dims, &p, &ps)
                         );
                         let d = Diagnostic::error(msg, e.span)
                             .with_label("pieces leave a gap")
@@ -269,17 +280,16 @@ impl Walker<'_> {
                         self.report(e.span, GAP, d);
                     }
                 }
-                for (d, x) in pieces {
-                    let inner = intersect(ctx, d);
+                for ((_, x), d) in pieces.iter().zip(&sets) {
+                    let inner = ctx.intersect(d)?;
                     self.walk(x, &inner, in_body);
                 }
             }
             ExprKind::Reduce(r) => {
-                let Some(pulled) = preimage(ctx, &r.proj, &r.dims) else {
-                    return Err(PolyError::Overflow);
-                };
-                let inner = intersect(&r.body_domain, &pulled);
-                if self.unbounded(&inner, &r.proj) {
+                let proj = self.func(&r.proj, &r.dims)?;
+                let pulled = ctx.preimage(&proj)?;
+                let inner = self.set(&r.body_domain)?.intersect(&pulled)?;
+                if self.unbounded(&inner, &proj) {
                     let d = Diagnostic::error(
                         "the body of this reduction is unbounded: for a fixed result point, its domain has infinitely many points",
                         e.span,
@@ -290,16 +300,15 @@ impl Walker<'_> {
                 self.walk(&r.body, &inner, true);
             }
             ExprKind::Categorical(c) => {
-                let n_outer = ctx.dims.len();
-                let mut dims = ctx.dims.clone();
+                let n_outer = dims.len();
+                let mut dims = dims.clone();
                 dims.push(c.index.clone());
                 let proj: Vec<AffExpr> = (0..n_outer)
                     .map(|k| AffExpr::index(n_outer + 1, self.np(), k))
                     .collect();
-                let Some(lifted) = preimage(ctx, &proj, &dims) else {
-                    return Err(PolyError::Overflow);
-                };
-                let inner = intersect(&c.domain, &lifted);
+                let proj = self.func(&proj, &dims)?;
+                let lifted = ctx.preimage(&proj)?;
+                let inner = self.set(&c.domain)?.intersect(&lifted)?;
                 if self.unbounded(&inner, &proj) {
                     let d = Diagnostic::error(
                         format!(
@@ -343,26 +352,13 @@ impl Walker<'_> {
 
     /// Is some piece of `body` (within the context) unbounded along the
     /// fibers of `proj`?
-    fn unbounded(&self, body: &Domain, proj: &[AffExpr]) -> bool {
-        let np = self.np();
-        let n = body.dims.len();
-        for bp in &body.pieces {
-            for xp in &self.sys.context.pieces {
-                let mut piece: Vec<AffConstraint> = bp.clone();
-                piece.extend(xp.iter().map(|c| AffConstraint {
-                    aff: AffExpr {
-                        idx: vec![0; n],
-                        par: c.aff.par.clone(),
-                        constant: c.aff.constant,
-                    },
-                    kind: c.kind,
-                }));
-                if piece_unbounded(&piece, proj, n, np) == Some(true) {
-                    return true;
-                }
-            }
-        }
-        false
+    fn unbounded(&self, body: &Set, proj: &MultiAff) -> bool {
+        let Ok(body) = body.intersect_params(self.context) else {
+            return false;
+        };
+        body.pieces()
+            .iter()
+            .any(|b| piece_unbounded(b, proj) == Ok(true))
     }
 }
 
@@ -386,192 +382,43 @@ fn tuples_with_sum(n: usize, total: i64, max: i64) -> Vec<Vec<i64>> {
     out
 }
 
-/// Intersection of two domains of the same space (pairwise products of
-/// pieces).
-fn intersect(a: &Domain, b: &Domain) -> Domain {
-    Domain {
-        dims: a.dims.clone(),
-        pieces: intersect_pieces(&a.pieces, &b.pieces),
-    }
-}
-
 // ---------------------------------------------------------------- boundedness
 
-fn intersect_pieces(a: &[Vec<AffConstraint>], b: &[Vec<AffConstraint>]) -> Vec<Vec<AffConstraint>> {
-    let mut out = Vec::new();
-    for p in a {
-        for q in b {
-            let mut r = p.clone();
-            r.extend(q.iter().cloned());
-            out.push(r);
-        }
+/// Has the piece an integer point and a non-zero recession direction `d`
+/// (over the dimensions, parameters fixed) with `proj(d) = 0`? The cone is
+/// homogeneous, so its rational and integer emptiness agree.
+fn piece_unbounded(b: &BasicSet, proj: &MultiAff) -> PolyResult<bool> {
+    if b.is_empty()? {
+        return Ok(false);
     }
-    out
-}
-
-/// `{ y : f(y) ∈ d }` for `f` from a space with `dims` (`None` on overflow).
-fn preimage(d: &Domain, f: &[AffExpr], dims: &[String]) -> Option<Domain> {
-    let n = dims.len();
-    let mut pieces = Vec::new();
-    for p in &d.pieces {
-        let mut q = Vec::new();
-        for c in p {
-            let mut a = AffExpr {
-                idx: vec![0; n],
-                par: c.aff.par.clone(),
-                constant: c.aff.constant,
-            };
-            for (coef, fk) in c.aff.idx.iter().zip(f) {
-                if *coef == 0 {
-                    continue;
-                }
-                for (t, v) in fk.idx.iter().enumerate() {
-                    a.idx[t] = a.idx[t].checked_add(coef.checked_mul(*v)?)?;
-                }
-                for (t, v) in fk.par.iter().enumerate() {
-                    a.par[t] = a.par[t].checked_add(coef.checked_mul(*v)?)?;
-                }
-                a.constant = a.constant.checked_add(coef.checked_mul(fk.constant)?)?;
-            }
-            q.push(AffConstraint {
-                aff: a,
-                kind: c.kind,
-            });
-        }
-        pieces.push(q);
+    let np = b.space().n_params();
+    let n = b.space().n_dims();
+    let linear = |r: &[i64]| -> Vec<i64> {
+        let mut v = r[np..np + n].to_vec();
+        v.push(0);
+        v
+    };
+    let cone_space = Space::set::<String, String>(&[], &b.space().output.dims);
+    let mut cone = BasicSet::universe(cone_space);
+    for r in b.eqs().iter().chain(proj.rows()) {
+        cone.add_eq(linear(r))?;
     }
-    Some(Domain {
-        dims: dims.to_vec(),
-        pieces,
-    })
-}
-
-/// A linear inequality `coeffs · x + constant >= 0` over the rationals.
-type Ineq = (Vec<i128>, i128);
-
-/// Is the piece (over `n` indices and `np` parameters) rationally
-/// non-empty with a non-zero recession direction `d` (over the indices,
-/// with parameters fixed) such that `proj(d) = 0`? `None` when the
-/// arithmetic overflows or the elimination grows too large.
-fn piece_unbounded(piece: &[AffConstraint], proj: &[AffExpr], n: usize, np: usize) -> Option<bool> {
-    // Non-emptiness over (indices, parameters).
-    let mut sys: Vec<Ineq> = Vec::new();
-    for c in piece {
-        let coeffs: Vec<i128> = c
-            .aff
-            .idx
-            .iter()
-            .chain(&c.aff.par)
-            .map(|&v| i128::from(v))
-            .collect();
-        push_constraint(&mut sys, coeffs, i128::from(c.aff.constant), c.kind);
-    }
-    if !fm_feasible(sys, n + np)? {
-        return Some(false);
-    }
-    // The recession cone over the indices.
-    let mut cone: Vec<Ineq> = Vec::new();
-    for c in piece {
-        let coeffs: Vec<i128> = c.aff.idx.iter().map(|&v| i128::from(v)).collect();
-        push_constraint(&mut cone, coeffs, 0, c.kind);
-    }
-    for f in proj {
-        let coeffs: Vec<i128> = f.idx.iter().map(|&v| i128::from(v)).collect();
-        push_constraint(&mut cone, coeffs, 0, ConstraintKind::Eq);
+    for r in b.ineqs() {
+        cone.add_ineq(linear(r))?;
     }
     for t in 0..n {
-        for s in [1i128, -1] {
-            let mut sys = cone.clone();
-            let mut coeffs = vec![0i128; n];
-            coeffs[t] = s;
-            sys.push((coeffs, -1));
-            if fm_feasible(sys, n)? {
-                return Some(true);
+        for s in [1i64, -1] {
+            let mut ray = cone.clone();
+            let mut row = vec![0i64; n + 1];
+            row[t] = s;
+            row[n] = -1;
+            ray.add_ineq(row)?;
+            if !ray.is_empty()? {
+                return Ok(true);
             }
         }
     }
-    Some(false)
-}
-
-/// Adds `coeffs · x + constant >= 0` (and `<= 0` for an equality), each
-/// divided by the gcd of its coefficients with the constant rounded down
-/// (valid for integer points; makes `2k = 2i + 1` infeasible).
-fn push_constraint(sys: &mut Vec<Ineq>, coeffs: Vec<i128>, constant: i128, kind: ConstraintKind) {
-    if kind == ConstraintKind::Eq {
-        let neg: Vec<i128> = coeffs.iter().map(|c| -c).collect();
-        sys.push(tighten(neg, -constant));
-    }
-    sys.push(tighten(coeffs, constant));
-}
-
-fn tighten(coeffs: Vec<i128>, constant: i128) -> Ineq {
-    let g = coeffs.iter().fold(0, |g, &x| gcd(g, x));
-    if g > 1 {
-        (
-            coeffs.iter().map(|x| x / g).collect(),
-            constant.div_euclid(g),
-        )
-    } else {
-        (coeffs, constant)
-    }
-}
-
-fn gcd(a: i128, b: i128) -> i128 {
-    let (mut a, mut b) = (a.abs(), b.abs());
-    while b != 0 {
-        let t = a % b;
-        a = b;
-        b = t;
-    }
-    a
-}
-
-/// Feasibility of `{ x : coeffs · x + c >= 0 for all }` by Fourier–Motzkin
-/// elimination with gcd tightening: `false` means there is no integer
-/// point; `true` means there is a rational one. `None` on overflow or when
-/// the system grows beyond a fixed size.
-fn fm_feasible(mut sys: Vec<Ineq>, n: usize) -> Option<bool> {
-    for v in 0..n {
-        let mut pos = Vec::new();
-        let mut neg = Vec::new();
-        let mut rest = Vec::new();
-        for c in sys {
-            match c.0[v].signum() {
-                1 => pos.push(c),
-                -1 => neg.push(c),
-                _ => rest.push(c),
-            }
-        }
-        for p in &pos {
-            for q in &neg {
-                let a = p.0[v];
-                let b = q.0[v].checked_neg()?;
-                let mut coeffs = Vec::with_capacity(n);
-                for k in 0..n {
-                    coeffs.push(p.0[k].checked_mul(b)?.checked_add(q.0[k].checked_mul(a)?)?);
-                }
-                let c = p.1.checked_mul(b)?.checked_add(q.1.checked_mul(a)?)?;
-                let g = coeffs.iter().fold(0, |g, &x| gcd(g, x));
-                let (coeffs, c) = if g > 1 {
-                    // Dividing by the gcd and rounding the constant down is
-                    // valid for every integer point (a Chvátal–Gomory cut),
-                    // so "infeasible" still means "no integer point"; the
-                    // cone tests are scale-invariant.
-                    (coeffs.iter().map(|x| x / g).collect(), c.div_euclid(g))
-                } else {
-                    (coeffs, c)
-                };
-                rest.push((coeffs, c));
-            }
-        }
-        if rest.len() > 20_000 {
-            return None;
-        }
-        rest.sort();
-        rest.dedup();
-        sys = rest;
-    }
-    Some(sys.iter().all(|(_, c)| *c >= 0))
+    Ok(false)
 }
 
 #[cfg(test)]
@@ -598,20 +445,42 @@ mod tests {
         vec![AffExpr::index(2, 0, 0)]
     }
 
+    /// `piece_unbounded` of a constraint list over `n` indices (`None` on
+    /// failure).
+    fn unbounded_of(piece: &[AffConstraint], proj: &[AffExpr], n: usize) -> Option<bool> {
+        let dims: Vec<String> = (0..n).map(|k| format!("x{k}")).collect();
+        let d = Domain {
+            dims: dims.clone(),
+            pieces: vec![piece.to_vec()],
+        };
+        let set = to_set(&d, &[]).ok()?;
+        let f = MultiAff::new(
+            Space::set::<String, String>(&[], &dims),
+            Tuple::anonymous("o", proj.len()),
+            proj.iter().map(aff_row).collect(),
+        )
+        .ok()?;
+        let mut any = false;
+        for b in set.pieces() {
+            any |= piece_unbounded(b, &f).ok()?;
+        }
+        Some(any)
+    }
+
     #[test]
     fn boundedness_examples() {
         // 0 <= k <= i: bounded for fixed i.
         let p = vec![ge(0, 1, 0, false), ge(1, -1, 0, false)];
-        assert_eq!(piece_unbounded(&p, &proj_i(), 2, 0), Some(false));
+        assert_eq!(unbounded_of(&p, &proj_i(), 2), Some(false));
         // k >= i: unbounded.
         let p = vec![ge(-1, 1, 0, false)];
-        assert_eq!(piece_unbounded(&p, &proj_i(), 2, 0), Some(true));
+        assert_eq!(unbounded_of(&p, &proj_i(), 2), Some(true));
         // k >= i and 2k = 2i + 1: no integer point, so not reported.
         let p = vec![ge(-1, 1, 0, false), ge(-2, 2, -1, true)];
-        assert_eq!(piece_unbounded(&p, &proj_i(), 2, 0), Some(false));
+        assert_eq!(unbounded_of(&p, &proj_i(), 2), Some(false));
         // k = 2i: one point per i.
         let p = vec![ge(2, -1, 0, true)];
-        assert_eq!(piece_unbounded(&p, &proj_i(), 2, 0), Some(false));
+        assert_eq!(unbounded_of(&p, &proj_i(), 2), Some(false));
     }
 
     proptest! {
@@ -624,7 +493,7 @@ mod tests {
             cons in proptest::collection::vec((-2i64..=2, -2i64..=2, -4i64..=4, proptest::bool::weighted(0.2)), 1..4)
         ) {
             let piece: Vec<AffConstraint> = cons.iter().map(|&(a, b, c, e)| ge(a, b, c, e)).collect();
-            let verdict = piece_unbounded(&piece, &proj_i(), 2, 0);
+            let verdict = unbounded_of(&piece, &proj_i(), 2);
             let d = Domain { dims: vec!["i".into(), "k".into()], pieces: vec![piece.clone()] };
             let mut far = false;
             for i in -5i64..=5 {

@@ -6,7 +6,7 @@
 //! exactly `AffExpr { par, idx, constant }` in that order.
 
 use super::types::{AffConstraint, AffExpr, ConstraintKind, Domain};
-use crate::poly::{BasicSet, PolyResult, Set, Space};
+use crate::poly::{BasicSet, MultiAff, PolyResult, Set, Space, Tuple};
 
 /// The space of a domain: the system's parameters and the domain's dims.
 pub fn space_of(d: &Domain, params: &[String]) -> Space {
@@ -48,6 +48,59 @@ pub fn to_set(d: &Domain, params: &[String]) -> PolyResult<Set> {
         pieces.push(b);
     }
     Set::from_basics(space, pieces)
+}
+
+/// [`to_set`] with anonymous parameters `p0, p1, ...` (for questions that
+/// fix the parameter values).
+pub fn to_set_anon(d: &Domain, n_params: usize) -> PolyResult<Set> {
+    let np = d
+        .pieces
+        .iter()
+        .flatten()
+        .map(|c| c.aff.par.len())
+        .fold(n_params, usize::max);
+    let names: Vec<String> = (0..np).map(|k| format!("p{k}")).collect();
+    let space = space_of(d, &names);
+    let mut pieces = Vec::with_capacity(d.pieces.len());
+    for piece in &d.pieces {
+        let mut b = BasicSet::universe(space.clone());
+        for c in piece {
+            let mut row = c.aff.par.clone();
+            row.resize(np, 0);
+            row.extend_from_slice(&c.aff.idx);
+            row.resize(np + d.dims.len(), 0);
+            row.push(c.aff.constant);
+            match c.kind {
+                ConstraintKind::Ge => b.add_ineq(row)?,
+                ConstraintKind::Eq => b.add_eq(row)?,
+            }
+        }
+        pieces.push(b);
+    }
+    Set::from_basics(space, pieces)
+}
+
+/// The affine functions `fs` of a domain's space (`n_dims` dimensions) as a
+/// `MultiAff` with anonymous parameters (see [`to_set_anon`]).
+pub fn multi_aff_anon(fs: &[AffExpr], n_dims: usize, n_params: usize) -> PolyResult<MultiAff> {
+    let names: Vec<String> = (0..n_params).map(|k| format!("p{k}")).collect();
+    let dims: Vec<String> = (0..n_dims).map(|k| format!("i{k}")).collect();
+    let rows = fs
+        .iter()
+        .map(|f| {
+            let mut row = f.par.clone();
+            row.resize(n_params, 0);
+            row.extend_from_slice(&f.idx);
+            row.resize(n_params + n_dims, 0);
+            row.push(f.constant);
+            row
+        })
+        .collect();
+    MultiAff::new(
+        Space::set(&names, &dims),
+        Tuple::anonymous("o", fs.len()),
+        rows,
+    )
 }
 
 /// The domain of a `poly::Set` (its constraint rows as written in the set),

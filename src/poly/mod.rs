@@ -4,7 +4,8 @@
 //! lexicographic optimization, integer sampling and branch-and-bound),
 //! spaces, affine expressions, constraints, basic sets / sets (finite
 //! unions), basic maps / maps, multi-affine functions, their operations,
-//! isl-notation parsing and printing, faces, point enumeration and
+//! isl-notation parsing and printing, faces, point enumeration (also the
+//! fast concrete-parameter scanner with a fixed outer prefix, [`scan`]) and
 //! asymptotic size (complexity), and the `alphac calc` evaluator.
 //!
 //! Must not know about: the `.alpha` language, programs, statements,
@@ -49,6 +50,7 @@ pub mod multi_aff;
 pub mod parse;
 pub mod print;
 pub mod project;
+pub mod scan;
 pub mod set;
 pub mod space;
 mod sys;

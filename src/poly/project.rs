@@ -24,6 +24,10 @@
 //! constraints, which is exact. The whole projection is exact iff every
 //! step is.
 //!
+//! [`rational_shadow`] is the plain rational projection (no normalization,
+//! no tightening, no exactness test): a superset of the integer projection
+//! whose rows are exactly the Fourier–Motzkin combinations of the input.
+//!
 //! Must not know about: spaces, names, printing.
 
 use super::constraint::{combine, combine_sub, negate_ineq, normalize_eq, normalize_ineq, Norm};
@@ -187,6 +191,56 @@ pub fn eliminate(mut rows: Rows, cols: &[usize], check_exact: bool) -> PolyResul
         }
     }
     Ok((rows, exact))
+}
+
+/// The rational projection of `{ x : eqs·(x,1) = 0, ineqs·(x,1) >= 0 }`
+/// (rows over `nv` variables then the constant) eliminating the `count`
+/// variables from `first`: each is eliminated through the first equality
+/// involving it (`r·|e_v| - e·sign(e_v)·r_v`), else by Fourier–Motzkin
+/// pairs of a lower and an upper bound; rows are not normalized. Returns
+/// `(eqs, ineqs)` with the eliminated columns removed.
+pub fn rational_shadow(
+    eqs: Vec<Vec<i64>>,
+    ineqs: Vec<Vec<i64>>,
+    first: usize,
+    count: usize,
+) -> PolyResult<(Vec<Vec<i64>>, Vec<Vec<i64>>)> {
+    use super::error::PolyError;
+    let (mut eqs, mut ineqs) = (eqs, ineqs);
+    for v in first..first + count {
+        if let Some(pos) = eqs.iter().position(|r| r[v] != 0) {
+            let p = eqs.remove(pos);
+            let pv = p[v].checked_abs().ok_or(PolyError::Overflow)?;
+            let sign = p[v].signum();
+            for r in eqs.iter_mut().chain(ineqs.iter_mut()) {
+                if r[v] != 0 {
+                    let b = sign.checked_mul(r[v]).ok_or(PolyError::Overflow)?;
+                    *r = combine_sub(pv, r, b, &p)?;
+                }
+            }
+            continue;
+        }
+        let (with, mut out): (Vec<_>, Vec<_>) = ineqs.into_iter().partition(|r| r[v] != 0);
+        for p in with.iter().filter(|r| r[v] > 0) {
+            for q in with.iter().filter(|r| r[v] < 0) {
+                let a = q[v].checked_neg().ok_or(PolyError::Overflow)?;
+                let b = p[v].checked_neg().ok_or(PolyError::Overflow)?;
+                out.push(combine_sub(a, p, b, q)?);
+            }
+        }
+        ineqs = out;
+    }
+    let cut = |r: Vec<i64>| -> Vec<i64> {
+        r.iter()
+            .enumerate()
+            .filter(|(k, _)| *k < first || *k >= first + count)
+            .map(|(_, x)| *x)
+            .collect()
+    };
+    Ok((
+        eqs.into_iter().map(cut).collect(),
+        ineqs.into_iter().map(cut).collect(),
+    ))
 }
 
 /// Indices into `todo` sorted by preference (see `eliminate`).

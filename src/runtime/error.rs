@@ -1,6 +1,8 @@
 //! Typed errors of the run-time support (arrays, domain scanning, data
 //! I/O). Nothing in `runtime` panics on user input.
 
+use crate::poly::scan::PointScanError;
+use crate::poly::PolyError;
 use thiserror::Error;
 
 /// An error from the run-time support.
@@ -71,4 +73,42 @@ pub enum RuntimeError {
         path: String,
         msg: String,
     },
+}
+
+impl RuntimeError {
+    /// The error of scanning (or bounding) the domain of `name`.
+    pub fn scan(name: &str, e: PointScanError) -> RuntimeError {
+        let name = name.to_string();
+        match e {
+            PointScanError::Overflow => RuntimeError::Overflow(name),
+            PointScanError::Unbounded(dim) => RuntimeError::Unbounded { name, dim },
+            PointScanError::TooComplex => RuntimeError::TooComplex(name),
+            PointScanError::Arity {
+                point,
+                expected,
+                found,
+            } => RuntimeError::Arity {
+                name,
+                point,
+                expected,
+                found,
+            },
+            PointScanError::MissingParam(k) => RuntimeError::Data {
+                name,
+                msg: format!("missing value of parameter {k}"),
+            },
+            PointScanError::Invalid(msg) => RuntimeError::Data { name, msg },
+        }
+    }
+
+    /// A failure of the polyhedral library on the domain of `name`.
+    pub fn poly(name: &str, e: PolyError) -> RuntimeError {
+        match e {
+            PolyError::Overflow => RuntimeError::Overflow(name.to_string()),
+            e => RuntimeError::Data {
+                name: name.to_string(),
+                msg: e.to_string(),
+            },
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! The run-time support shared by the reference interpreter (`interp`) and
-//! the JIT (`jit`): dense arrays over bounding boxes, bounding-box and
-//! point scanning of IR domains for concrete parameter values, data I/O
-//! (`.npy`, CSV), counter-based random numbers and the math built-ins.
+//! the JIT (`jit`): dense arrays over bounding boxes (computed by
+//! `poly::scan`), data I/O (`.npy`, CSV), counter-based random numbers and
+//! the math built-ins.
 //!
 //! Owns: the array layout (see [`array`]), the exact construction of every
 //! random draw (see [`rng`]), the numerical definition of the built-ins
@@ -16,7 +16,6 @@ pub mod data;
 pub mod error;
 pub mod math;
 pub mod rng;
-pub mod scan;
 
 pub use array::{Array, ArrayData, ArraySpec, Scalar, MAX_ELEMENTS};
 pub use error::RuntimeError;

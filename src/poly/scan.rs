@@ -1,35 +1,39 @@
-//! Bounding boxes and lexicographic point scanning of IR [`Domain`]s for
-//! concrete parameter values, by exact Fourier–Motzkin elimination on
-//! integer rows (`i128`, checked; overflow is an error).
+//! Bounding boxes and lexicographic point scanning of a [`Set`] for
+//! concrete parameter values, with a prefix of outer dimensions fixed per
+//! call, by exact Fourier–Motzkin elimination on integer rows (`i128`,
+//! checked; overflow is an error).
 //!
-//! This is the run-time stand-in for `poly` enumeration: it needs no
-//! polyhedral library because the parameters are known numbers. Math:
-//! for one conjunction `P = { y : A y + c >= 0 }` (equalities are two
-//! inequalities) and variables ordered `y_0, ..., y_{n-1}`, level `k`
-//! holds the rows of `P` with `y_{k+1..}` eliminated (the rational
-//! projection, tightened by dividing each row by the gcd of its variable
-//! coefficients and flooring the constant, which keeps every integer
-//! point). Scanning fixes `y_0..y_{k-1}` and runs `y_k` from the largest
-//! lower bound `ceil(-(rest)/a)` (`a > 0`) to the smallest upper bound
-//! `floor(rest/(-a))` (`a < 0`) of the level-`k` rows. Every point
-//! produced satisfies every row of `P` (the last level is `P` itself and
-//! rows free of `y_k` are carried to lower levels), and every integer
-//! point of `P` is produced (projections contain the projected points),
-//! so the scan is exact; the order is lexicographic. A union is scanned
-//! piece by piece and merged (sorted, duplicates removed).
+//! This is the fast concrete-parameter enumerator (the interpreter scans
+//! reduction bodies and categorical domains with it; array sizes are its
+//! bounding boxes). Math: for one conjunction `P = { y : A y + c >= 0 }`
+//! (parameters substituted; equalities are two inequalities) and variables
+//! ordered `y_0, ..., y_{n-1}`, level `k` holds the rows of `P` with
+//! `y_{k+1..}` eliminated (the rational projection, tightened by dividing
+//! each row by the gcd of its variable coefficients and flooring the
+//! constant, which keeps every integer point). Scanning fixes
+//! `y_0..y_{k-1}` and runs `y_k` from the largest lower bound
+//! `ceil(-(rest)/a)` (`a > 0`) to the smallest upper bound
+//! `floor(rest/(-a))` (`a < 0`) of the level-`k` rows. Every point produced
+//! satisfies every row of `P` (the last level is `P` itself and rows free
+//! of `y_k` are carried to lower levels), and every integer point of `P` is
+//! produced (projections contain the projected points), so the scan is
+//! exact; the order is lexicographic. A union is scanned piece by piece and
+//! merged (sorted, duplicates removed).
 //!
 //! The bounding box is exact over the integers (the same as
-//! `poly::Set::bounding_box`): per piece and dimension `k`, the rational
-//! bounds of `y_k` (all other columns eliminated) are tightened by
-//! stepping inward until some integer point of the piece has that value of
-//! `y_k` (an early-exit scan with `y_k` first); the box of a union is the
-//! hull of its pieces' boxes.
+//! [`Set::bounding_box`], without the solver): per piece and dimension
+//! `k`, the rational bounds of `y_k` (all other columns eliminated) are
+//! tightened by stepping inward until some integer point of the piece has
+//! that value of `y_k` (an early-exit scan with `y_k` first); the box of a
+//! union is the hull of its pieces' boxes.
 //!
-//! Must not know about: expressions, evaluation, arrays.
+//! Owns: [`PointScanner`], [`bounding_box`], [`points`] and their errors
+//! ([`PointScanError`]). Must not know about: what the points are used for.
 
-use super::error::RuntimeError;
-use crate::ir::{AffExpr, ConstraintKind, Domain};
+use super::multi_aff::MultiAff;
+use super::set::Set;
 use std::collections::{BTreeSet, HashSet};
+use thiserror::Error;
 
 /// Largest number of values tried when tightening one bounding-box
 /// dimension to the integer points (a safeguard against integer-empty
@@ -38,6 +42,35 @@ pub const MAX_TIGHTEN_STEPS: u32 = 1_000_000;
 
 /// Largest number of rows one elimination step may produce.
 pub const MAX_ROWS: usize = 4096;
+
+/// Why a set could not be scanned for the given parameter values.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PointScanError {
+    /// Integer overflow while computing bounds.
+    #[error("integer overflow while computing domain bounds")]
+    Overflow,
+    /// A dimension (named) has no finite bound.
+    #[error("unbounded in dimension {0}")]
+    Unbounded(String),
+    /// Too many intermediate constraints (Fourier–Motzkin blow-up).
+    #[error("too many constraints after elimination")]
+    TooComplex,
+    /// A fixed prefix of the wrong length.
+    #[error("point {point:?} has {found} coordinates, expected {expected}")]
+    Arity {
+        point: Vec<i64>,
+        expected: usize,
+        found: usize,
+    },
+    /// Fewer parameter values than the set has parameters.
+    #[error("missing value of parameter {0}")]
+    MissingParam(usize),
+    /// A projection whose space does not match the set.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+type R<T> = Result<T, PointScanError>;
 
 /// `Σ a_k y_k + c >= 0`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -87,71 +120,65 @@ impl Row {
     fn is_constant(&self) -> bool {
         self.a.iter().all(|&x| x == 0)
     }
-}
-
-/// The rows of one conjunction with the parameters substituted, laid out
-/// at columns `offset..offset + dims` of `n_cols` columns; `None` when a
-/// parameter-only constraint is violated (empty piece).
-fn piece_rows(
-    piece: &[crate::ir::AffConstraint],
-    params: &[i64],
-    n_cols: usize,
-    offset: usize,
-    name: &str,
-) -> Result<Option<Vec<Row>>, RuntimeError> {
-    let mut rows = Vec::new();
-    for con in piece {
-        let r = aff_row(&con.aff, params, n_cols, offset, name)?;
-        if con.kind == ConstraintKind::Eq {
-            rows.push(Row {
-                a: r.a.iter().map(|x| -x).collect(),
-                c: -r.c,
-            });
+    fn negated(&self) -> Row {
+        Row {
+            a: self.a.iter().map(|x| -x).collect(),
+            c: -self.c,
         }
-        rows.push(r);
     }
-    clean(rows, name)
 }
 
-/// The row of an affine expression with parameters substituted.
-fn aff_row(
-    aff: &AffExpr,
-    params: &[i64],
-    n_cols: usize,
-    offset: usize,
-    name: &str,
-) -> Result<Row, RuntimeError> {
-    let ov = || RuntimeError::Overflow(name.to_string());
+/// The row of a poly row `[params, dims, constant]` with the parameters
+/// substituted, its dimensions laid out at columns `offset..` of `n_cols`.
+fn subst_row(row: &[i64], params: &[i64], np: usize, n_cols: usize, offset: usize) -> R<Row> {
+    let nd = row.len() - 1 - np;
+    if offset + nd > n_cols {
+        return Err(PointScanError::Invalid(format!(
+            "constraint has {nd} index coefficients, expected fewer"
+        )));
+    }
     let mut a = vec![0i128; n_cols];
-    for (k, &x) in aff.idx.iter().enumerate() {
-        let col = offset + k;
-        if col >= n_cols {
-            return Err(RuntimeError::Data {
-                name: name.to_string(),
-                msg: format!(
-                    "constraint has {} index coefficients, expected fewer",
-                    aff.idx.len()
-                ),
-            });
-        }
-        a[col] = x as i128;
+    for (k, &x) in row[np..np + nd].iter().enumerate() {
+        a[offset + k] = x as i128;
     }
-    let mut c = aff.constant as i128;
-    for (k, &p) in aff.par.iter().enumerate() {
-        let v = params.get(k).copied().ok_or_else(|| RuntimeError::Data {
-            name: name.to_string(),
-            msg: format!("missing value of parameter {k}"),
-        })?;
+    let mut c = row[np + nd] as i128;
+    for (k, &p) in row[..np].iter().enumerate() {
+        let v = params
+            .get(k)
+            .copied()
+            .ok_or(PointScanError::MissingParam(k))?;
         c = c
-            .checked_add((p as i128).checked_mul(v as i128).ok_or_else(ov)?)
-            .ok_or_else(ov)?;
+            .checked_add((p as i128).checked_mul(v as i128).ok_or(PointScanError::Overflow)?)
+            .ok_or(PointScanError::Overflow)?;
     }
     Ok(Row { a, c })
 }
 
+/// The rows of every piece of `set` with the parameters substituted, laid
+/// out at columns `offset..offset + dims` of `n_cols` columns (an
+/// equality is two rows), not yet cleaned.
+fn piece_rows(set: &Set, params: &[i64], n_cols: usize, offset: usize) -> R<Vec<Vec<Row>>> {
+    let np = set.space().n_params();
+    set.pieces()
+        .iter()
+        .map(|b| {
+            let mut rows = Vec::with_capacity(2 * b.eqs().len() + b.ineqs().len());
+            for e in b.eqs() {
+                let r = subst_row(e, params, np, n_cols, offset)?;
+                rows.push(r.negated());
+                rows.push(r);
+            }
+            for i in b.ineqs() {
+                rows.push(subst_row(i, params, np, n_cols, offset)?);
+            }
+            Ok(rows)
+        })
+        .collect()
+}
+
 /// Normalizes, removes duplicates and trivially true rows; `None` when a
 /// constant row is false.
-fn clean(rows: Vec<Row>, name: &str) -> Result<Option<Vec<Row>>, RuntimeError> {
+fn clean(rows: Vec<Row>) -> R<Option<Vec<Row>>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for r in rows {
@@ -167,14 +194,14 @@ fn clean(rows: Vec<Row>, name: &str) -> Result<Option<Vec<Row>>, RuntimeError> {
         }
     }
     if out.len() > MAX_ROWS {
-        return Err(RuntimeError::TooComplex(name.to_string()));
+        return Err(PointScanError::TooComplex);
     }
     Ok(Some(out))
 }
 
 /// Fourier–Motzkin elimination of column `k`; `None` when infeasible.
-fn eliminate(rows: &[Row], k: usize, name: &str) -> Result<Option<Vec<Row>>, RuntimeError> {
-    let ov = || RuntimeError::Overflow(name.to_string());
+fn eliminate(rows: &[Row], k: usize) -> R<Option<Vec<Row>>> {
+    let ov = || PointScanError::Overflow;
     let mut out = Vec::new();
     let (mut pos, mut neg) = (Vec::new(), Vec::new());
     for r in rows {
@@ -185,7 +212,7 @@ fn eliminate(rows: &[Row], k: usize, name: &str) -> Result<Option<Vec<Row>>, Run
         }
     }
     if pos.len().saturating_mul(neg.len()) > MAX_ROWS * 4 {
-        return Err(RuntimeError::TooComplex(name.to_string()));
+        return Err(PointScanError::TooComplex);
     }
     for p in &pos {
         for n in &neg {
@@ -205,19 +232,14 @@ fn eliminate(rows: &[Row], k: usize, name: &str) -> Result<Option<Vec<Row>>, Run
             out.push(Row { a, c });
         }
     }
-    clean(out, name)
+    clean(out)
 }
 
 /// Bounds of column `k` from the rows with a non-zero coefficient on it,
 /// the columns `< k` having the values `prefix`; `(lo, hi)` as `i128`
 /// (`None` = unbounded on that side).
-fn bounds(
-    rows: &[Row],
-    k: usize,
-    prefix: &[i64],
-    name: &str,
-) -> Result<(Option<i128>, Option<i128>), RuntimeError> {
-    let ov = || RuntimeError::Overflow(name.to_string());
+fn bounds(rows: &[Row], k: usize, prefix: &[i64]) -> R<(Option<i128>, Option<i128>)> {
+    let ov = || PointScanError::Overflow;
     let (mut lo, mut hi): (Option<i128>, Option<i128>) = (None, None);
     for r in rows {
         let a = r.a[k];
@@ -243,61 +265,57 @@ fn bounds(
     Ok((lo, hi))
 }
 
-fn to_i64(v: i128, name: &str) -> Result<i64, RuntimeError> {
-    i64::try_from(v).map_err(|_| RuntimeError::Overflow(name.to_string()))
+fn to_i64(v: i128) -> R<i64> {
+    i64::try_from(v).map_err(|_| PointScanError::Overflow)
 }
 
-/// The integer bounding box `[(lo_k, hi_k)]` of `domain` for `params`:
-/// `lo_k = min { y_k : y ∈ domain ∩ Z^n }`, `hi_k` the max (exact, see the
-/// module comment); `Ok(None)` when the domain has no integer point; an
-/// error when it is unbounded.
-pub fn bounding_box(
-    domain: &Domain,
-    params: &[i64],
-    name: &str,
-) -> Result<Option<Vec<(i64, i64)>>, RuntimeError> {
-    let n = domain.n_dims();
+fn dim_name(set: &Set, k: usize) -> String {
+    set.space()
+        .output
+        .dims
+        .get(k)
+        .cloned()
+        .unwrap_or_else(|| k.to_string())
+}
+
+/// The integer bounding box `[(lo_k, hi_k)]` of `set` for `params`:
+/// `lo_k = min { y_k : y ∈ set ∩ Z^n }`, `hi_k` the max (exact, see the
+/// module comment); `Ok(None)` when the set has no integer point; an error
+/// when it is unbounded.
+pub fn bounding_box(set: &Set, params: &[i64]) -> R<Option<Vec<(i64, i64)>>> {
+    let n = set.space().n_dims();
     let mut hull: Option<Vec<(i64, i64)>> = None;
-    'pieces: for piece in &domain.pieces {
-        let Some(rows) = piece_rows(piece, params, n, 0, name)? else {
+    'pieces: for (piece, raw) in set.pieces().iter().zip(piece_rows(set, params, n, 0)?) {
+        let Some(rows) = clean(raw)? else {
             continue;
         };
+        let single = Set::from_basic(piece.clone());
         let mut bx = Vec::with_capacity(n);
         for k in 0..n {
             // Rational bounds of y_k: eliminate every other column.
             let mut r = rows.clone();
             for j in 0..n {
                 if j != k {
-                    match eliminate(&r, j, name)? {
+                    match eliminate(&r, j)? {
                         Some(e) => r = e,
                         None => continue 'pieces,
                     }
                 }
             }
-            let (lo, hi) = bounds(&r, k, &[], name)?;
-            let unb = || RuntimeError::Unbounded {
-                name: name.to_string(),
-                dim: domain.dims.get(k).cloned().unwrap_or_else(|| k.to_string()),
-            };
-            let (lo, hi) = (
-                to_i64(lo.ok_or_else(unb)?, name)?,
-                to_i64(hi.ok_or_else(unb)?, name)?,
-            );
+            let (lo, hi) = bounds(&r, k, &[])?;
+            let unb = || PointScanError::Unbounded(dim_name(set, k));
+            let (lo, hi) = (to_i64(lo.ok_or_else(unb)?)?, to_i64(hi.ok_or_else(unb)?)?);
             if lo > hi {
                 continue 'pieces;
             }
             // Integer tightening: the first values from each end that some
             // integer point of the piece takes (y_k scanned first).
-            let single = Domain {
-                dims: domain.dims.clone(),
-                pieces: vec![piece.clone()],
-            };
-            let s = Scanner::for_prefix(&permute_first(&single, k), 1, params, name)?;
+            let s = PointScanner::permuted(&single, k, params)?;
             let mut steps = 0u32;
             let mut step = || {
                 steps += 1;
                 if steps > MAX_TIGHTEN_STEPS {
-                    Err(RuntimeError::TooComplex(name.to_string()))
+                    Err(PointScanError::TooComplex)
                 } else {
                     Ok(())
                 }
@@ -334,54 +352,9 @@ pub fn bounding_box(
     Ok(hull)
 }
 
-/// The same domain with dimension `k` moved first (others in order).
-fn permute_first(domain: &Domain, k: usize) -> Domain {
-    let perm = |v: &[i64]| -> Vec<i64> {
-        let mut out = Vec::with_capacity(v.len());
-        if let Some(&x) = v.get(k) {
-            out.push(x);
-        }
-        out.extend(
-            v.iter()
-                .enumerate()
-                .filter(|(j, _)| *j != k)
-                .map(|(_, &x)| x),
-        );
-        out
-    };
-    Domain {
-        dims: {
-            let mut d = Vec::with_capacity(domain.dims.len());
-            if let Some(x) = domain.dims.get(k) {
-                d.push(x.clone());
-            }
-            d.extend(
-                domain
-                    .dims
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| *j != k)
-                    .map(|(_, x)| x.clone()),
-            );
-            d
-        },
-        pieces: domain
-            .pieces
-            .iter()
-            .map(|p| {
-                p.iter()
-                    .map(|c| crate::ir::AffConstraint {
-                        aff: AffExpr {
-                            idx: perm(&c.aff.idx),
-                            par: c.aff.par.clone(),
-                            constant: c.aff.constant,
-                        },
-                        kind: c.kind,
-                    })
-                    .collect()
-            })
-            .collect(),
-    }
+/// All integer points of `set` for `params`, in lexicographic order.
+pub fn points(set: &Set, params: &[i64]) -> R<Vec<Vec<i64>>> {
+    PointScanner::new(set, 0, params)?.points(&[])
 }
 
 /// The elimination levels of one conjunction.
@@ -393,111 +366,116 @@ struct PiecePlan {
     levels: Vec<Vec<Row>>,
 }
 
-/// A precomputed scanner of the integer points of a domain (for fixed
+/// A precomputed scanner of the integer points of a set (for fixed
 /// parameter values), in lexicographic order, with some leading
 /// coordinates fixed per call.
 #[derive(Debug, Clone)]
-pub struct Scanner {
-    name: String,
+pub struct PointScanner {
     n_fixed: usize,
     n_free: usize,
+    /// Names of the free coordinates (for `Unbounded`).
     dim_names: Vec<String>,
     pieces: Vec<PiecePlan>,
 }
 
-impl Scanner {
-    /// Scans `{ y ∈ domain }` (no fixed coordinates).
-    pub fn for_domain(
-        domain: &Domain,
-        params: &[i64],
-        name: &str,
-    ) -> Result<Scanner, RuntimeError> {
-        Scanner::for_prefix(domain, 0, params, name)
+impl PointScanner {
+    /// Scans `{ y_{m..} : (x, y_{m..}) ∈ set }` for a fixed prefix `x` of
+    /// the set's first `m = n_fixed` dimensions (`n_fixed = 0`: the whole
+    /// set).
+    pub fn new(set: &Set, n_fixed: usize, params: &[i64]) -> R<PointScanner> {
+        let n = set.space().n_dims();
+        let n_fixed = n_fixed.min(n);
+        let dims = &set.space().output.dims;
+        let names = dims.get(n_fixed..).unwrap_or_default().to_vec();
+        PointScanner::from_pieces(piece_rows(set, params, n, 0)?, n_fixed, n, names)
     }
 
-    /// Scans `{ y_{m..} : (x, y_{m..}) ∈ domain }` for a fixed prefix `x`
-    /// of the domain's first `m = n_fixed` dimensions (as a categorical's
-    /// drawn index).
-    pub fn for_prefix(
-        domain: &Domain,
+    /// [`PointScanner::new`] with one fixed coordinate, dimension `k` of
+    /// `set`, the others in order after it.
+    fn permuted(set: &Set, k: usize, params: &[i64]) -> R<PointScanner> {
+        let n = set.space().n_dims();
+        let perm = |r: Row| -> Row {
+            let mut a = Vec::with_capacity(n);
+            a.push(r.a[k]);
+            a.extend(r.a.iter().enumerate().filter(|(j, _)| *j != k).map(|(_, &x)| x));
+            Row { a, c: r.c }
+        };
+        let pieces = piece_rows(set, params, n, 0)?
+            .into_iter()
+            .map(|p| p.into_iter().map(perm).collect())
+            .collect();
+        let names = (0..n)
+            .filter(|&j| j != k)
+            .map(|j| dim_name(set, j))
+            .collect();
+        PointScanner::from_pieces(pieces, 1.min(n), n, names)
+    }
+
+    /// Scans `{ y ∈ set : proj(y) = x }` for a fixed outer point `x` (a
+    /// reduction body's points for one result element); `proj` is a
+    /// function on the set's space, one output per coordinate of `x`.
+    pub fn for_projection(set: &Set, proj: &MultiAff, params: &[i64]) -> R<PointScanner> {
+        let m = proj.n_out();
+        let d = set.space().n_dims();
+        let n = m + d;
+        let np = set.space().n_params();
+        let mut links = Vec::new();
+        for (i, f) in proj.rows().iter().enumerate() {
+            if f.len() != np + d + 1 {
+                return Err(PointScanError::Invalid(format!(
+                    "projection row has {} entries, expected {}",
+                    f.len(),
+                    np + d + 1
+                )));
+            }
+            // proj_i(y) - x_i == 0, as two rows.
+            let mut r = subst_row(f, params, np, n, m)?;
+            r.a[i] = -1;
+            links.push(r.negated());
+            links.push(r);
+        }
+        let pieces = piece_rows(set, params, n, m)?
+            .into_iter()
+            .map(|mut rows| {
+                rows.extend(links.iter().cloned());
+                rows
+            })
+            .collect();
+        PointScanner::from_pieces(pieces, m, n, set.space().output.dims.clone())
+    }
+
+    fn from_pieces(
+        pieces: Vec<Vec<Row>>,
         n_fixed: usize,
-        params: &[i64],
-        name: &str,
-    ) -> Result<Scanner, RuntimeError> {
-        let n = domain.n_dims();
-        let n_fixed = n_fixed.min(n);
-        let mut pieces = Vec::new();
-        for piece in &domain.pieces {
-            if let Some(rows) = piece_rows(piece, params, n, 0, name)? {
-                if let Some(p) = plan(rows, n_fixed, n, name)? {
-                    pieces.push(p);
+        n: usize,
+        dim_names: Vec<String>,
+    ) -> R<PointScanner> {
+        let mut plans = Vec::new();
+        for rows in pieces {
+            if let Some(rows) = clean(rows)? {
+                if let Some(p) = plan(rows, n_fixed, n)? {
+                    plans.push(p);
                 }
             }
         }
-        Ok(Scanner {
-            name: name.to_string(),
+        Ok(PointScanner {
             n_fixed,
             n_free: n - n_fixed,
-            dim_names: domain.dims[n_fixed..].to_vec(),
-            pieces,
+            dim_names,
+            pieces: plans,
         })
     }
 
-    /// Scans `{ y ∈ domain : proj(y) = x }` for a fixed outer point `x`
-    /// (a reduction body's points for one result element); `proj` has one
-    /// affine function of the domain's dimensions per coordinate of `x`.
-    pub fn for_projection(
-        domain: &Domain,
-        proj: &[AffExpr],
-        params: &[i64],
-        name: &str,
-    ) -> Result<Scanner, RuntimeError> {
-        let m = proj.len();
-        let d = domain.n_dims();
-        let n = m + d;
-        let mut links = Vec::new();
-        for (i, f) in proj.iter().enumerate() {
-            // proj_i(y) - x_i == 0, as two rows.
-            let mut r = aff_row(f, params, n, m, name)?;
-            r.a[i] = -1;
-            let neg = Row {
-                a: r.a.iter().map(|x| -x).collect(),
-                c: -r.c,
-            };
-            links.push(r);
-            links.push(neg);
-        }
-        let mut pieces = Vec::new();
-        for piece in &domain.pieces {
-            if let Some(mut rows) = piece_rows(piece, params, n, m, name)? {
-                rows.extend(links.iter().cloned());
-                if let Some(rows) = clean(rows, name)? {
-                    if let Some(p) = plan(rows, m, n, name)? {
-                        pieces.push(p);
-                    }
-                }
-            }
-        }
-        Ok(Scanner {
-            name: name.to_string(),
-            n_fixed: m,
-            n_free: d,
-            dim_names: domain.dims.clone(),
-            pieces,
-        })
-    }
-
-    /// Number of fixed leading coordinates expected by [`Scanner::points`].
+    /// Number of fixed leading coordinates expected by [`PointScanner::points`].
     pub fn n_fixed(&self) -> usize {
         self.n_fixed
     }
 
     /// The integer points (free coordinates only) for the fixed values
     /// `fixed`, in lexicographic order without duplicates.
-    pub fn points(&self, fixed: &[i64]) -> Result<Vec<Vec<i64>>, RuntimeError> {
+    pub fn points(&self, fixed: &[i64]) -> R<Vec<Vec<i64>>> {
         if fixed.len() != self.n_fixed {
-            return Err(RuntimeError::Arity {
-                name: self.name.clone(),
+            return Err(PointScanError::Arity {
                 point: fixed.to_vec(),
                 expected: self.n_fixed,
                 found: fixed.len(),
@@ -518,7 +496,7 @@ impl Scanner {
     }
 
     /// True when some integer point has the fixed values `fixed`.
-    pub fn has_point(&self, fixed: &[i64]) -> Result<bool, RuntimeError> {
+    pub fn has_point(&self, fixed: &[i64]) -> R<bool> {
         let mut out = Vec::new();
         for p in &self.pieces {
             self.scan_piece(p, fixed, &mut out, true)?;
@@ -537,8 +515,8 @@ impl Scanner {
         fixed: &[i64],
         out: &mut Vec<Vec<i64>>,
         first_only: bool,
-    ) -> Result<(), RuntimeError> {
-        let ov = || RuntimeError::Overflow(self.name.clone());
+    ) -> R<()> {
+        let ov = || PointScanError::Overflow;
         for r in &p.fixed_rows {
             let mut v = r.c;
             for (j, &x) in fixed.iter().enumerate() {
@@ -563,19 +541,19 @@ impl Scanner {
         let mut descending = true;
         loop {
             if descending {
-                let (lo, hi) = bounds(&p.levels[k], m + k, &cur, &self.name)?;
-                let unb = || RuntimeError::Unbounded {
-                    name: self.name.clone(),
-                    dim: self
-                        .dim_names
-                        .get(k)
-                        .cloned()
-                        .unwrap_or_else(|| k.to_string()),
+                let (lo, hi) = bounds(&p.levels[k], m + k, &cur)?;
+                let unb = || {
+                    PointScanError::Unbounded(
+                        self.dim_names
+                            .get(k)
+                            .cloned()
+                            .unwrap_or_else(|| k.to_string()),
+                    )
                 };
                 let (lo, hi) = (lo.ok_or_else(unb)?, hi.ok_or_else(unb)?);
                 if lo <= hi {
-                    cur[m + k] = to_i64(lo, &self.name)?;
-                    his[k] = to_i64(hi, &self.name)?;
+                    cur[m + k] = to_i64(lo)?;
+                    his[k] = to_i64(hi)?;
                     if k + 1 == self.n_free {
                         out.push(cur[m..].to_vec());
                         if first_only {
@@ -616,18 +594,13 @@ impl Scanner {
 
 /// Builds the elimination levels of one conjunction over `n` columns, the
 /// first `n_fixed` fixed; `None` when it is empty.
-fn plan(
-    rows: Vec<Row>,
-    n_fixed: usize,
-    n: usize,
-    name: &str,
-) -> Result<Option<PiecePlan>, RuntimeError> {
+fn plan(rows: Vec<Row>, n_fixed: usize, n: usize) -> R<Option<PiecePlan>> {
     let n_free = n - n_fixed;
     let mut levels = vec![Vec::new(); n_free];
     let mut cur = rows;
     for k in (0..n_free).rev() {
         levels[k] = cur.clone();
-        match eliminate(&cur, n_fixed + k, name)? {
+        match eliminate(&cur, n_fixed + k)? {
             Some(e) => cur = e,
             None => return Ok(None),
         }
@@ -637,43 +610,97 @@ fn plan(
         levels,
     }))
 }
-
-/// All integer points of `domain` for `params`, in lexicographic order.
-pub fn points(domain: &Domain, params: &[i64], name: &str) -> Result<Vec<Vec<i64>>, RuntimeError> {
-    Scanner::for_domain(domain, params, name)?.points(&[])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{AffConstraint, AffExpr};
+    use crate::poly::{BasicSet, Space, Tuple};
     use proptest::prelude::*;
+
+    /// A constraint `idx·y + par·p + c (>= | =) 0` of the tests.
+    #[derive(Debug, Clone)]
+    struct AffConstraint {
+        idx: Vec<i64>,
+        par: Vec<i64>,
+        c: i64,
+        eq: bool,
+    }
+
+    /// A test domain: dimension count and pieces, with one parameter.
+    #[derive(Debug, Clone)]
+    struct Domain {
+        n: usize,
+        pieces: Vec<Vec<AffConstraint>>,
+    }
+
+    impl Domain {
+        fn n_dims(&self) -> usize {
+            self.n
+        }
+        fn set(&self, np: usize) -> Set {
+            let names: Vec<String> = (0..self.n).map(|i| format!("i{i}")).collect();
+            let pnames: Vec<String> = (0..np).map(|i| format!("p{i}")).collect();
+            let space = Space::set(&pnames, &names);
+            let pieces = self
+                .pieces
+                .iter()
+                .map(|p| {
+                    let mut b = BasicSet::universe(space.clone());
+                    for c in p {
+                        let mut row = vec![0; np];
+                        row[..c.par.len()].copy_from_slice(&c.par);
+                        row.extend_from_slice(&c.idx);
+                        row.push(c.c);
+                        if c.eq {
+                            b.add_eq(row).unwrap();
+                        } else {
+                            b.add_ineq(row).unwrap();
+                        }
+                    }
+                    b
+                })
+                .collect();
+            Set::from_basics(space, pieces).unwrap()
+        }
+        fn contains(&self, point: &[i64], params: &[i64]) -> bool {
+            self.set(params.len()).contains(params, point)
+        }
+    }
+
+    /// `idx·y + par·p + c` as a one-output function of the test domain.
+    fn proj_of(idx: &[i64], par: &[i64], n: usize) -> MultiAff {
+        let pnames: Vec<String> = (0..par.len()).map(|i| format!("p{i}")).collect();
+        let names: Vec<String> = (0..n).map(|i| format!("i{i}")).collect();
+        let mut row = par.to_vec();
+        row.extend_from_slice(idx);
+        row.push(0);
+        MultiAff::new(Space::set(&pnames, &names), Tuple::anonymous("o", 1), vec![row]).unwrap()
+    }
+
+    fn points(d: &Domain, params: &[i64], _name: &str) -> R<Vec<Vec<i64>>> {
+        super::points(&d.set(params.len()), params)
+    }
+    fn bounding_box(d: &Domain, params: &[i64], _name: &str) -> R<Option<Vec<(i64, i64)>>> {
+        super::bounding_box(&d.set(params.len()), params)
+    }
 
     fn ge(idx: Vec<i64>, par: Vec<i64>, c: i64) -> AffConstraint {
         AffConstraint {
-            aff: AffExpr {
-                idx,
-                par,
-                constant: c,
-            },
-            kind: ConstraintKind::Ge,
+            idx,
+            par,
+            c,
+            eq: false,
         }
     }
     fn eq(idx: Vec<i64>, par: Vec<i64>, c: i64) -> AffConstraint {
         AffConstraint {
-            aff: AffExpr {
-                idx,
-                par,
-                constant: c,
-            },
-            kind: ConstraintKind::Eq,
+            idx,
+            par,
+            c,
+            eq: true,
         }
     }
     fn dom(n: usize, pieces: Vec<Vec<AffConstraint>>) -> Domain {
-        Domain {
-            dims: (0..n).map(|i| format!("i{i}")).collect(),
-            pieces,
-        }
+        Domain { n, pieces }
     }
 
     #[test]
@@ -704,7 +731,7 @@ mod tests {
         let d = dom(1, vec![vec![ge(vec![1], vec![], 0)]]);
         assert!(matches!(
             bounding_box(&d, &[], "U"),
-            Err(RuntimeError::Unbounded { .. })
+            Err(PointScanError::Unbounded(_))
         ));
         assert!(points(&d, &[], "U").is_err());
     }
@@ -720,7 +747,7 @@ mod tests {
                 ge(vec![-1, 0], vec![], 4),
             ]],
         );
-        let s = Scanner::for_projection(&d, &[AffExpr::index(2, 0, 0)], &[], "R").unwrap();
+        let s = PointScanner::for_projection(&d.set(0), &proj_of(&[1, 0], &[], 2), &[]).unwrap();
         let pts = s.points(&[3]).unwrap();
         assert_eq!(pts, vec![vec![3, 0], vec![3, 1], vec![3, 2], vec![3, 3]]);
         assert!(s.points(&[7]).unwrap().is_empty());
@@ -827,7 +854,7 @@ mod tests {
                 .filter(|p| p[0] == x)
                 .map(|p| p[1..].to_vec())
                 .collect();
-            let s = Scanner::for_prefix(&d, 1, &[par], "P").unwrap();
+            let s = PointScanner::new(&d.set(1), 1, &[par]).unwrap();
             prop_assert_eq!(s.points(&[x]).unwrap(), want);
         }
 
@@ -836,12 +863,12 @@ mod tests {
                                                f in proptest::collection::vec(-2i64..=2, 3),
                                                x in -8i64..=8) {
             let n = d.n_dims();
-            let proj = AffExpr { idx: f[..n].to_vec(), par: vec![0], constant: 0 };
+            let proj = proj_of(&f[..n], &[0], n);
             let want: Vec<Vec<i64>> = brute(&d, &[par])
                 .into_iter()
-                .filter(|p| proj.eval(p, &[par]) == Some(x))
+                .filter(|p| proj.eval(&[par], p).ok() == Some(vec![x]))
                 .collect();
-            let s = Scanner::for_projection(&d, &[proj], &[par], "P").unwrap();
+            let s = PointScanner::for_projection(&d.set(1), &proj, &[par]).unwrap();
             prop_assert_eq!(s.points(&[x]).unwrap(), want);
         }
     }

@@ -8,13 +8,13 @@
 
 use super::{element_name, InterpError, Options};
 use crate::diag::Span;
+use crate::ir::poly_bridge::{multi_aff_anon, to_set_anon};
 use crate::ir::{
     BinOp, Builtin, Categorical, Distribution, ElemType, Expr, ExprKind, Program, ReduceOp,
     Reduction, System, UnOp, VarId, VarKind,
 };
-use crate::runtime::rng::Stream;
-use crate::ir::poly_bridge::{multi_aff_anon, to_set_anon};
 use crate::poly::scan::{self, PointScanner};
+use crate::runtime::rng::Stream;
 use crate::runtime::RuntimeError;
 use crate::runtime::{math, Array, ArraySpec, Scalar};
 use std::collections::HashMap;
@@ -468,11 +468,7 @@ impl<'a> Evaluator<'a> {
     }
 
     /// The scanner cached for the expression `e`.
-    fn scanner(
-        &mut self,
-        e: &Expr,
-        make: impl FnOnce() -> R<PointScanner>,
-    ) -> R<Rc<PointScanner>> {
+    fn scanner(&mut self, e: &Expr, make: impl FnOnce() -> R<PointScanner>) -> R<Rc<PointScanner>> {
         let key = e as *const Expr as usize;
         if let Some(s) = self.scanners.get(&key) {
             return Ok(s.clone());

@@ -343,10 +343,12 @@ pub struct Categorical {
     pub site: CallSite,
 }
 
-impl Expr {
-    /// Calls `f` on every direct sub-expression, in source order.
-    pub fn for_each_child(&self, f: &mut dyn FnMut(&Expr)) {
-        match &self.kind {
+/// Calls `$f` on every direct sub-expression of `$e` (an `Expr`), in
+/// source order: `visit_children!(self, f)` borrows shared,
+/// `visit_children!(self, f, mut)` mutably.
+macro_rules! visit_children {
+    ($e:ident, $f:ident $(, $m:tt)?) => {
+        match &$($m)? $e.kind {
             ExprKind::IntConst(_)
             | ExprKind::FloatConst(_)
             | ExprKind::BoolConst(_)
@@ -355,48 +357,32 @@ impl Expr {
             ExprKind::IndirectRead { indices: xs, .. }
             | ExprKind::Builtin(_, xs)
             | ExprKind::External(_, xs)
-            | ExprKind::Random(_, xs, _) => xs.iter().for_each(f),
-            ExprKind::Unary(_, x) | ExprKind::Restrict(_, x) => f(x),
+            | ExprKind::Random(_, xs, _) => xs.into_iter().for_each($f),
+            ExprKind::Unary(_, x) | ExprKind::Restrict(_, x) => $f(x),
             ExprKind::Binary(_, a, b) => {
-                f(a);
-                f(b);
+                $f(a);
+                $f(b);
             }
             ExprKind::If(a, b, c) => {
-                f(a);
-                f(b);
-                f(c);
+                $f(a);
+                $f(b);
+                $f(c);
             }
-            ExprKind::Case(pieces) => pieces.iter().for_each(|(_, x)| f(x)),
-            ExprKind::Reduce(r) => f(&r.body),
-            ExprKind::Categorical(c) => f(&c.weight),
+            ExprKind::Case(pieces) => pieces.into_iter().for_each(|(_, x)| $f(x)),
+            ExprKind::Reduce(r) => $f(&$($m)? r.body),
+            ExprKind::Categorical(c) => $f(&$($m)? c.weight),
         }
+    };
+}
+
+impl Expr {
+    /// Calls `f` on every direct sub-expression, in source order.
+    pub fn for_each_child(&self, f: &mut dyn FnMut(&Expr)) {
+        visit_children!(self, f)
     }
 
     /// Calls `f` on every direct sub-expression, mutably, in source order.
     pub fn for_each_child_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
-        match &mut self.kind {
-            ExprKind::IntConst(_)
-            | ExprKind::FloatConst(_)
-            | ExprKind::BoolConst(_)
-            | ExprKind::Index(_)
-            | ExprKind::Read { .. } => {}
-            ExprKind::IndirectRead { indices: xs, .. }
-            | ExprKind::Builtin(_, xs)
-            | ExprKind::External(_, xs)
-            | ExprKind::Random(_, xs, _) => xs.iter_mut().for_each(f),
-            ExprKind::Unary(_, x) | ExprKind::Restrict(_, x) => f(x),
-            ExprKind::Binary(_, a, b) => {
-                f(a);
-                f(b);
-            }
-            ExprKind::If(a, b, c) => {
-                f(a);
-                f(b);
-                f(c);
-            }
-            ExprKind::Case(pieces) => pieces.iter_mut().for_each(|(_, x)| f(x)),
-            ExprKind::Reduce(r) => f(&mut r.body),
-            ExprKind::Categorical(c) => f(&mut c.weight),
-        }
+        visit_children!(self, f, mut)
     }
 }

@@ -148,7 +148,11 @@ fn subst_row(row: &[i64], params: &[i64], np: usize, n_cols: usize, offset: usiz
             .copied()
             .ok_or(PointScanError::MissingParam(k))?;
         c = c
-            .checked_add((p as i128).checked_mul(v as i128).ok_or(PointScanError::Overflow)?)
+            .checked_add(
+                (p as i128)
+                    .checked_mul(v as i128)
+                    .ok_or(PointScanError::Overflow)?,
+            )
             .ok_or(PointScanError::Overflow)?;
     }
     Ok(Row { a, c })
@@ -397,7 +401,12 @@ impl PointScanner {
         let perm = |r: Row| -> Row {
             let mut a = Vec::with_capacity(n);
             a.push(r.a[k]);
-            a.extend(r.a.iter().enumerate().filter(|(j, _)| *j != k).map(|(_, &x)| x));
+            a.extend(
+                r.a.iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != k)
+                    .map(|(_, &x)| x),
+            );
             Row { a, c: r.c }
         };
         let pieces = piece_rows(set, params, n, 0)?
@@ -673,7 +682,12 @@ mod tests {
         let mut row = par.to_vec();
         row.extend_from_slice(idx);
         row.push(0);
-        MultiAff::new(Space::set(&pnames, &names), Tuple::anonymous("o", 1), vec![row]).unwrap()
+        MultiAff::new(
+            Space::set(&pnames, &names),
+            Tuple::anonymous("o", 1),
+            vec![row],
+        )
+        .unwrap()
     }
 
     fn points(d: &Domain, params: &[i64], _name: &str) -> R<Vec<Vec<i64>>> {

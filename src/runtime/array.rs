@@ -20,8 +20,8 @@
 
 use super::error::RuntimeError;
 use super::rng;
-use crate::poly::scan;
 use crate::ir::Variable;
+use crate::poly::scan;
 pub use crate::vocab::{ElemType, Scalar};
 
 /// Largest number of elements of one array (2^31).

@@ -1,0 +1,488 @@
+//! Lowering of expressions: names, literals, operators, `if`, `case`,
+//! restrictions, dependence expressions, `categorical`; typing with int →
+//! float promotion and the folding of int arithmetic into affine indices.
+
+use super::*;
+
+impl SysCx<'_> {
+    pub(super) fn type_err(&mut self, msg: String, span: Span, label: String) {
+        self.errors
+            .push(Diagnostic::error(format!("type error: {msg}"), span).with_label(label));
+    }
+
+    pub(super) fn expr(&mut self, e: &ast::Expr, scope: &Scope) -> Lowered {
+        let n = scope.real.len();
+        let np = self.n_par();
+        let span = e.span;
+        match &e.kind {
+            ast::ExprKind::Int(v) => Some(mk(ExprKind::IntConst(*v), ElemType::Int, span)),
+            ast::ExprKind::Float(v) => Some(mk(ExprKind::FloatConst(*v), ElemType::Float, span)),
+            ast::ExprKind::Bool(b) => Some(mk(ExprKind::BoolConst(*b), ElemType::Bool, span)),
+            ast::ExprKind::Name(name) => {
+                if let Some(a) = scope.lookup(name) {
+                    return Some(index_expr(a.clone(), span));
+                }
+                if let Some(k) = self.params.iter().position(|p| p == name) {
+                    let mut a = AffExpr::zero(n, np);
+                    a.par[k] = 1;
+                    return Some(index_expr(a, span));
+                }
+                if let Some(v) = self.g.constants.get(name) {
+                    return Some(mk(ExprKind::IntConst(*v), ElemType::Int, span));
+                }
+                if let Some(&v) = self.var_map.get(name) {
+                    // Whole-variable notation: the same indices (or none
+                    // for a scalar).
+                    let d = self.vars[v].domain.n_dims();
+                    let access = if d == 0 {
+                        Vec::new()
+                    } else if d == scope.values.len() {
+                        scope.values.clone()
+                    } else {
+                        self.err(
+                            format!(
+                                "`{name}` has {d} dimension(s) but is used where there are {} index(es)",
+                                scope.values.len()
+                            ),
+                            span,
+                            "write the indices explicitly",
+                        );
+                        return None;
+                    };
+                    return Some(mk(ExprKind::Read { var: v, access }, self.vars[v].ty, span));
+                }
+                self.err(format!("unknown name `{name}`"), span, "not declared");
+                None
+            }
+            ast::ExprKind::Val(f) => {
+                let a = self.val(f, scope, span)?;
+                Some(index_expr(a, span))
+            }
+            ast::ExprKind::Access { var, indices } => {
+                let Some(&v) = self.var_map.get(&var.name) else {
+                    let msg =
+                        if scope.lookup(&var.name).is_some() || self.params.contains(&var.name) {
+                            format!("`{}` is an index or parameter, not a variable", var.name)
+                        } else {
+                            format!("unknown variable `{}`", var.name)
+                        };
+                    self.err(msg, var.span, "not a variable of this system");
+                    return None;
+                };
+                let d = self.vars[v].domain.n_dims();
+                if d != indices.len() {
+                    self.err(
+                        format!(
+                            "`{}` has {d} dimension(s) but is accessed with {} index(es)",
+                            var.name,
+                            indices.len()
+                        ),
+                        span,
+                        "wrong number of indices",
+                    );
+                    return None;
+                }
+                let mut lowered = Vec::new();
+                let mut ok = true;
+                for ix in indices {
+                    match self.expr(ix, scope) {
+                        Some(x) if x.ty == ElemType::Int => lowered.push(x),
+                        Some(x) => {
+                            self.type_err(
+                                format!("an index must be int, this is {}", x.ty.name()),
+                                ix.span,
+                                "not an int".into(),
+                            );
+                            ok = false;
+                        }
+                        None => ok = false,
+                    }
+                }
+                if !ok {
+                    return None;
+                }
+                let ty = self.vars[v].ty;
+                let affs: Option<Vec<AffExpr>> = lowered.iter().map(|x| as_aff(x, n, np)).collect();
+                Some(match affs {
+                    Some(access) => mk(ExprKind::Read { var: v, access }, ty, span),
+                    None => mk(
+                        ExprKind::IndirectRead {
+                            var: v,
+                            indices: lowered,
+                        },
+                        ty,
+                        span,
+                    ),
+                })
+            }
+            ast::ExprKind::Dep { func, body } => {
+                let inner = self.fn_scope(func, scope)?;
+                let mut outs = Vec::new();
+                for x in &func.exprs {
+                    outs.push(self.affine(x, &inner));
+                }
+                let outs: Vec<AffExpr> = outs.into_iter().collect::<Option<_>>()?;
+                let target = Scope {
+                    names: vec![None; outs.len()],
+                    values: outs,
+                    real: scope.real.clone(),
+                };
+                self.expr(body, &target)
+            }
+            ast::ExprKind::Unary { op, operand } => {
+                let x = self.expr(operand, scope)?;
+                match op {
+                    ast::UnOp::Neg => {
+                        if !is_numeric(x.ty) {
+                            self.type_err(
+                                format!("`-` needs a number, this is {}", x.ty.name()),
+                                operand.span,
+                                "not a number".into(),
+                            );
+                            return None;
+                        }
+                        match &x.kind {
+                            ExprKind::FloatConst(v) => {
+                                Some(mk(ExprKind::FloatConst(-v), ElemType::Float, span))
+                            }
+                            _ => match as_aff(&x, n, np) {
+                                Some(a) => match aff_scale(&a, -1) {
+                                    Some(a) => Some(index_expr(a, span)),
+                                    None => {
+                                        self.err("integer overflow", span, "too large");
+                                        None
+                                    }
+                                },
+                                None => Some(mk(
+                                    ExprKind::Unary(UnOp::Neg, Box::new(x.clone())),
+                                    x.ty,
+                                    span,
+                                )),
+                            },
+                        }
+                    }
+                    ast::UnOp::Not => {
+                        if x.ty != ElemType::Bool {
+                            self.type_err(
+                                format!("`not` needs a bool, this is {}", x.ty.name()),
+                                operand.span,
+                                "not a bool".into(),
+                            );
+                            return None;
+                        }
+                        Some(mk(
+                            ExprKind::Unary(UnOp::Not, Box::new(x)),
+                            ElemType::Bool,
+                            span,
+                        ))
+                    }
+                }
+            }
+            ast::ExprKind::Binary { op, lhs, rhs } => {
+                let a = self.expr(lhs, scope);
+                let b = self.expr(rhs, scope);
+                let (a, b) = (a?, b?);
+                self.binary(*op, a, b, span)
+            }
+            ast::ExprKind::Call { func, args } => self.call(func, args, scope, span),
+            ast::ExprKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                let c = self.expr(cond, scope);
+                let t = self.expr(then_branch, scope);
+                let f = self.expr(else_branch, scope);
+                let (c, t, f) = (c?, t?, f?);
+                if c.ty != ElemType::Bool {
+                    self.type_err(
+                        format!(
+                            "the condition of `if` must be bool, this is {}",
+                            c.ty.name()
+                        ),
+                        cond.span,
+                        "not a bool".into(),
+                    );
+                    return None;
+                }
+                let ty = self.unify(
+                    &[(&t, then_branch.span), (&f, else_branch.span)],
+                    "`if` branches",
+                )?;
+                Some(mk(
+                    ExprKind::If(Box::new(c), Box::new(t), Box::new(f)),
+                    ty,
+                    span,
+                ))
+            }
+            ast::ExprKind::Case(pieces) => {
+                let mut out = Vec::new();
+                let mut ok = true;
+                for p in pieces {
+                    let (dom, body) = match &p.kind {
+                        ast::ExprKind::Restrict { domain, body } => (
+                            self.restriction_domain(domain, scope),
+                            self.expr(body, scope),
+                        ),
+                        // A piece without a restriction is defined where
+                        // its reads are (Alpha: the expression's domain).
+                        _ => match self.expr(p, scope) {
+                            Some(b) => (self.read_domain(&b, &scope.real), Some(b)),
+                            None => (None, None),
+                        },
+                    };
+                    match (dom, body) {
+                        (Some(d), Some(b)) => out.push((d, b, p.span)),
+                        _ => ok = false,
+                    }
+                }
+                if !ok {
+                    return None;
+                }
+                let typed: Vec<(&Expr, Span)> = out.iter().map(|(_, b, s)| (b, *s)).collect();
+                let ty = self.unify(&typed, "`case` branches")?;
+                Some(mk(
+                    ExprKind::Case(out.into_iter().map(|(d, b, _)| (d, b)).collect()),
+                    ty,
+                    span,
+                ))
+            }
+            ast::ExprKind::Restrict { domain, body } => {
+                let d = self.restriction_domain(domain, scope);
+                let b = self.expr(body, scope);
+                let (d, b) = (d?, b?);
+                let ty = b.ty;
+                Some(mk(ExprKind::Restrict(d, Box::new(b)), ty, span))
+            }
+            ast::ExprKind::Reduce {
+                op,
+                op_span,
+                projection,
+                body,
+            } => self.reduce(*op, *op_span, projection, body, scope, span),
+            ast::ExprKind::Categorical { indices, body } => {
+                let site = self.site();
+                if indices.len() != 1 {
+                    self.err(
+                        format!(
+                            "`categorical` draws one index, {} are listed",
+                            indices.len()
+                        ),
+                        span,
+                        "write `categorical([k], ...)`",
+                    );
+                    return None;
+                }
+                if !self.check_index_name(&indices[0], &scope.names) {
+                    return None;
+                }
+                let k = indices[0].name.clone();
+                let inner = self.extend_scope(scope, std::slice::from_ref(&k));
+                let (dom, w) = self.restricted_body(body, &inner);
+                let (dom, w) = (dom?, w?);
+                if !is_numeric(w.ty) {
+                    self.type_err(
+                        format!(
+                            "categorical weights must be numbers, these are {}",
+                            w.ty.name()
+                        ),
+                        body.span,
+                        "not a number".into(),
+                    );
+                    return None;
+                }
+                // Like a reduction body: the drawn index ranges over the
+                // restriction intersected with the domains the weight reads.
+                let dom = self.body_domain(&dom, &w, &inner.real)?;
+                Some(mk(
+                    ExprKind::Categorical(Box::new(Categorical {
+                        index: k,
+                        domain: dom,
+                        weight: w,
+                        site,
+                    })),
+                    ElemType::Int,
+                    span,
+                ))
+            }
+        }
+    }
+
+    pub(super) fn site(&mut self) -> CallSite {
+        let s = CallSite {
+            var: self.cur_var,
+            ordinal: self.next_site,
+        };
+        self.next_site = self.next_site.saturating_add(1);
+        s
+    }
+
+    /// The scope of a body with new indices appended to the real space.
+    pub(super) fn extend_scope(&self, scope: &Scope, new: &[String]) -> Scope {
+        let np = self.n_par();
+        let n_old = scope.real.len();
+        let mut real = scope.real.clone();
+        real.extend(new.iter().cloned());
+        let n = real.len();
+        let mut names = scope.names.clone();
+        let mut values: Vec<AffExpr> = scope
+            .values
+            .iter()
+            .map(|a| aff_widen(a, new.len()))
+            .collect();
+        for (k, name) in new.iter().enumerate() {
+            names.push(Some(name.clone()));
+            values.push(AffExpr::index(n, np, n_old + k));
+        }
+        Scope {
+            names,
+            values,
+            real,
+        }
+    }
+
+    /// The common type of branches: all equal, or int and float (→ float).
+    pub(super) fn unify(&mut self, branches: &[(&Expr, Span)], what: &str) -> Option<ElemType> {
+        let first = branches.first()?.0.ty;
+        let mut ty = first;
+        for (b, s) in branches {
+            ty = match (ty, b.ty) {
+                (a, c) if a == c => a,
+                (ElemType::Int, ElemType::Float) | (ElemType::Float, ElemType::Int) => {
+                    ElemType::Float
+                }
+                (a, c) => {
+                    self.type_err(
+                        format!("{what} disagree: {} and {}", a.name(), c.name()),
+                        *s,
+                        format!("this is {}", c.name()),
+                    );
+                    return None;
+                }
+            };
+        }
+        Some(ty)
+    }
+
+    pub(super) fn binary(&mut self, op: ast::BinOp, a: Expr, b: Expr, span: Span) -> Lowered {
+        use ast::BinOp as A;
+        let (bop, sym) = match op {
+            A::Add => (BinOp::Add, "+"),
+            A::Sub => (BinOp::Sub, "-"),
+            A::Mul => (BinOp::Mul, "*"),
+            A::Div => (BinOp::Div, "/"),
+            A::Mod => (BinOp::Rem, "%"),
+            A::Eq => (BinOp::Eq, "=="),
+            A::Ne => (BinOp::Ne, "!="),
+            A::Lt => (BinOp::Lt, "<"),
+            A::Le => (BinOp::Le, "<="),
+            A::Gt => (BinOp::Gt, ">"),
+            A::Ge => (BinOp::Ge, ">="),
+            A::And => (BinOp::And, "and"),
+            A::Or => (BinOp::Or, "or"),
+        };
+        let ty = match bop {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => {
+                for x in [&a, &b] {
+                    if !is_numeric(x.ty) {
+                        self.type_err(
+                            format!("`{sym}` needs numbers, this is {}", x.ty.name()),
+                            x.span,
+                            "not a number".into(),
+                        );
+                        return None;
+                    }
+                }
+                if a.ty == ElemType::Int && b.ty == ElemType::Int {
+                    ElemType::Int
+                } else {
+                    ElemType::Float
+                }
+            }
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                for x in [&a, &b] {
+                    if !is_numeric(x.ty) {
+                        self.type_err(
+                            format!("`{sym}` compares numbers, this is {}", x.ty.name()),
+                            x.span,
+                            "not a number".into(),
+                        );
+                        return None;
+                    }
+                }
+                ElemType::Bool
+            }
+            BinOp::Eq | BinOp::Ne => {
+                let ok = (is_numeric(a.ty) && is_numeric(b.ty))
+                    || (a.ty == ElemType::Bool && b.ty == ElemType::Bool);
+                if !ok {
+                    self.type_err(
+                        format!("`{sym}` compares {} with {}", a.ty.name(), b.ty.name()),
+                        span,
+                        "operands of different kinds".into(),
+                    );
+                    return None;
+                }
+                ElemType::Bool
+            }
+            BinOp::And | BinOp::Or => {
+                for x in [&a, &b] {
+                    if x.ty != ElemType::Bool {
+                        self.type_err(
+                            format!("`{sym}` needs bools, this is {}", x.ty.name()),
+                            x.span,
+                            "not a bool".into(),
+                        );
+                        return None;
+                    }
+                }
+                ElemType::Bool
+            }
+        };
+        // Canonical form 2: fold affine int arithmetic into `Index`.
+        if ty == ElemType::Int && matches!(bop, BinOp::Add | BinOp::Sub | BinOp::Mul) {
+            let (na, np) = match (&a.kind, &b.kind) {
+                (ExprKind::Index(x), _) => (x.idx.len(), x.par.len()),
+                (_, ExprKind::Index(x)) => (x.idx.len(), x.par.len()),
+                _ => (usize::MAX, 0),
+            };
+            let both_const = matches!(
+                (&a.kind, &b.kind),
+                (ExprKind::IntConst(_), ExprKind::IntConst(_))
+            );
+            if na != usize::MAX || both_const {
+                let (na, np) = if both_const { (0, 0) } else { (na, np) };
+                if let (Some(x), Some(y)) = (as_aff(&a, na, np), as_aff(&b, na, np)) {
+                    let r = match bop {
+                        BinOp::Add => Some(aff_add(&x, &y, 1)),
+                        BinOp::Sub => Some(aff_add(&x, &y, -1)),
+                        _ => match (aff_is_const(&x), aff_is_const(&y)) {
+                            (Some(k), _) => Some(aff_scale(&y, k)),
+                            (_, Some(k)) => Some(aff_scale(&x, k)),
+                            _ => None,
+                        },
+                    };
+                    match r {
+                        Some(Some(aff)) => {
+                            return Some(if both_const {
+                                mk(ExprKind::IntConst(aff.constant), ElemType::Int, span)
+                            } else {
+                                index_expr(aff, span)
+                            })
+                        }
+                        Some(None) => {
+                            self.err("integer overflow", span, "too large");
+                            return None;
+                        }
+                        None => {}
+                    }
+                }
+            }
+        }
+        Some(mk(
+            ExprKind::Binary(bop, Box::new(a), Box::new(b)),
+            ty,
+            span,
+        ))
+    }
+}

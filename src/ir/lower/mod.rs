@@ -1,0 +1,376 @@
+//! Lowering: AST → checked IR [`Program`].
+//!
+//! Owns name resolution (indices, parameters, constants, variables,
+//! built-ins, externals), typing (int/float/bool with int → float
+//! promotion), arity and dimension checks, definition checks (every output
+//! and local defined exactly once, inputs never), conversion of domains and
+//! index expressions to affine form, substitution of `f @ E`, and the
+//! canonical forms listed in `ir/mod.rs` (domains simplified through
+//! `poly_bridge::canonical_domain`). The domain checks (coverage, overlaps,
+//! out-of-domain reads, bounded reductions) are in
+//! [`crate::ir::check_domains`], run on the lowered program when everything
+//! else is correct.
+//!
+//! Choices where Alpha or LANGUAGE.md leave room (documented for users):
+//! - `if c then a else b` is strict for the domain checks: reads in both
+//!   branches must be inside their variables' domains (use `case` to guard
+//!   a read by a domain).
+//! - A `case` piece written without a restriction is defined where its
+//!   affine reads are (the preimages of the read variables' domains).
+//! - Integer division and modulo in constraints are rejected as
+//!   unsupported (they are never approximated).
+//! - `external` functions return float (`external int f(1)` is rejected).
+//!
+//! Must not know about pest, schedules or code generation.
+
+mod affine;
+mod call;
+mod expr;
+mod reduce;
+mod system;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+
+use crate::diag::{Diagnostic, SourceFile, Span};
+use crate::ir::types::*;
+use crate::syntax::ast;
+use affine::*;
+use system::*;
+
+/// Lowers a parsed file to a checked program.
+///
+/// Every error found is returned (several at once where they are
+/// independent): unknown or duplicate names, type errors, arity of calls,
+/// dimension of accesses, outputs/locals not defined or defined twice,
+/// inputs defined, non-affine domains; then, when those pass, the domain
+/// checks of [`crate::ir::check_domains::check_program`].
+pub fn lower(file: &ast::File, src: &SourceFile) -> Result<Program, Vec<Diagnostic>> {
+    let _ = src; // Spans are byte offsets into `src`; rendering is the caller's.
+    let mut errors = Vec::new();
+    let mut items = Vec::new();
+    flatten(&file.items, &mut items);
+
+    // Global names: constants, externals, systems.
+    let mut constants: Vec<(String, i64)> = Vec::new();
+    let mut const_map: HashMap<String, i64> = HashMap::new();
+    let mut externals: Vec<External> = Vec::new();
+    let mut global_spans: HashMap<String, Span> = HashMap::new();
+    let mut declare_global = |name: &ast::Ident, errors: &mut Vec<Diagnostic>| -> bool {
+        if let Some(prev) = global_spans.get(&name.name) {
+            errors.push(
+                Diagnostic::error(format!("duplicate name `{}`", name.name), name.span)
+                    .with_label("declared again here")
+                    .with_secondary(*prev, "first declared here"),
+            );
+            false
+        } else {
+            global_spans.insert(name.name.clone(), name.span);
+            true
+        }
+    };
+    for it in &items {
+        match it {
+            ast::Item::Constant(c) if declare_global(&c.name, &mut errors) => {
+                constants.push((c.name.name.clone(), c.value));
+                const_map.insert(c.name.name.clone(), c.value);
+            }
+            ast::Item::External(e) => {
+                if builtin_kind(&e.name.name).is_some() {
+                    errors.push(
+                        Diagnostic::error(
+                            format!(
+                                "`{}` is a built-in function and cannot be redeclared",
+                                e.name.name
+                            ),
+                            e.name.span,
+                        )
+                        .with_label("built-in name"),
+                    );
+                    continue;
+                }
+                if let Some((t, s)) = e.result {
+                    if t != ast::ElemType::Float {
+                        errors.push(
+                            Diagnostic::error("unsupported: external functions return float", s)
+                                .with_label("only `float` is supported here"),
+                        );
+                    }
+                }
+                if declare_global(&e.name, &mut errors) {
+                    externals.push(External {
+                        name: e.name.name.clone(),
+                        arity: e.arity,
+                        span: e.span,
+                    });
+                }
+            }
+            ast::Item::System(s) => {
+                declare_global(&s.name, &mut errors);
+            }
+            _ => {}
+        }
+    }
+    let g = Globals {
+        constants: const_map,
+        externals: &externals,
+    };
+    let mut systems = Vec::new();
+    for it in &items {
+        if let ast::Item::System(s) = it {
+            if let Some(sys) = lower_system(&g, s, &mut errors) {
+                systems.push(sys);
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let mut program = Program {
+        constants,
+        externals,
+        systems,
+    };
+    let canon_errors = canonicalize_program(&mut program);
+    if !canon_errors.is_empty() {
+        return Err(canon_errors);
+    }
+    let domain_errors = super::check_domains::check_program(&program);
+    if domain_errors.is_empty() {
+        Ok(program)
+    } else {
+        Err(domain_errors)
+    }
+}
+
+/// Canonical form 3 of `ir/mod.rs`: every domain of the program through
+/// `poly_bridge::canonical_domain` (exact simplification).
+fn canonicalize_program(p: &mut Program) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    for s in &mut p.systems {
+        let params = s.params.clone();
+        let span = s.span;
+        canon(&mut s.context, &params, span, &mut errors);
+        for v in &mut s.vars {
+            canon(&mut v.domain, &params, v.span, &mut errors);
+        }
+        for eq in &mut s.equations {
+            canon_expr(&mut eq.expr, &params, &mut errors);
+        }
+    }
+    errors
+}
+
+fn canon(d: &mut Domain, params: &[String], span: Span, errors: &mut Vec<Diagnostic>) {
+    match crate::ir::poly_bridge::canonical_domain(d, params) {
+        Ok(c) => *d = c,
+        Err(e) => errors.push(
+            Diagnostic::error(format!("this domain could not be simplified: {e}"), span)
+                .with_label("polyhedral library error"),
+        ),
+    }
+}
+
+fn canon_expr(e: &mut Expr, params: &[String], errors: &mut Vec<Diagnostic>) {
+    let span = e.span;
+    match &mut e.kind {
+        ExprKind::Restrict(d, _) => canon(d, params, span, errors),
+        ExprKind::Case(pieces) => {
+            for (d, _) in pieces {
+                canon(d, params, span, errors);
+            }
+        }
+        ExprKind::Reduce(r) => canon(&mut r.body_domain, params, span, errors),
+        ExprKind::Categorical(c) => canon(&mut c.domain, params, span, errors),
+        _ => {}
+    }
+    e.for_each_child_mut(&mut |x| canon_expr(x, params, errors));
+}
+
+fn flatten<'a>(items: &'a [ast::Item], out: &mut Vec<&'a ast::Item>) {
+    for it in items {
+        match it {
+            ast::Item::Package(p) => flatten(&p.items, out),
+            _ => out.push(it),
+        }
+    }
+}
+
+struct Globals<'a> {
+    constants: HashMap<String, i64>,
+    externals: &'a [External],
+}
+
+/// What a call name denotes.
+#[derive(Clone, Copy)]
+enum CallKind {
+    Builtin(Builtin),
+    Random(Distribution),
+}
+
+fn builtin_kind(name: &str) -> Option<CallKind> {
+    use Builtin as B;
+    use Distribution as D;
+    Some(match name {
+        "exp" => CallKind::Builtin(B::Exp),
+        "log" => CallKind::Builtin(B::Log),
+        "sqrt" => CallKind::Builtin(B::Sqrt),
+        "abs" => CallKind::Builtin(B::Abs),
+        "pow" => CallKind::Builtin(B::Pow),
+        "floor" => CallKind::Builtin(B::Floor),
+        "ceil" => CallKind::Builtin(B::Ceil),
+        "lgamma" => CallKind::Builtin(B::Lgamma),
+        "float" => CallKind::Builtin(B::ToFloat),
+        "int" => CallKind::Builtin(B::ToInt),
+        "max" => CallKind::Builtin(B::Max),
+        "min" => CallKind::Builtin(B::Min),
+        _ => return D::from_name(name).map(CallKind::Random),
+    })
+}
+
+/// The names visible in an expression and their values as affine functions
+/// of the *real* index space (the equation's or a reduction body's).
+/// Inside `f @ E`, `E`'s indices are anonymous (`None`) and their values are
+/// `f`'s results.
+#[derive(Clone)]
+struct Scope {
+    names: Vec<Option<String>>,
+    values: Vec<AffExpr>,
+    /// Names of the real space's dimensions.
+    real: Vec<String>,
+}
+
+impl Scope {
+    fn identity(real: Vec<String>, n_par: usize) -> Scope {
+        let n = real.len();
+        Scope {
+            names: real.iter().cloned().map(Some).collect(),
+            values: (0..n).map(|k| AffExpr::index(n, n_par, k)).collect(),
+            real,
+        }
+    }
+    fn lookup(&self, name: &str) -> Option<&AffExpr> {
+        self.names
+            .iter()
+            .rposition(|n| n.as_deref() == Some(name))
+            .map(|k| &self.values[k])
+    }
+    fn is_identity(&self) -> bool {
+        self.names.len() == self.real.len()
+            && self
+                .names
+                .iter()
+                .zip(&self.real)
+                .all(|(a, b)| a.as_deref() == Some(b.as_str()))
+    }
+}
+
+struct SysCx<'a> {
+    g: &'a Globals<'a>,
+    params: Vec<String>,
+    vars: Vec<Variable>,
+    var_map: HashMap<String, VarId>,
+    errors: &'a mut Vec<Diagnostic>,
+    /// The variable whose equation is being lowered, and its next call-site
+    /// ordinal.
+    cur_var: VarId,
+    next_site: u32,
+}
+
+/// Typed result of lowering one AST expression.
+type Lowered = Option<Expr>;
+
+fn mk(kind: ExprKind, ty: ElemType, span: Span) -> Expr {
+    Expr { kind, ty, span }
+}
+
+fn is_numeric(t: ElemType) -> bool {
+    matches!(t, ElemType::Int | ElemType::Float)
+}
+
+/// The affine value of an already-lowered int expression, if it is one.
+fn as_aff(e: &Expr, n: usize, n_par: usize) -> Option<AffExpr> {
+    match &e.kind {
+        ExprKind::Index(a) => Some(a.clone()),
+        ExprKind::IntConst(v) => Some(AffExpr::constant(n, n_par, *v)),
+        _ => None,
+    }
+}
+
+/// `Index(a)`, or `IntConst` when `a` has no index or parameter term.
+fn index_expr(a: AffExpr, span: Span) -> Expr {
+    match aff_is_const(&a) {
+        Some(v) => mk(ExprKind::IntConst(v), ElemType::Int, span),
+        None => mk(ExprKind::Index(a), ElemType::Int, span),
+    }
+}
+
+impl SysCx<'_> {
+    fn n_par(&self) -> usize {
+        self.params.len()
+    }
+
+    fn err(&mut self, msg: impl Into<String>, span: Span, label: &str) {
+        self.errors
+            .push(Diagnostic::error(msg, span).with_label(label.to_string()));
+    }
+
+    /// A new system-level name must not clash with an earlier one.
+    fn check_fresh(&mut self, name: &str, span: Span, seen: &HashMap<String, Span>) -> bool {
+        if let Some(prev) = seen.get(name) {
+            self.errors.push(
+                Diagnostic::error(format!("duplicate name `{name}`"), span)
+                    .with_label("declared again here")
+                    .with_secondary(*prev, "first declared here"),
+            );
+            false
+        } else {
+            true
+        }
+    }
+
+    /// An index name bound by an equation, a reduction or a function must
+    /// not hide a parameter, a variable or another index in scope.
+    /// Binds `ids` as fresh index names after the names already `taken`
+    /// (checked with `check_index_name`, which reports each clash); the
+    /// extended list, or `None` at the first error.
+    fn bind_index_names(
+        &mut self,
+        ids: &[ast::Ident],
+        mut taken: Vec<Option<String>>,
+    ) -> Option<Vec<Option<String>>> {
+        for id in ids {
+            if !self.check_index_name(id, &taken) {
+                return None;
+            }
+            taken.push(Some(id.name.clone()));
+        }
+        Some(taken)
+    }
+
+    fn check_index_name(&mut self, id: &ast::Ident, taken: &[Option<String>]) -> bool {
+        let clash = if self.params.contains(&id.name) {
+            Some("a parameter")
+        } else if self.var_map.contains_key(&id.name) {
+            Some("a variable")
+        } else if self.g.constants.contains_key(&id.name) {
+            Some("a constant")
+        } else if taken.iter().any(|t| t.as_deref() == Some(id.name.as_str())) {
+            Some("an index in scope")
+        } else {
+            None
+        };
+        match clash {
+            Some(what) => {
+                self.err(
+                    format!("duplicate name `{}`: it is already {what}", id.name),
+                    id.span,
+                    "choose another index name",
+                );
+                false
+            }
+            None => true,
+        }
+    }
+}

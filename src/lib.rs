@@ -1,9 +1,10 @@
 //! alphac: an optimizing compiler for Alpha-style equational programs.
 //!
-//! The pipeline runs one way (see `DESIGN.md`):
+//! The pipeline runs one way (the map is `docs/architecture.md`):
 //! `syntax` → `ir` → `deps` → `schedule` → `sdr` → `codegen` → `jit`,
-//! with `poly` (exact integer sets and relations) underneath all of them
-//! and `interp` (the reference interpreter) beside them as the oracle.
+//! with `vocab` (the shared words) and `poly` (exact integer sets and
+//! relations) underneath all of them and `interp` (the reference
+//! interpreter) beside them as the oracle.
 
 // Library code reports failures as errors: no `unwrap`, `expect` or
 // `panic!` outside tests (an invariant that makes failure impossible is

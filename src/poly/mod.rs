@@ -41,6 +41,7 @@ pub mod error;
 pub mod solver;
 
 pub mod basic_set;
+pub mod bounds;
 pub mod calc;
 pub mod complexity;
 pub mod constraint;

@@ -1,0 +1,450 @@
+//! The loop AST: an explicit, imperative program over dense arrays — the
+//! target of polyhedral scanning and the input of the JIT (`crate::jit`).
+//!
+//! Owns: the data types of a loop program ([`Function`], [`Stmt`],
+//! [`Expr`], affine [`Affine`] expressions and loop [`Bound`]s), their
+//! static check ([`Function::check`]) and a deterministic C-like printer
+//! ([`Function::to_c`]).
+//!
+//! Files: this one holds the types and their constructors; `check` the
+//! static check and typing, `print` the C-like printer.
+//!
+//! Must not know about: schedules, dependences, Cranelift, the source
+//! syntax. It reads only `ElemType` and `Domain` from the IR.
+//!
+//! # Memory model
+//! Every array is a dense row-major buffer over the bounding box of its
+//! variable's domain: dimension `k` ranges over
+//! `lo_k ..= lo_k + extent_k - 1` where `lo_k` and `extent_k` are affine
+//! functions of the parameters; element `x` is at offset
+//! `Σ_k (x_k − lo_k)·stride_k` with `stride_k = Π_{j>k} extent_j`.
+//!
+//! # The access contract
+//! An access (load, store, accumulation) is *affine* when every index is an
+//! [`Expr::Aff`] or [`Expr::Int`]; otherwise it is *data-dependent*.
+//! - Data-dependent accesses are always bounds-checked at run time against
+//!   the array's box and, when the array has a `domain`, against that
+//!   domain predicate; a failure is a run-time error naming the array and
+//!   the point (never undefined behaviour).
+//! - Affine accesses are the scanner's responsibility: it only emits
+//!   statement instances inside their domains, and domains are inside the
+//!   boxes, so affine accesses are in bounds *by construction*. The JIT
+//!   does not trust this blindly: before a run it proves it with an
+//!   interval analysis for the given parameters, and falls back to a
+//!   variant that checks every access when the proof fails (a violated
+//!   contract is then reported as an error). A checked mode that checks
+//!   every access is available for tests.
+//!
+//! # Semantics of the operations
+//! - Int arithmetic (`+ - *`, negation, `abs`, division) on data is
+//!   checked: overflow and division by zero are run-time errors. Affine
+//!   expressions ([`Affine`], loop bounds) are evaluated in `i64`; the JIT
+//!   proves before a run that they cannot overflow for the given
+//!   parameters.
+//! - `Div`/`Rem` on ints truncate (like Rust); `FloorDiv`, `CeilDiv` round
+//!   toward −∞ / +∞; `Mod` is the floor remainder (sign of the divisor).
+//! - `Min`/`Max` on floats follow IEEE 754-2019 `minimum`/`maximum`: a NaN
+//!   operand gives NaN, and `−0 < +0`.
+//! - `And`, `Or` and `Select` evaluate lazily (only the operand that is
+//!   needed), so a guard can protect a data-dependent read.
+//! - Comparisons of floats follow IEEE (`Ne` is true when either is NaN).
+//! - `FloatToInt` truncates toward zero and saturates (NaN gives 0), like
+//!   Rust's `as`.
+//! - `Random` and `Categorical` are counter-based draws, pure functions of
+//!   `(seed, site, point)` and their arguments (`runtime::rng`); invalid
+//!   arguments are run-time errors. `External` calls the implementation
+//!   supplied for the run (float arguments, float result); a missing one is
+//!   a run-time error when the call executes.
+
+mod check;
+mod print;
+
+use crate::ir::types::{ConstraintKind, Domain};
+pub use crate::vocab::{Distribution, ElemType, ReduceOp, UnOp};
+pub use check::{binop_type, AstError};
+
+/// Maximum number of dimensions of an array (the size of the error slot's
+/// point record).
+pub const MAX_DIMS: usize = 8;
+
+/// A loop variable: an index into [`Function::loop_vars`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LoopVar(pub usize);
+
+/// Index into [`Function::arrays`].
+pub type ArrayId = usize;
+/// Index into [`Function::locals`].
+pub type LocalId = usize;
+/// Index into [`Function::params`].
+pub type ParamId = usize;
+
+/// A symbol an affine expression may mention.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Sym {
+    Loop(LoopVar),
+    Param(ParamId),
+}
+
+/// An affine function of loop variables and parameters:
+/// `constant + Σ coeff·sym` (evaluated left to right).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Affine {
+    pub terms: Vec<(Sym, i64)>,
+    pub constant: i64,
+}
+
+impl Affine {
+    /// The constant function `c`.
+    pub fn cst(c: i64) -> Affine {
+        Affine {
+            terms: Vec::new(),
+            constant: c,
+        }
+    }
+    /// The loop variable `v`.
+    pub fn var(v: LoopVar) -> Affine {
+        Affine {
+            terms: vec![(Sym::Loop(v), 1)],
+            constant: 0,
+        }
+    }
+    /// The parameter `p`.
+    pub fn param(p: ParamId) -> Affine {
+        Affine {
+            terms: vec![(Sym::Param(p), 1)],
+            constant: 0,
+        }
+    }
+    /// `self + c·sym`.
+    pub fn plus(mut self, sym: Sym, c: i64) -> Affine {
+        self.terms.push((sym, c));
+        self
+    }
+    /// `self + c`; `None` on overflow of the constant.
+    pub fn offset(mut self, c: i64) -> Option<Affine> {
+        self.constant = self.constant.checked_add(c)?;
+        Some(self)
+    }
+    /// Value for given loop-variable and parameter values (`loops[v.0]`,
+    /// `params[p]`); `None` on overflow or an unknown symbol.
+    pub fn eval(&self, loops: &[i64], params: &[i64]) -> Option<i64> {
+        let mut v = self.constant;
+        for &(s, c) in &self.terms {
+            let x = match s {
+                Sym::Loop(l) => *loops.get(l.0)?,
+                Sym::Param(p) => *params.get(p)?,
+            };
+            v = v.checked_add(c.checked_mul(x)?)?;
+        }
+        Some(v)
+    }
+    /// True when no loop variable occurs (with a non-zero coefficient).
+    pub fn is_param_only(&self) -> bool {
+        self.terms
+            .iter()
+            .all(|&(s, c)| c == 0 || matches!(s, Sym::Param(_)))
+    }
+}
+
+/// One term of a loop bound: `e / div` rounded (up for lower bounds, down
+/// for upper bounds); `div >= 1`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct BoundTerm {
+    pub expr: Affine,
+    pub div: i64,
+}
+
+/// A loop bound: for a lower bound `max_k ceil(e_k / d_k)`, for an upper
+/// bound `min_k floor(e_k / d_k)` (inclusive). At least one term.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Bound {
+    pub terms: Vec<BoundTerm>,
+}
+
+impl Bound {
+    /// The bound `e` (one term, divisor 1).
+    pub fn aff(e: Affine) -> Bound {
+        Bound {
+            terms: vec![BoundTerm { expr: e, div: 1 }],
+        }
+    }
+    /// The bound `e / d` (rounded by the bound's side).
+    pub fn div(e: Affine, d: i64) -> Bound {
+        Bound {
+            terms: vec![BoundTerm { expr: e, div: d }],
+        }
+    }
+    /// Adds one more term (`max` for lower bounds, `min` for upper bounds).
+    pub fn and(mut self, e: Affine, d: i64) -> Bound {
+        self.terms.push(BoundTerm { expr: e, div: d });
+        self
+    }
+}
+
+/// One dimension of an array's bounding box: `lower ..= lower + extent - 1`.
+/// Both are affine in the parameters only.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Dim {
+    pub lower: Affine,
+    pub extent: Affine,
+}
+
+/// An array argument of the function.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Array {
+    pub name: String,
+    pub ty: ElemType,
+    pub dims: Vec<Dim>,
+    /// The variable's domain when it is not its bounding box: checked
+    /// (besides the box) on data-dependent accesses. A domain over the
+    /// array's dimensions and the function's parameters.
+    pub domain: Option<Domain>,
+}
+
+/// A scalar local variable (e.g. a register accumulator). Every local
+/// starts as zero / `false` at function entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Local {
+    pub name: String,
+    pub ty: ElemType,
+}
+
+/// A loop program: one native function per system.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Function {
+    pub name: String,
+    /// Parameter names (`i64` values at run time).
+    pub params: Vec<String>,
+    /// Constraints on the parameters (a domain with no dimensions); a run
+    /// with parameters outside it is rejected before anything runs.
+    pub context: Domain,
+    pub arrays: Vec<Array>,
+    /// Names of the loop variables; each `For` binds one.
+    pub loop_vars: Vec<String>,
+    pub locals: Vec<Local>,
+    /// External functions the body calls ([`Expr::External`] indexes this
+    /// list); their implementations are supplied at run time.
+    pub externals: Vec<ExternalDecl>,
+    pub body: Vec<Stmt>,
+}
+
+/// An external function: `arity` float arguments, a float result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExternalDecl {
+    pub name: String,
+    pub arity: usize,
+}
+
+/// Binary operators (operands of the same type; see the module comment).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// Truncating on ints, IEEE on floats.
+    Div,
+    /// Truncating remainder on ints, `fmod` on floats.
+    Rem,
+    /// Ints only: `⌊a / b⌋`.
+    FloorDiv,
+    /// Ints only: `⌈a / b⌉`.
+    CeilDiv,
+    /// Ints only: `a − b·⌊a / b⌋`.
+    Mod,
+    Min,
+    Max,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Bools, lazy.
+    And,
+    /// Bools, lazy.
+    Or,
+}
+
+/// Conversions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Cast {
+    IntToFloat,
+    /// Truncation toward zero, saturating, NaN → 0 (Rust's `as`).
+    FloatToInt,
+    BoolToInt,
+    BoolToFloat,
+}
+
+/// Runtime math functions (float → float; `Abs` also int → int, checked).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MathFn {
+    Exp,
+    Log,
+    Sqrt,
+    /// Two arguments: `pow(x, y)`.
+    Pow,
+    Lgamma,
+    Floor,
+    Ceil,
+    Abs,
+}
+
+/// Expressions.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    /// An affine int of loop variables and parameters.
+    Aff(Affine),
+    Local(LocalId),
+    /// `array[index]`; affine or data-dependent (see the module comment).
+    Load {
+        array: ArrayId,
+        index: Vec<Expr>,
+    },
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `cond ? a : b`, lazy.
+    Select(Box<Expr>, Box<Expr>, Box<Expr>),
+    Cast(Cast, Box<Expr>),
+    Math(MathFn, Vec<Expr>),
+    /// A counter-based draw: a pure function of `(seed, site, point)` and
+    /// the distribution's arguments.
+    Random {
+        dist: Distribution,
+        args: Vec<Expr>,
+        /// An int expression (typically a parameter).
+        seed: Box<Expr>,
+        site: u32,
+        /// The iteration point (ints).
+        point: Vec<Expr>,
+    },
+    /// A categorical draw (int): see [`CategoricalDraw`].
+    Categorical(Box<CategoricalDraw>),
+    /// A call of external function `externals[index]` (float arguments,
+    /// float result); it runs the implementation supplied for the run.
+    External {
+        index: usize,
+        args: Vec<Expr>,
+    },
+}
+
+/// `categorical(var = lower..=upper if cond : weight)`: the points `k` of
+/// the range where `cond` holds, in ascending order, with the float
+/// weights `w_k = weight(k)`, define the draw of `runtime::rng` (the first
+/// `k` whose running sum `w_lo + ... + w_k` exceeds `u·W`, `u` the uniform
+/// draw of `(seed, site, point)` and `W` the total; or the last `k` with
+/// `w_k > 0` when rounding leaves none). The weights must be finite and
+/// `>= 0` with a positive finite total, else the run fails with an error
+/// naming `array` and `point`. `var` is bound inside `cond` and `weight`
+/// only; `lower`/`upper` are loop bounds (affine, outside `var`'s scope).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CategoricalDraw {
+    pub var: LoopVar,
+    pub lower: Bound,
+    pub upper: Bound,
+    /// A bool condition on `var` (and the enclosing loop variables).
+    pub cond: Expr,
+    /// A float weight; evaluated only where `cond` holds.
+    pub weight: Expr,
+    /// An int expression (typically the seed parameter).
+    pub seed: Expr,
+    /// As in [`Expr::Random`]: `(variable << 16) | ordinal`.
+    pub site: u32,
+    /// The iteration point (ints), excluding `var`.
+    pub point: Vec<Expr>,
+    /// The array named in errors (the variable whose equation draws).
+    pub array: Option<ArrayId>,
+}
+
+/// The binary operator an accumulation `a[x] = a[x] op v` applies.
+pub fn acc_bin_op(op: ReduceOp) -> BinOp {
+    match op {
+        ReduceOp::Add => BinOp::Add,
+        ReduceOp::Mul => BinOp::Mul,
+        ReduceOp::Max => BinOp::Max,
+        ReduceOp::Min => BinOp::Min,
+        ReduceOp::And => BinOp::And,
+        ReduceOp::Or => BinOp::Or,
+    }
+}
+
+/// Statements.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stmt {
+    /// `for (var = lower; var <= upper; var++) body` (step 1).
+    For {
+        var: LoopVar,
+        lower: Bound,
+        upper: Bound,
+        body: Vec<Stmt>,
+    },
+    If {
+        cond: Expr,
+        then: Vec<Stmt>,
+        els: Vec<Stmt>,
+    },
+    /// `array[index] = value`.
+    Assign {
+        array: ArrayId,
+        index: Vec<Expr>,
+        value: Expr,
+    },
+    /// `array[index] = array[index] op value`.
+    Accumulate {
+        array: ArrayId,
+        index: Vec<Expr>,
+        op: ReduceOp,
+        value: Expr,
+    },
+    /// `local = value`.
+    SetLocal {
+        local: LocalId,
+        value: Expr,
+    },
+    Block(Vec<Stmt>),
+}
+
+// ---------------------------------------------------------------------------
+// Convenience constructors (for the scanner and for tests).
+
+impl Expr {
+    pub fn var(v: LoopVar) -> Expr {
+        Expr::Aff(Affine::var(v))
+    }
+    pub fn param(p: ParamId) -> Expr {
+        Expr::Aff(Affine::param(p))
+    }
+    pub fn load(array: ArrayId, index: Vec<Expr>) -> Expr {
+        Expr::Load { array, index }
+    }
+    pub fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+        Expr::Binary(op, Box::new(a), Box::new(b))
+    }
+    pub fn select(c: Expr, a: Expr, b: Expr) -> Expr {
+        Expr::Select(Box::new(c), Box::new(a), Box::new(b))
+    }
+    pub fn cast(c: Cast, e: Expr) -> Expr {
+        Expr::Cast(c, Box::new(e))
+    }
+    /// True when the expression is an affine index (no data involved).
+    pub fn is_affine(&self) -> bool {
+        matches!(self, Expr::Aff(_) | Expr::Int(_))
+    }
+    /// `c_1 op (c_2 op (… op c_n))` (right-nested, in order), or `empty`
+    /// when there is no operand.
+    pub fn chain(op: BinOp, mut items: Vec<Expr>, empty: Expr) -> Expr {
+        let Some(mut c) = items.pop() else {
+            return empty;
+        };
+        while let Some(d) = items.pop() {
+            c = Expr::bin(op, d, c);
+        }
+        c
+    }
+    /// The conjunction `c_1 && (c_2 && …)`, `true` when empty.
+    pub fn and_all(conds: Vec<Expr>) -> Expr {
+        Expr::chain(BinOp::And, conds, Expr::Bool(true))
+    }
+}

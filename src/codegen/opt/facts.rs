@@ -1,0 +1,177 @@
+//! The facts known at a statement: linear inequalities over the loop
+//! variables and parameters (the parameter context, enclosing loop
+//! bounds, enclosing `if` conjuncts), and the rational questions asked of
+//! `crate::poly::solver` about them (implication, emptiness).
+//!
+//! Must not know about: which rewrite asks, statements' effects.
+
+use super::affine::*;
+use super::*;
+use crate::ir::types::ConstraintKind;
+use crate::poly::solver::{self, Optimum, System};
+use num_traits::Signed;
+
+/// Inequalities `row·(loop vars, params, 1) >= 0` that hold here.
+pub(super) struct Facts {
+    pub(super) nv: usize,
+    pub(super) np: usize,
+    pub(super) rows: Vec<Vec<i64>>,
+}
+
+pub(super) fn neg_row(r: &[i64]) -> Option<Vec<i64>> {
+    r.iter().map(|v| v.checked_neg()).collect()
+}
+
+impl Facts {
+    /// The facts that hold everywhere in `f`: its parameter context when
+    /// it is one conjunction (nothing otherwise).
+    pub(super) fn of_context(f: &Function) -> Facts {
+        let nv = f.loop_vars.len();
+        let np = f.params.len();
+        let mut facts = Facts {
+            nv,
+            np,
+            rows: Vec::new(),
+        };
+        if f.context.pieces.len() == 1 {
+            for c in &f.context.pieces[0] {
+                if c.aff.par.len() != np {
+                    continue;
+                }
+                let mut row = vec![0i64; nv + np + 1];
+                row[nv..nv + np].copy_from_slice(&c.aff.par);
+                row[nv + np] = c.aff.constant;
+                match c.kind {
+                    ConstraintKind::Ge => facts.rows.push(row),
+                    ConstraintKind::Eq => {
+                        if let Some(neg) = neg_row(&row) {
+                            facts.rows.push(row);
+                            facts.rows.push(neg);
+                        }
+                    }
+                }
+            }
+        }
+        facts
+    }
+
+    /// True when the facts and `extra` have no rational point (hence no
+    /// integer point). Solver errors count as "not shown": `false`.
+    pub(super) fn infeasible(&self, extra: &[Vec<i64>]) -> bool {
+        let zero = vec![0i64; self.nv + self.np + 1];
+        let (sys, obj) = self.system(extra, &zero);
+        matches!(solver::rational_min(&sys, &obj), Ok(Optimum::Empty))
+    }
+
+    /// The facts and `extra` as a solver system, with the objective row
+    /// `obj`, over only the columns some row or `obj` mentions (the loop
+    /// variables of a whole function are many, the facts at one place
+    /// mention few): a column no row mentions is a free variable, so
+    /// dropping it changes neither emptiness nor the minimum.
+    pub(super) fn system(&self, extra: &[Vec<i64>], obj: &[i64]) -> (System, Vec<i64>) {
+        let n = self.nv + self.np;
+        let mut used = vec![false; n];
+        for r in self
+            .rows
+            .iter()
+            .map(Vec::as_slice)
+            .chain(extra.iter().map(Vec::as_slice))
+            .chain([obj])
+        {
+            for (u, &x) in used.iter_mut().zip(r) {
+                *u |= x != 0;
+            }
+        }
+        let cols: Vec<usize> = (0..n).filter(|&c| used[c]).collect();
+        let pick = |r: &[i64]| -> Vec<i64> {
+            let mut out: Vec<i64> = cols.iter().map(|&c| r[c]).collect();
+            out.push(r[n]);
+            out
+        };
+        let mut sys = System::new(cols.len());
+        for r in self.rows.iter().chain(extra) {
+            sys.add_ineq(pick(r));
+        }
+        (sys, pick(obj))
+    }
+
+    /// `a` as a row; `None` on an unknown symbol.
+    pub(super) fn row(&self, a: &Affine) -> Option<Vec<i64>> {
+        let mut row = vec![0i64; self.nv + self.np + 1];
+        for &(s, c) in &a.terms {
+            let k = match s {
+                Sym::Loop(v) if v.0 < self.nv => v.0,
+                Sym::Param(p) if p < self.np => self.nv + p,
+                _ => return None,
+            };
+            row[k] = row[k].checked_add(c)?;
+        }
+        row[self.nv + self.np] = a.constant;
+        Some(row)
+    }
+
+    /// The inequalities equivalent to an affine comparison (over the
+    /// integers), or `None` when `e` is not one.
+    pub(super) fn comparison(&self, e: &Expr) -> Option<Vec<Vec<i64>>> {
+        let Expr::Binary(op, a, b) = e else {
+            return None;
+        };
+        let aff = |x: &Expr| match x {
+            Expr::Aff(a) => Some(a.clone()),
+            Expr::Int(k) => Some(Affine::cst(*k)),
+            _ => None,
+        };
+        let (x, y) = (aff(a)?, aff(b)?);
+        // d = x − y.
+        let d = sub_affine(&x, &y)?;
+        let ge = |d: &Affine, shift: i64| -> Option<Vec<i64>> {
+            // d − shift >= 0
+            self.row(&d.clone().offset(shift.checked_neg()?)?)
+        };
+        let nd = sub_affine(&y, &x)?;
+        Some(match op {
+            BinOp::Ge => vec![ge(&d, 0)?],
+            BinOp::Gt => vec![ge(&d, 1)?],
+            BinOp::Le => vec![ge(&nd, 0)?],
+            BinOp::Lt => vec![ge(&nd, 1)?],
+            BinOp::Eq => vec![ge(&d, 0)?, ge(&nd, 0)?],
+            _ => return None,
+        })
+    }
+
+    /// True when `row >= 0` holds on every rational point of the facts and
+    /// `extra` (an empty system counts as not implied: be conservative).
+    pub(super) fn implies(&self, extra: &[Vec<i64>], row: &[i64]) -> bool {
+        let (sys, obj) = self.system(extra, row);
+        match solver::rational_min(&sys, &obj) {
+            Ok(Optimum::Value(v)) => !v.is_negative(),
+            _ => false,
+        }
+    }
+
+    /// Facts of one loop bound: `d·v − e >= 0` (lower), `e − d·v >= 0`
+    /// (upper), for each term (skipped on overflow: fewer facts is sound).
+    pub(super) fn bound_facts(&mut self, var: LoopVar, b: &Bound, lower: bool) {
+        if var.0 >= self.nv {
+            return;
+        }
+        for t in &b.terms {
+            let Some(mut row) = self.row(&t.expr) else {
+                continue;
+            };
+            // row = e; want lower: d·v − e, upper: e − d·v.
+            let ok = (|| {
+                if lower {
+                    row = neg_row(&row)?;
+                    row[var.0] = row[var.0].checked_add(t.div)?;
+                } else {
+                    row[var.0] = row[var.0].checked_sub(t.div)?;
+                }
+                Some(())
+            })();
+            if ok.is_some() {
+                self.rows.push(row);
+            }
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! Rewrite 4: redundant guard conjuncts ([`simplify_guards`]): affine
+//! conjuncts implied by the facts are dropped, `if (true)` is unwrapped.
+//!
+//! Must not know about: loop splitting, accumulators.
+
+use super::facts::*;
+use super::walk::*;
+use super::*;
+
+/// Removes affine conjuncts of `if` conditions implied by what is known
+/// where the `if` stands, and replaces an `if` whose condition becomes
+/// `true` by its then-branch.
+///
+/// The conditions of `Select` expressions in statements are simplified
+/// the same way, with the facts of the enclosing statement (a `Select`
+/// whose condition becomes `true` is replaced by its first arm).
+///
+/// Known facts (linear constraints over loop variables and parameters):
+/// the parameter context when it is one conjunction; for each enclosing
+/// `for (v = max_k ⌈e_k/d_k⌉; v <= min_m ⌊f_m/d_m⌋; ...)` the constraints
+/// `d_k·v − e_k >= 0` and `f_m − d_m·v >= 0` (exact for integer `v`); the
+/// affine conjuncts of enclosing `if` conditions (then-branches only).
+/// A conjunct `a >= 0` (likewise `a > 0` as `a − 1 >= 0`, `a == 0` as two
+/// inequalities, `a <= b`, `a < b`) of a condition `c_1 && ... && c_n`
+/// (top-level `&&`s) is dropped when the rational minimum of `a` over the
+/// facts and the kept affine conjuncts is `>= 0` (rational implication
+/// implies integer implication). Conjuncts are examined left to right and
+/// each dropped one is implied by what remains, so the final condition is
+/// equivalent wherever the `if` is reached. Only affine conjuncts (no
+/// effects, no failure) are removed, so lazy evaluation of the others is
+/// unchanged where the condition's value matters.
+///
+/// Returns the number of conjuncts removed.
+pub fn simplify_guards(f: &mut Function) -> usize {
+    let mut facts = Facts::of_context(f);
+    let mut n = 0;
+    f.body = facts.stmts(std::mem::take(&mut f.body), &mut n);
+    n
+}
+
+impl Facts {
+    fn stmts(&mut self, body: Vec<Stmt>, n: &mut usize) -> Vec<Stmt> {
+        let mut out = Vec::with_capacity(body.len());
+        for s in body {
+            match s {
+                Stmt::For {
+                    var,
+                    lower,
+                    upper,
+                    body,
+                } => {
+                    let saved = self.rows.len();
+                    self.bound_facts(var, &lower, true);
+                    self.bound_facts(var, &upper, false);
+                    let body = self.stmts(body, n);
+                    self.rows.truncate(saved);
+                    out.push(Stmt::For {
+                        var,
+                        lower,
+                        upper,
+                        body,
+                    });
+                }
+                Stmt::If { cond, then, els } => {
+                    let (cond, removed) = self.simplify_cond(cond);
+                    *n += removed;
+                    let saved = self.rows.len();
+                    for c in conjuncts(&cond) {
+                        if let Some(rows) = self.comparison(c) {
+                            self.rows.extend(rows);
+                        }
+                    }
+                    let then = self.stmts(then, n);
+                    self.rows.truncate(saved);
+                    let els = self.stmts(els, n);
+                    if cond == Expr::Bool(true) {
+                        out.extend(then);
+                    } else {
+                        out.push(Stmt::If { cond, then, els });
+                    }
+                }
+                Stmt::Block(b) => {
+                    let b = self.stmts(b, n);
+                    out.push(Stmt::Block(b));
+                }
+                Stmt::Assign {
+                    array,
+                    index,
+                    value,
+                } => out.push(Stmt::Assign {
+                    array,
+                    index: index.into_iter().map(|e| self.expr(e, n)).collect(),
+                    value: self.expr(value, n),
+                }),
+                Stmt::Accumulate {
+                    array,
+                    index,
+                    op,
+                    value,
+                } => out.push(Stmt::Accumulate {
+                    array,
+                    index: index.into_iter().map(|e| self.expr(e, n)).collect(),
+                    op,
+                    value: self.expr(value, n),
+                }),
+                Stmt::SetLocal { local, value } => out.push(Stmt::SetLocal {
+                    local,
+                    value: self.expr(value, n),
+                }),
+            }
+        }
+        out
+    }
+
+    /// `e` with the conditions of its `Select`s simplified like `if`
+    /// conditions (with the facts of the enclosing statement only); a
+    /// `Select` whose condition becomes `true` is replaced by its first
+    /// arm.
+    fn expr(&self, e: Expr, n: &mut usize) -> Expr {
+        match e {
+            Expr::Select(c, a, b) => {
+                let c = self.expr(*c, n);
+                let (c, removed) = self.simplify_cond(c);
+                *n += removed;
+                if c == Expr::Bool(true) {
+                    self.expr(*a, n)
+                } else {
+                    Expr::Select(
+                        Box::new(c),
+                        Box::new(self.expr(*a, n)),
+                        Box::new(self.expr(*b, n)),
+                    )
+                }
+            }
+            // A categorical draw is kept as it is (its condition mentions
+            // its own variable, about which the facts know nothing): fewer
+            // rewrites, sound.
+            e => map_children(e, |x| self.expr(x, n)),
+        }
+    }
+
+    /// The condition with implied affine conjuncts removed, and how many
+    /// were removed.
+    fn simplify_cond(&self, cond: Expr) -> (Expr, usize) {
+        let cs: Vec<Expr> = conjuncts(&cond).into_iter().cloned().collect();
+        let rows: Vec<Option<Vec<Vec<i64>>>> = cs.iter().map(|c| self.comparison(c)).collect();
+        let mut keep = vec![true; cs.len()];
+        for i in 0..cs.len() {
+            let Some(mine) = &rows[i] else { continue };
+            let others: Vec<Vec<i64>> = (0..cs.len())
+                .filter(|&j| j != i && keep[j])
+                .filter_map(|j| rows[j].clone())
+                .flatten()
+                .collect();
+            if mine.iter().all(|r| self.implies(&others, r)) {
+                keep[i] = false;
+            }
+        }
+        let removed = keep.iter().filter(|k| !**k).count();
+        if removed == 0 {
+            return (cond, 0);
+        }
+        let kept: Vec<Expr> = cs
+            .into_iter()
+            .zip(keep)
+            .filter_map(|(c, k)| k.then_some(c))
+            .collect();
+        (Expr::and_all(kept), removed)
+    }
+}

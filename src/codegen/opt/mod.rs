@@ -1,0 +1,131 @@
+//! Loop-AST optimization: semantics-preserving rewrites of a scanned loop
+//! program ([`Function`]) before it is printed or JIT-compiled.
+//!
+//! Owns four rewrites, applied by [`optimize`] in the order: degenerate
+//! loops, splitting, degenerate loops again (pieces `[e, e]`), guards,
+//! accumulators, guards again (the non-emptiness guards hoisting adds):
+//! 1. [`remove_degenerate_loops`]: a `for` whose lower and upper bounds are
+//!    syntactically the same single affine value `e` (one term each,
+//!    divisor 1, equal after merging terms) runs exactly once with
+//!    `v = e`; it is replaced by its body with `v := e` substituted into
+//!    every affine expression (bounds, guards, indices, values). No guard
+//!    is needed: `e <= e`.
+//! 2. [`split_loops`] (index-set splitting): a loop whose body tests
+//!    affine conditions on its variable (against parameters and outer
+//!    variables) is cut at the thresholds into consecutive loops in each
+//!    of which the conditions are decided and folded away; see its
+//!    documentation for the exact rule and the proof.
+//! 3. [`hoist_accumulators`] (scalar replacement, "register
+//!    accumulators"): see its documentation for the exact rule.
+//! 4. [`simplify_guards`]: drops affine conjuncts of `if` conditions that
+//!    are implied (over the rationals, hence over the integers) by the
+//!    parameter context, the bounds of the enclosing loops, the affine
+//!    conjuncts of the enclosing `if`s (then-branches) and the conjuncts of
+//!    the same condition that are kept; an `if` whose condition becomes
+//!    `true` is replaced by its then-branch.
+//!
+//! Every rewrite is conservative: whenever a precondition cannot be
+//! established (an unknown statement form, an overflow while substituting,
+//! a solver error) the code is left as it was.
+//!
+//! Adding a statement or expression form to the loop AST: every walker
+//! here matches exhaustively, so the compiler lists the places. The
+//! conservative handling is: `affines_expr`/`affines_stmts` visit every
+//! affine expression of the new form (or return `None`, which cancels the
+//! degenerate-loop rewrite); `only_accesses_at` inspects its expressions
+//! (or returns `false`, which cancels the hoisting); `replace_*` and
+//! `Facts::expr` rewrite its sub-expressions (or keep it unchanged);
+//! `bound_vars` records a loop variable it binds; `Facts::stmts` may
+//! keep it unchanged (fewer facts is sound); `visit_exprs` visits its
+//! expressions (or none: fewer cuts), `fold_*` fold its sub-expressions
+//! (or keep it), `Splitter::stmts` may keep it unchanged, `size_*` count
+//! it, and `infallible` says `false` unless it can neither fail nor have
+//! an effect.
+//!
+//! Must not know about: schedules, the IR, Cranelift. It reads and writes
+//! only the loop AST (`super::loop_ast`) and asks `crate::poly::solver`
+//! rational implication questions.
+
+//!
+//! Files: `affine` (arithmetic on [`Affine`]), `walk` (generic walks over
+//! statements and expressions), `facts` (the linear facts known at a
+//! statement and the solver questions on them), `degenerate`, `hoist`,
+//! `guards`, `split` and `fold` (the four rewrites; `fold` decides and
+//! folds the atoms of a split loop's pieces).
+use super::loop_ast::{
+    acc_bin_op, Affine, ArrayId, AstError, BinOp, Bound, BoundTerm, Expr, Function, Local, LocalId,
+    LoopVar, ReduceOp, Stmt, Sym,
+};
+
+mod affine;
+mod degenerate;
+mod facts;
+mod fold;
+mod guards;
+mod hoist;
+mod split;
+#[cfg(test)]
+mod tests;
+mod walk;
+
+pub use degenerate::remove_degenerate_loops;
+pub use guards::simplify_guards;
+pub use hoist::hoist_accumulators;
+pub use split::{split_loops, SPLIT_GROWTH, SPLIT_MAX_BODY, SPLIT_MAX_CUTS};
+
+/// Why the optimizer refused a program.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OptError {
+    /// The input program is malformed (`Function::check` fails).
+    #[error("malformed loop program: {0}")]
+    Malformed(AstError),
+    /// The rewritten program fails `Function::check` (a bug of this pass;
+    /// reported rather than handed to the JIT).
+    #[error("internal error: the optimized loop program is malformed: {0}")]
+    Internal(AstError),
+}
+
+/// How many rewrites each pass applied.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OptStats {
+    /// Loops replaced by their body ([`remove_degenerate_loops`], both
+    /// runs).
+    pub degenerate_loops: usize,
+    /// Array elements replaced by a register local around a loop
+    /// ([`hoist_accumulators`]).
+    pub accumulators: usize,
+    /// Guard conjuncts removed ([`simplify_guards`], both runs).
+    pub guard_conjuncts: usize,
+    /// Loops split into pieces ([`split_loops`]).
+    pub split_loops: usize,
+}
+
+/// Applies the rewrites of this module in order (degenerate loops,
+/// splitting, degenerate loops, guards, accumulators, guards) to a copy
+/// of `f`. The result computes the same
+/// array contents as `f` for every parameter vector of the context, bit for
+/// bit (the same operations on the same values in the same order).
+pub fn optimize(f: &Function) -> Result<Function, OptError> {
+    optimize_with_stats(f).map(|(g, _)| g)
+}
+
+/// [`optimize`], also returning how many rewrites were applied.
+pub fn optimize_with_stats(f: &Function) -> Result<(Function, OptStats), OptError> {
+    f.check().map_err(OptError::Malformed)?;
+    let mut g = f.clone();
+    let mut stats = OptStats {
+        degenerate_loops: remove_degenerate_loops(&mut g),
+        ..OptStats::default()
+    };
+    stats.split_loops = split_loops(&mut g);
+    // Pieces `[e, e]` of split loops run once.
+    stats.degenerate_loops += remove_degenerate_loops(&mut g);
+    // Guards made redundant by the pieces' bounds go before hoisting
+    // (an accumulation under an `if` is not hoisted), and the guards
+    // hoisting adds are simplified after it.
+    stats.guard_conjuncts = simplify_guards(&mut g);
+    stats.accumulators = hoist_accumulators(&mut g);
+    stats.guard_conjuncts += simplify_guards(&mut g);
+    g.check().map_err(OptError::Internal)?;
+    Ok((g, stats))
+}

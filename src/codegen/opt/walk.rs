@@ -1,0 +1,231 @@
+//! Generic walks over loop-AST statements and expressions: visiting the
+//! affine expressions, the expression nodes, rebuilding an expression
+//! from its mapped children, sizes, and top-level conjunctions.
+//!
+//! Must not know about: facts, the solver, what a rewrite decides.
+
+use super::*;
+
+/// Calls `g` on every affine expression of `e` (mutably); stops at the
+/// first `None`.
+pub(super) fn affines_expr(
+    e: &mut Expr,
+    g: &mut dyn FnMut(&mut Affine) -> Option<()>,
+) -> Option<()> {
+    match e {
+        Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Local(_) => Some(()),
+        Expr::Aff(a) => g(a),
+        Expr::Load { index, .. } => index.iter_mut().try_for_each(|x| affines_expr(x, g)),
+        Expr::Unary(_, a) | Expr::Cast(_, a) => affines_expr(a, g),
+        Expr::Binary(_, a, b) => {
+            affines_expr(a, g)?;
+            affines_expr(b, g)
+        }
+        Expr::Select(c, a, b) => {
+            affines_expr(c, g)?;
+            affines_expr(a, g)?;
+            affines_expr(b, g)
+        }
+        Expr::Math(_, args) => args.iter_mut().try_for_each(|x| affines_expr(x, g)),
+        Expr::Random {
+            args, seed, point, ..
+        } => {
+            args.iter_mut().try_for_each(|x| affines_expr(x, g))?;
+            affines_expr(seed, g)?;
+            point.iter_mut().try_for_each(|x| affines_expr(x, g))
+        }
+        Expr::External { args, .. } => args.iter_mut().try_for_each(|x| affines_expr(x, g)),
+        Expr::Categorical(c) => {
+            for t in c.lower.terms.iter_mut().chain(c.upper.terms.iter_mut()) {
+                g(&mut t.expr)?;
+            }
+            affines_expr(&mut c.cond, g)?;
+            affines_expr(&mut c.weight, g)?;
+            affines_expr(&mut c.seed, g)?;
+            c.point.iter_mut().try_for_each(|x| affines_expr(x, g))
+        }
+    }
+}
+
+/// Calls `g` on every affine expression of the statements (bounds,
+/// conditions, indices, values).
+pub(super) fn affines_stmts(
+    body: &mut [Stmt],
+    g: &mut dyn FnMut(&mut Affine) -> Option<()>,
+) -> Option<()> {
+    for s in body {
+        match s {
+            Stmt::For {
+                lower, upper, body, ..
+            } => {
+                for t in lower.terms.iter_mut().chain(upper.terms.iter_mut()) {
+                    g(&mut t.expr)?;
+                }
+                affines_stmts(body, g)?;
+            }
+            Stmt::If { cond, then, els } => {
+                affines_expr(cond, g)?;
+                affines_stmts(then, g)?;
+                affines_stmts(els, g)?;
+            }
+            Stmt::Assign { index, value, .. } | Stmt::Accumulate { index, value, .. } => {
+                index.iter_mut().try_for_each(|x| affines_expr(x, g))?;
+                affines_expr(value, g)?;
+            }
+            Stmt::SetLocal { value, .. } => affines_expr(value, g)?,
+            Stmt::Block(b) => affines_stmts(b, g)?,
+        }
+    }
+    Some(())
+}
+
+/// The operands of the top-level `&&`s of `e`, left to right.
+pub(super) fn conjuncts(e: &Expr) -> Vec<&Expr> {
+    match e {
+        Expr::Binary(BinOp::And, a, b) => {
+            let mut v = conjuncts(a);
+            v.extend(conjuncts(b));
+            v
+        }
+        _ => vec![e],
+    }
+}
+
+/// Calls `g` on every expression node of the statements (pre-order;
+/// not inside categorical draws).
+pub(super) fn visit_exprs(body: &[Stmt], g: &mut dyn FnMut(&Expr)) {
+    fn expr(e: &Expr, g: &mut dyn FnMut(&Expr)) {
+        g(e);
+        match e {
+            Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => {}
+            Expr::Load { index, .. } => index.iter().for_each(|x| expr(x, g)),
+            Expr::Unary(_, a) | Expr::Cast(_, a) => expr(a, g),
+            Expr::Binary(_, a, b) => {
+                expr(a, g);
+                expr(b, g);
+            }
+            Expr::Select(c, a, b) => {
+                expr(c, g);
+                expr(a, g);
+                expr(b, g);
+            }
+            Expr::Math(_, args) | Expr::External { args, .. } => {
+                args.iter().for_each(|x| expr(x, g))
+            }
+            Expr::Random {
+                args, seed, point, ..
+            } => {
+                args.iter().chain(point).for_each(|x| expr(x, g));
+                expr(seed, g);
+            }
+            // Its condition binds a variable of its own: left alone.
+            Expr::Categorical(_) => {}
+        }
+    }
+    for s in body {
+        match s {
+            Stmt::For { body, .. } | Stmt::Block(body) => visit_exprs(body, g),
+            Stmt::If { cond, then, els } => {
+                expr(cond, g);
+                visit_exprs(then, g);
+                visit_exprs(els, g);
+            }
+            Stmt::Assign { index, value, .. } | Stmt::Accumulate { index, value, .. } => {
+                index.iter().for_each(|x| expr(x, g));
+                expr(value, g);
+            }
+            Stmt::SetLocal { value, .. } => expr(value, g),
+        }
+    }
+}
+
+/// Size of an expression: its number of nodes (a categorical draw counts
+/// its condition and weight).
+pub(super) fn size_expr(e: &Expr) -> usize {
+    1 + match e {
+        Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => 0,
+        Expr::Load { index, .. } => index.iter().map(size_expr).sum(),
+        Expr::Unary(_, a) | Expr::Cast(_, a) => size_expr(a),
+        Expr::Binary(_, a, b) => size_expr(a) + size_expr(b),
+        Expr::Select(c, a, b) => size_expr(c) + size_expr(a) + size_expr(b),
+        Expr::Math(_, args) | Expr::External { args, .. } => args.iter().map(size_expr).sum(),
+        Expr::Random {
+            args, seed, point, ..
+        } => args.iter().chain(point).map(size_expr).sum::<usize>() + size_expr(seed),
+        Expr::Categorical(c) => size_expr(&c.cond) + size_expr(&c.weight),
+    }
+}
+
+/// Size of statements: one per statement plus the sizes of its
+/// expressions (a loop counts its bound terms).
+pub(super) fn size_stmts(body: &[Stmt]) -> usize {
+    body.iter()
+        .map(|s| {
+            1 + match s {
+                Stmt::For {
+                    lower, upper, body, ..
+                } => lower.terms.len() + upper.terms.len() + size_stmts(body),
+                Stmt::If { cond, then, els } => {
+                    size_expr(cond) + size_stmts(then) + size_stmts(els)
+                }
+                Stmt::Assign { index, value, .. } | Stmt::Accumulate { index, value, .. } => {
+                    index.iter().map(size_expr).sum::<usize>() + size_expr(value)
+                }
+                Stmt::SetLocal { value, .. } => size_expr(value),
+                Stmt::Block(b) => size_stmts(b),
+            }
+        })
+        .sum()
+}
+
+/// `e` with each direct sub-expression `x` replaced by `f(x)`, left to
+/// right (a random draw: its arguments, its seed, then its point); leaves
+/// and categorical draws (whose sub-expressions bind a variable of their
+/// own) are returned unchanged.
+pub(super) fn map_children(e: Expr, mut f: impl FnMut(Expr) -> Expr) -> Expr {
+    match e {
+        Expr::Load { array, index } => Expr::Load {
+            array,
+            index: index.into_iter().map(&mut f).collect(),
+        },
+        Expr::Unary(op, a) => Expr::Unary(op, Box::new(f(*a))),
+        Expr::Cast(c, a) => Expr::Cast(c, Box::new(f(*a))),
+        Expr::Binary(op, a, b) => {
+            let a = f(*a);
+            Expr::bin(op, a, f(*b))
+        }
+        Expr::Select(c, a, b) => {
+            let c = f(*c);
+            let a = f(*a);
+            Expr::select(c, a, f(*b))
+        }
+        Expr::Math(m, args) => Expr::Math(m, args.into_iter().map(f).collect()),
+        Expr::Random {
+            dist,
+            args,
+            seed,
+            site,
+            point,
+        } => {
+            let args = args.into_iter().map(&mut f).collect();
+            let seed = Box::new(f(*seed));
+            Expr::Random {
+                dist,
+                args,
+                seed,
+                site,
+                point: point.into_iter().map(f).collect(),
+            }
+        }
+        Expr::External { index, args } => Expr::External {
+            index,
+            args: args.into_iter().map(f).collect(),
+        },
+        e @ (Expr::Categorical(_)
+        | Expr::Int(_)
+        | Expr::Float(_)
+        | Expr::Bool(_)
+        | Expr::Aff(_)
+        | Expr::Local(_)) => e,
+    }
+}

@@ -1,0 +1,153 @@
+//! IR domains and constraints as integer rows over `(dims, params, 1)`,
+//! and symbolic bounding boxes (per dimension an affine lower bound and
+//! extent in the parameters, proven with the solver) of unions of them.
+//!
+//! Must not know about: schedules, statements, loop generation.
+
+use super::*;
+
+pub(super) fn constraint_row(c: &AffConstraint, n_idx: usize, n_par: usize) -> Vec<i64> {
+    let mut r = vec![0i64; n_idx + n_par + 1];
+    for (k, &x) in c.aff.idx.iter().enumerate().take(n_idx) {
+        r[k] = x;
+    }
+    for (k, &x) in c.aff.par.iter().enumerate().take(n_par) {
+        r[n_idx + k] = x;
+    }
+    r[n_idx + n_par] = c.aff.constant;
+    r
+}
+
+/// A symbolic box of a union of polyhedra over `(x_0..x_{d-1}, p)`: per
+/// dimension an affine lower bound and extent in the parameters, proven
+/// (solver) to contain every piece.
+pub(super) fn symbolic_box(pieces: &[System], d: usize, n_par: usize, name: &str) -> R<Vec<Dim>> {
+    let mut dims = Vec::new();
+    for k in 0..d {
+        let mut lows: Vec<Vec<i64>> = Vec::new();
+        let mut ups: Vec<Vec<i64>> = Vec::new();
+        let mut projs = Vec::new();
+        for p in pieces {
+            let mut q = p.clone();
+            for j in 0..d {
+                if j != k {
+                    q = bounds::shadow_eliminate(&q, j)?;
+                }
+            }
+            let mut rows = q.ineqs.clone();
+            for e in &q.eqs {
+                rows.push(e.clone());
+                rows.push(e.iter().map(|x| -x).collect());
+            }
+            for r in rows {
+                let a = r[k];
+                // a·x_k + e ≥ 0 with e over params: candidate only if |a| = 1.
+                let mut e: Vec<i64> = r[d..].to_vec();
+                if a == 1 {
+                    // x_k ≥ −e
+                    e.iter_mut().for_each(|x| *x = -*x);
+                    lows.push(e);
+                } else if a == -1 {
+                    ups.push(e);
+                }
+            }
+            projs.push(p.clone());
+        }
+        // Valid: no point of any piece with x_k < lo (resp. > up).
+        let valid = |bound: &[i64], lower: bool| -> R<bool> {
+            for p in &projs {
+                let mut s = p.clone();
+                let mut r = vec![0i64; d + n_par + 1];
+                // lower: lo − x_k − 1 ≥ 0 ; upper: x_k − up − 1 ≥ 0
+                for (j, &b) in bound.iter().enumerate() {
+                    r[d + j] = if lower { b } else { ov(b.checked_neg())? };
+                }
+                r[k] = if lower { -1 } else { 1 };
+                r[d + n_par] = ov(r[d + n_par].checked_sub(1))?;
+                s.add_ineq(r);
+                if solver::integer_sample(&s)?.is_some() {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        };
+        let mut lo = None;
+        for c in &lows {
+            if valid(c, true)? {
+                lo = Some(c.clone());
+                break;
+            }
+        }
+        let mut up = None;
+        for c in &ups {
+            if valid(c, false)? {
+                up = Some(c.clone());
+                break;
+            }
+        }
+        let (Some(lo), Some(up)) = (lo, up) else {
+            if pieces.is_empty() {
+                dims.push(Dim {
+                    lower: Affine::cst(0),
+                    extent: Affine::cst(0),
+                });
+                continue;
+            }
+            return Err(ScanError::Unsupported(format!(
+                "array `{name}`: no affine bounding box in dimension {k}"
+            )));
+        };
+        let to_aff = |v: &[i64]| -> Affine {
+            let mut a = Affine::cst(v[n_par]);
+            for (p, &c) in v[..n_par].iter().enumerate() {
+                if c != 0 {
+                    a.terms.push((Sym::Param(p), c));
+                }
+            }
+            a
+        };
+        // extent = up − lo + 1
+        let ext: Vec<i64> = ov(up
+            .iter()
+            .zip(&lo)
+            .map(|(u, l)| u.checked_sub(*l))
+            .collect::<Option<Vec<i64>>>())?;
+        let mut ext = ext;
+        ext[n_par] = ov(ext[n_par].checked_add(1))?;
+        dims.push(Dim {
+            lower: to_aff(&lo),
+            extent: to_aff(&ext),
+        });
+    }
+    Ok(dims)
+}
+
+pub(super) fn domain_polys(d: &Domain, n_par: usize) -> Vec<System> {
+    let nd = d.n_dims();
+    d.pieces
+        .iter()
+        .map(|piece| {
+            let mut p = System::new(nd + n_par);
+            for c in piece {
+                let r = constraint_row(c, nd, n_par);
+                match c.kind {
+                    ConstraintKind::Eq => p.eqs.push(r),
+                    ConstraintKind::Ge => p.ineqs.push(r),
+                }
+            }
+            p
+        })
+        .collect()
+}
+
+/// The last index `lower + extent − 1` of a box dimension (terms
+/// concatenated, not merged); checked.
+pub(super) fn dim_upper(d: &Dim) -> R<Affine> {
+    let mut up = d.lower.clone();
+    up.terms.extend(d.extent.terms.iter().cloned());
+    up.constant = ov(up
+        .constant
+        .checked_add(d.extent.constant)
+        .and_then(|c| c.checked_sub(1)))?;
+    Ok(up)
+}

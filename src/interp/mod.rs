@@ -39,7 +39,7 @@
 mod eval;
 
 use crate::diag::{Diagnostic, Span};
-use crate::ir::{Program, System, VarKind};
+use crate::ir::{ParamsRefused, Program, System, VarKind};
 use crate::runtime::{Array, ArraySpec, RuntimeError};
 use std::collections::HashMap;
 use thiserror::Error;
@@ -164,27 +164,25 @@ pub fn resolve_params(
 
 /// Checks the number of parameter values and the context.
 pub fn check_params(system: &System, params: &[i64]) -> Result<(), InterpError> {
-    if params.len() != system.params.len() {
-        return Err(InterpError::Params(format!(
-            "system {} has {} parameters, {} values given",
+    match system.check_params(params) {
+        Ok(()) => Ok(()),
+        Err(ParamsRefused::Count { expected, got }) => Err(InterpError::Params(format!(
+            "system {} has {expected} parameters, {got} values given",
             system.name,
-            system.params.len(),
-            params.len()
-        )));
+        ))),
+        Err(ParamsRefused::OutsideContext) => {
+            let shown: Vec<String> = system
+                .params
+                .iter()
+                .zip(params)
+                .map(|(n, v)| format!("{n}={v}"))
+                .collect();
+            Err(InterpError::OutsideContext(
+                shown.join(", "),
+                system.name.clone(),
+            ))
+        }
     }
-    if !system.context.contains(&[], params) {
-        let shown: Vec<String> = system
-            .params
-            .iter()
-            .zip(params)
-            .map(|(n, v)| format!("{n}={v}"))
-            .collect();
-        return Err(InterpError::OutsideContext(
-            shown.join(", "),
-            system.name.clone(),
-        ));
-    }
-    Ok(())
 }
 
 /// The array spec of every variable of a kind (inputs, outputs, locals),

@@ -386,3 +386,40 @@ impl Expr {
         visit_children!(self, f, mut)
     }
 }
+
+/// Why parameter values are refused by [`check_param_values`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamsRefused {
+    /// Not one value per parameter.
+    Count { expected: usize, got: usize },
+    /// The values are outside the context.
+    OutsideContext,
+}
+
+/// The one parameter check of every engine: `values` has one value per
+/// parameter (`n_params`) and lies in the parameter `context` (a domain
+/// with no dimensions). Structural (the context's constraints evaluated),
+/// no solver.
+pub fn check_param_values(
+    n_params: usize,
+    context: &Domain,
+    values: &[i64],
+) -> Result<(), ParamsRefused> {
+    if values.len() != n_params {
+        return Err(ParamsRefused::Count {
+            expected: n_params,
+            got: values.len(),
+        });
+    }
+    if !context.contains(&[], values) {
+        return Err(ParamsRefused::OutsideContext);
+    }
+    Ok(())
+}
+
+impl System {
+    /// [`check_param_values`] against this system's parameters and context.
+    pub fn check_params(&self, values: &[i64]) -> Result<(), ParamsRefused> {
+        check_param_values(self.params.len(), &self.context, values)
+    }
+}

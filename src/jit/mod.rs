@@ -331,17 +331,17 @@ impl JitFunction {
     }
 
     fn check_params(&self, params: &[i64]) -> Result<(), RunError> {
+        use crate::ir::ParamsRefused;
         let f = &self.func;
-        if params.len() != f.params.len() {
-            return Err(RunError::ParamCount {
-                expected: f.params.len(),
-                got: params.len(),
-            });
+        match crate::ir::check_param_values(f.params.len(), &f.context, params) {
+            Ok(()) => Ok(()),
+            Err(ParamsRefused::Count { expected, got }) => {
+                Err(RunError::ParamCount { expected, got })
+            }
+            Err(ParamsRefused::OutsideContext) => {
+                Err(RunError::ParamsOutsideContext(params.to_vec()))
+            }
         }
-        if !f.context.contains(&[], params) {
-            return Err(RunError::ParamsOutsideContext(params.to_vec()));
-        }
-        Ok(())
     }
 
     /// Runs the function on `params` (one value per parameter) and

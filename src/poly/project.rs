@@ -193,6 +193,9 @@ pub fn eliminate(mut rows: Rows, cols: &[usize], check_exact: bool) -> PolyResul
     Ok((rows, exact))
 }
 
+/// Equality rows and inequality rows.
+pub type EqsIneqs = (Vec<Vec<i64>>, Vec<Vec<i64>>);
+
 /// The rational projection of `{ x : eqs·(x,1) = 0, ineqs·(x,1) >= 0 }`
 /// (rows over `nv` variables then the constant) eliminating the `count`
 /// variables from `first`: each is eliminated through the first equality
@@ -204,7 +207,7 @@ pub fn rational_shadow(
     ineqs: Vec<Vec<i64>>,
     first: usize,
     count: usize,
-) -> PolyResult<(Vec<Vec<i64>>, Vec<Vec<i64>>)> {
+) -> PolyResult<EqsIneqs> {
     use super::error::PolyError;
     let (mut eqs, mut ineqs) = (eqs, ineqs);
     for v in first..first + count {

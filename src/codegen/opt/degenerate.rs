@@ -25,51 +25,45 @@ pub(super) fn single_value(lower: &Bound, upper: &Bound) -> Option<Affine> {
 /// enclosing statement list. Exact: such a loop runs once, with `v = e`.
 /// Returns the number of loops removed.
 pub fn remove_degenerate_loops(f: &mut Function) -> usize {
-    let mut n = 0;
-    f.body = degenerate(std::mem::take(&mut f.body), &mut n);
-    n
+    let mut d = Degenerate { count: 0 };
+    f.body = rewrite_loops(&mut d, std::mem::take(&mut f.body));
+    d.count
 }
 
-pub(super) fn degenerate(body: Vec<Stmt>, n: &mut usize) -> Vec<Stmt> {
-    let mut out = Vec::with_capacity(body.len());
-    for s in body {
-        match s {
-            Stmt::For {
-                var,
-                lower,
-                upper,
-                body,
-            } => {
-                let body = degenerate(body, n);
-                if let Some(e) = single_value(&lower, &upper) {
-                    let mut nb = body.clone();
-                    let ok = affines_stmts(&mut nb, &mut |a| {
-                        *a = subst_affine(a, var, &e)?;
-                        Some(())
-                    });
-                    if ok.is_some() {
-                        *n += 1;
-                        // The substitution may make inner loops
-                        // degenerate (`for (w = e; w <= v; ...)`).
-                        out.extend(degenerate(nb, n));
-                        continue;
-                    }
-                }
-                out.push(Stmt::For {
-                    var,
-                    lower,
-                    upper,
-                    body,
-                });
+/// The rewrite of [`remove_degenerate_loops`]; counts the loops removed.
+struct Degenerate {
+    count: usize,
+}
+
+impl LoopRewrite for Degenerate {
+    fn on_for(
+        &mut self,
+        var: LoopVar,
+        lower: Bound,
+        upper: Bound,
+        body: Vec<Stmt>,
+        out: &mut Vec<Stmt>,
+    ) {
+        let body = rewrite_loops(self, body);
+        if let Some(e) = single_value(&lower, &upper) {
+            let mut nb = body.clone();
+            let ok = affines_stmts(&mut nb, &mut |a| {
+                *a = subst_affine(a, var, &e)?;
+                Some(())
+            });
+            if ok.is_some() {
+                self.count += 1;
+                // The substitution may make inner loops degenerate
+                // (`for (w = e; w <= v; ...)`).
+                out.extend(rewrite_loops(self, nb));
+                return;
             }
-            Stmt::If { cond, then, els } => out.push(Stmt::If {
-                cond,
-                then: degenerate(then, n),
-                els: degenerate(els, n),
-            }),
-            Stmt::Block(b) => out.push(Stmt::Block(degenerate(b, n))),
-            other => out.push(other),
         }
+        out.push(Stmt::For {
+            var,
+            lower,
+            upper,
+            body,
+        });
     }
-    out
 }

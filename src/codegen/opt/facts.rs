@@ -6,6 +6,7 @@
 //! Must not know about: which rewrite asks, statements' effects.
 
 use super::affine::*;
+use super::walk::conjuncts;
 use super::*;
 use crate::ir::types::ConstraintKind;
 use crate::poly::solver::{self, Optimum, System};
@@ -147,6 +148,28 @@ impl Facts {
             Ok(Optimum::Value(v)) => !v.is_negative(),
             _ => false,
         }
+    }
+
+    /// Adds the facts of the bounds of a loop over `var` (see
+    /// [`Facts::bound_facts`]); returns the number of rows before, to
+    /// truncate back to when leaving the loop.
+    pub(super) fn push_loop(&mut self, var: LoopVar, lower: &Bound, upper: &Bound) -> usize {
+        let mark = self.rows.len();
+        self.bound_facts(var, lower, true);
+        self.bound_facts(var, upper, false);
+        mark
+    }
+
+    /// Adds the inequalities of the affine conjuncts of `cond` (true in an
+    /// `if`'s then-branch); returns the number of rows before.
+    pub(super) fn push_conds(&mut self, cond: &Expr) -> usize {
+        let mark = self.rows.len();
+        for c in conjuncts(cond) {
+            if let Some(rows) = self.comparison(c) {
+                self.rows.extend(rows);
+            }
+        }
+        mark
     }
 
     /// Facts of one loop bound: `d·v − e >= 0` (lower), `e − d·v >= 0`

@@ -286,37 +286,10 @@ pub(super) fn fold_stmts(
                     }
                 }
             },
-            Stmt::Assign {
-                array,
-                index,
-                value,
-            } => out.push(Stmt::Assign {
-                array,
-                index: index
-                    .into_iter()
-                    .map(|x| fold_expr(facts, x, v, scope, n))
-                    .collect(),
-                value: fold_expr(facts, value, v, scope, n),
-            }),
-            Stmt::Accumulate {
-                array,
-                index,
-                op,
-                value,
-            } => out.push(Stmt::Accumulate {
-                array,
-                index: index
-                    .into_iter()
-                    .map(|x| fold_expr(facts, x, v, scope, n))
-                    .collect(),
-                op,
-                value: fold_expr(facts, value, v, scope, n),
-            }),
-            Stmt::SetLocal { local, value } => out.push(Stmt::SetLocal {
-                local,
-                value: fold_expr(facts, value, v, scope, n),
-            }),
             Stmt::Block(b) => out.push(Stmt::Block(fold_stmts(facts, b, v, scope, n))),
+            leaf => out.push(
+                map_leaf_exprs(leaf, |x| fold_expr(facts, x, v, scope, n)).unwrap_or_else(|s| s),
+            ),
         }
     }
     out

@@ -49,9 +49,7 @@ impl Facts {
                     upper,
                     body,
                 } => {
-                    let saved = self.rows.len();
-                    self.bound_facts(var, &lower, true);
-                    self.bound_facts(var, &upper, false);
+                    let saved = self.push_loop(var, &lower, &upper);
                     let body = self.stmts(body, n);
                     self.rows.truncate(saved);
                     out.push(Stmt::For {
@@ -64,12 +62,7 @@ impl Facts {
                 Stmt::If { cond, then, els } => {
                     let (cond, removed) = self.simplify_cond(cond);
                     *n += removed;
-                    let saved = self.rows.len();
-                    for c in conjuncts(&cond) {
-                        if let Some(rows) = self.comparison(c) {
-                            self.rows.extend(rows);
-                        }
-                    }
+                    let saved = self.push_conds(&cond);
                     let then = self.stmts(then, n);
                     self.rows.truncate(saved);
                     let els = self.stmts(els, n);
@@ -83,30 +76,7 @@ impl Facts {
                     let b = self.stmts(b, n);
                     out.push(Stmt::Block(b));
                 }
-                Stmt::Assign {
-                    array,
-                    index,
-                    value,
-                } => out.push(Stmt::Assign {
-                    array,
-                    index: index.into_iter().map(|e| self.expr(e, n)).collect(),
-                    value: self.expr(value, n),
-                }),
-                Stmt::Accumulate {
-                    array,
-                    index,
-                    op,
-                    value,
-                } => out.push(Stmt::Accumulate {
-                    array,
-                    index: index.into_iter().map(|e| self.expr(e, n)).collect(),
-                    op,
-                    value: self.expr(value, n),
-                }),
-                Stmt::SetLocal { local, value } => out.push(Stmt::SetLocal {
-                    local,
-                    value: self.expr(value, n),
-                }),
+                leaf => out.push(map_leaf_exprs(leaf, |e| self.expr(e, n)).unwrap_or_else(|s| s)),
             }
         }
         out

@@ -55,7 +55,7 @@ pub fn hoist_accumulators(f: &mut Function) -> usize {
         arrays: f.arrays.iter().map(|a| (a.name.clone(), a.ty)).collect(),
         count: 0,
     };
-    f.body = h.stmts(std::mem::take(&mut f.body));
+    f.body = rewrite_loops(&mut h, std::mem::take(&mut f.body));
     f.locals = h.locals;
     h.count
 }
@@ -66,6 +66,20 @@ pub(super) struct Hoister {
     names: Vec<String>,
     arrays: Vec<(String, crate::ir::types::ElemType)>,
     count: usize,
+}
+
+impl LoopRewrite for Hoister {
+    fn on_for(
+        &mut self,
+        var: LoopVar,
+        lower: Bound,
+        upper: Bound,
+        body: Vec<Stmt>,
+        out: &mut Vec<Stmt>,
+    ) {
+        let body = rewrite_loops(self, body);
+        out.extend(self.around_loop(var, lower, upper, body));
+    }
 }
 
 impl Hoister {
@@ -81,31 +95,6 @@ impl Hoister {
         self.names.push(cand.clone());
         self.locals.push(Local { name: cand, ty });
         Some(self.locals.len() - 1)
-    }
-
-    fn stmts(&mut self, body: Vec<Stmt>) -> Vec<Stmt> {
-        let mut out = Vec::with_capacity(body.len());
-        for s in body {
-            match s {
-                Stmt::For {
-                    var,
-                    lower,
-                    upper,
-                    body,
-                } => {
-                    let body = self.stmts(body);
-                    out.extend(self.around_loop(var, lower, upper, body));
-                }
-                Stmt::If { cond, then, els } => {
-                    let then = self.stmts(then);
-                    let els = self.stmts(els);
-                    out.push(Stmt::If { cond, then, els });
-                }
-                Stmt::Block(b) => out.push(Stmt::Block(self.stmts(b))),
-                other => out.push(other),
-            }
-        }
-        out
     }
 
     /// The loop, with its hoistable accumulators in locals (see
@@ -335,30 +324,7 @@ pub(super) fn replace_stmt(s: Stmt, array: ArrayId, idx: &[Expr], t: LocalId) ->
             local: t,
             value: acc_value(op, t, re(value)),
         },
-        Stmt::Assign {
-            array: a,
-            index,
-            value,
-        } => Stmt::Assign {
-            array: a,
-            index: index.into_iter().map(re).collect(),
-            value: re(value),
-        },
-        Stmt::Accumulate {
-            array: a,
-            index,
-            op,
-            value,
-        } => Stmt::Accumulate {
-            array: a,
-            index: index.into_iter().map(re).collect(),
-            op,
-            value: re(value),
-        },
-        Stmt::SetLocal { local, value } => Stmt::SetLocal {
-            local,
-            value: re(value),
-        },
+        leaf => map_leaf_exprs(leaf, re).unwrap_or_else(|s| s),
     }
 }
 

@@ -28,30 +28,33 @@
 //! established (an unknown statement form, an overflow while substituting,
 //! a solver error) the code is left as it was.
 //!
-//! Adding a statement or expression form to the loop AST: every walker
-//! here matches exhaustively, so the compiler lists the places. The
-//! conservative handling is: `affines_expr`/`affines_stmts` visit every
-//! affine expression of the new form (or return `None`, which cancels the
-//! degenerate-loop rewrite); `only_accesses_at` inspects its expressions
-//! (or returns `false`, which cancels the hoisting); `replace_*` and
-//! `Facts::expr` rewrite its sub-expressions (or keep it unchanged);
-//! `bound_vars` records a loop variable it binds; `Facts::stmts` may
-//! keep it unchanged (fewer facts is sound); `visit_exprs` visits its
-//! expressions (or none: fewer cuts), `fold_*` fold its sub-expressions
-//! (or keep it), `Splitter::stmts` may keep it unchanged, `size_*` count
-//! it, and `infallible` says `false` unless it can neither fail nor have
-//! an effect.
-//!
-//! Must not know about: schedules, the IR, Cranelift. It reads and writes
-//! only the loop AST (`super::loop_ast`) and asks `crate::poly::solver`
-//! rational implication questions.
-
+//! Adding a statement or expression form to the loop AST: the generic
+//! walkers of `walk` (`map_children`, `map_leaf_exprs`, `rewrite_loops`,
+//! `affines_*`, `visit_exprs`, `size_*`) and the other walkers here match
+//! exhaustively or delegate their remaining cases to those, so the
+//! compiler lists the places. The conservative handling is:
+//! `affines_expr`/`affines_stmts` visit every affine expression of the
+//! new form (or return `None`, which cancels the degenerate-loop rewrite);
+//! `only_accesses_at` inspects its expressions (or returns `false`, which
+//! cancels the hoisting); `map_children` (used by `replace_expr`,
+//! `Facts::expr` and `fold_expr`) and `map_leaf_exprs` rewrite its
+//! sub-expressions (or keep it unchanged); `bound_vars` records a loop
+//! variable it binds; `Facts::stmts` may keep it unchanged (fewer facts is
+//! sound); `visit_exprs` visits its expressions (or none: fewer cuts),
+//! `fold_*` fold its sub-expressions (or keep it), `Splitter::stmts` may
+//! keep it unchanged, `size_*` count it, and `infallible` says `false`
+//! unless it can neither fail nor have an effect.
 //!
 //! Files: `affine` (arithmetic on [`Affine`]), `walk` (generic walks over
 //! statements and expressions), `facts` (the linear facts known at a
 //! statement and the solver questions on them), `degenerate`, `hoist`,
 //! `guards`, `split` and `fold` (the four rewrites; `fold` decides and
-//! folds the atoms of a split loop's pieces).
+//! folds the atoms of a split loop's pieces), `tests`.
+//!
+//! Must not know about: schedules, the IR, Cranelift. It reads and writes
+//! only the loop AST (`super::loop_ast`) and asks `crate::poly::solver`
+//! rational implication questions.
+
 use super::loop_ast::{
     acc_bin_op, Affine, ArrayId, AstError, BinOp, Bound, BoundTerm, Expr, Function, Local, LocalId,
     LoopVar, ReduceOp, Stmt, Sym,

@@ -186,12 +186,7 @@ impl Splitter {
                     None => out.push(self.descend(var, lower, upper, body, scope)),
                 },
                 Stmt::If { cond, then, els } => {
-                    let saved = self.facts.rows.len();
-                    for c in conjuncts(&cond) {
-                        if let Some(rows) = self.facts.comparison(c) {
-                            self.facts.rows.extend(rows);
-                        }
-                    }
+                    let saved = self.facts.push_conds(&cond);
                     let then = self.stmts(then, scope);
                     self.facts.rows.truncate(saved);
                     let els = self.stmts(els, scope);
@@ -214,9 +209,7 @@ impl Splitter {
         body: Vec<Stmt>,
         scope: &mut Vec<LoopVar>,
     ) -> Stmt {
-        let saved = self.facts.rows.len();
-        self.facts.bound_facts(var, &lower, true);
-        self.facts.bound_facts(var, &upper, false);
+        let saved = self.facts.push_loop(var, &lower, &upper);
         scope.push(var);
         let body = self.stmts(body, scope);
         scope.pop();
@@ -258,9 +251,7 @@ impl Splitter {
         cuts: &[Cut],
         out: &mut Vec<(Bound, Bound)>,
     ) -> Option<()> {
-        let saved = self.facts.rows.len();
-        self.facts.bound_facts(v, &lo, true);
-        self.facts.bound_facts(v, &hi, false);
+        let saved = self.facts.push_loop(v, &lo, &hi);
         if self.facts.infeasible(&[]) {
             self.facts.rows.truncate(saved);
             return Some(());
@@ -359,9 +350,7 @@ impl Splitter {
         if groups.is_empty() {
             return None;
         }
-        let saved = self.facts.rows.len();
-        self.facts.bound_facts(var, lower, true);
-        self.facts.bound_facts(var, upper, false);
+        let saved = self.facts.push_loop(var, lower, upper);
         let mut chosen: Vec<Cut> = Vec::new();
         for g in groups {
             let mut new: Vec<Cut> = Vec::new();
@@ -391,9 +380,7 @@ impl Splitter {
         for (lo, hi) in pieces {
             let lo = self.simplify_bound(lo, true);
             let hi = self.simplify_bound(hi, false);
-            let saved = self.facts.rows.len();
-            self.facts.bound_facts(var, &lo, true);
-            self.facts.bound_facts(var, &hi, false);
+            let saved = self.facts.push_loop(var, &lo, &hi);
             let b = fold_stmts(&self.facts, body.to_vec(), var, &inner, &mut decided);
             self.facts.rows.truncate(saved);
             new_size = new_size.saturating_add(size_stmts(&b) + lo.terms.len() + hi.terms.len());

@@ -229,3 +229,82 @@ pub(super) fn map_children(e: Expr, mut f: impl FnMut(Expr) -> Expr) -> Expr {
         | Expr::Local(_)) => e,
     }
 }
+
+/// A statement without sub-statements (`Assign`, `Accumulate`,
+/// `SetLocal`) with each of its expressions (indices, then the value)
+/// replaced by `f(x)`; `Err(s)`, unchanged, for a statement with
+/// sub-statements.
+pub(super) fn map_leaf_exprs(s: Stmt, mut f: impl FnMut(Expr) -> Expr) -> Result<Stmt, Stmt> {
+    Ok(match s {
+        Stmt::Assign {
+            array,
+            index,
+            value,
+        } => {
+            let index = index.into_iter().map(&mut f).collect();
+            Stmt::Assign {
+                array,
+                index,
+                value: f(value),
+            }
+        }
+        Stmt::Accumulate {
+            array,
+            index,
+            op,
+            value,
+        } => {
+            let index = index.into_iter().map(&mut f).collect();
+            Stmt::Accumulate {
+                array,
+                index,
+                op,
+                value: f(value),
+            }
+        }
+        Stmt::SetLocal { local, value } => Stmt::SetLocal {
+            local,
+            value: f(value),
+        },
+        compound @ (Stmt::For { .. } | Stmt::If { .. } | Stmt::Block(_)) => return Err(compound),
+    })
+}
+
+/// A rewrite of the loops of a statement list ([`rewrite_loops`]).
+pub(super) trait LoopRewrite {
+    /// Appends what replaces `for var in lower..=upper { body }` to `out`
+    /// (`body` as it was: the rewrite recurses into it when it wants to).
+    fn on_for(
+        &mut self,
+        var: LoopVar,
+        lower: Bound,
+        upper: Bound,
+        body: Vec<Stmt>,
+        out: &mut Vec<Stmt>,
+    );
+}
+
+/// `body` with every loop replaced by what `r.on_for` makes of it; the
+/// branches of `if`s and blocks are rewritten recursively (conditions
+/// kept), the other statements are kept.
+pub(super) fn rewrite_loops(r: &mut impl LoopRewrite, body: Vec<Stmt>) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(body.len());
+    for s in body {
+        match s {
+            Stmt::For {
+                var,
+                lower,
+                upper,
+                body,
+            } => r.on_for(var, lower, upper, body, &mut out),
+            Stmt::If { cond, then, els } => {
+                let then = rewrite_loops(r, then);
+                let els = rewrite_loops(r, els);
+                out.push(Stmt::If { cond, then, els });
+            }
+            Stmt::Block(b) => out.push(Stmt::Block(rewrite_loops(r, b))),
+            other => out.push(other),
+        }
+    }
+    out
+}

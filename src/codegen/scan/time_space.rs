@@ -231,29 +231,6 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// Determinant by cofactor expansion (small matrices, small entries).
-    fn det_ref(m: &[Vec<i64>]) -> i128 {
-        if m.is_empty() {
-            return 1;
-        }
-        (0..m.len())
-            .map(|c| {
-                let minor: Vec<Vec<i64>> = m[1..]
-                    .iter()
-                    .map(|r| {
-                        r.iter()
-                            .enumerate()
-                            .filter(|&(j, _)| j != c)
-                            .map(|(_, &x)| x)
-                            .collect()
-                    })
-                    .collect();
-                let sign = if c % 2 == 0 { 1 } else { -1 };
-                sign * i128::from(m[0][c]) * det_ref(&minor)
-            })
-            .sum()
-    }
-
     proptest! {
         /// `choose_rows` picks `d` rows of minimal non-zero `|det|`
         /// (brute force over all subsets), the first such subset in
@@ -273,7 +250,7 @@ mod tests {
                 }
                 let s: Vec<usize> = (0..n).filter(|&k| mask >> k & 1 == 1).collect();
                 let m: Vec<Vec<i64>> = s.iter().map(|&k| rows[k][..d].to_vec()).collect();
-                let v = det_ref(&m).unsigned_abs();
+                let v = bounds::det(&m).unwrap().unsigned_abs();
                 if v != 0 && best.as_ref().is_none_or(|(b, bs)| v < *b || (v == *b && s < *bs)) {
                     best = Some((v, s));
                 }
@@ -283,7 +260,7 @@ mod tests {
                 (None, None) => {}
                 (Some(g), Some((v, s))) => {
                     let m: Vec<Vec<i64>> = g.iter().map(|&k| rows[k][..d].to_vec()).collect();
-                    prop_assert_eq!(det_ref(&m).unsigned_abs(), v);
+                    prop_assert_eq!(bounds::det(&m).unwrap().unsigned_abs(), v);
                     prop_assert_eq!(g, s);
                 }
                 (g, b) => prop_assert!(false, "got {:?}, brute force {:?}", g, b),

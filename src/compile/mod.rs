@@ -99,7 +99,7 @@ pub enum RunError {
     /// An error of the compiled code (e.g. an out-of-domain indirect read,
     /// naming the variable and point).
     #[error("{0}")]
-    Jit(jit::RunError),
+    Jit(jit::ExecError),
 }
 
 struct Inner {

@@ -5,7 +5,7 @@
 //! spaces, affine expressions, constraints, basic sets / sets (finite
 //! unions), basic maps / maps, multi-affine functions, their operations,
 //! isl-notation parsing and printing, faces, point enumeration and
-//! asymptotic size (complexity), and the `alphac calc` evaluator.
+//! asymptotic size (complexity).
 //!
 //! Must not know about: the `.alpha` language, programs, statements,
 //! schedules or anything above it in the pipeline. No floating point.
@@ -40,7 +40,6 @@ pub mod error;
 pub mod solver;
 
 pub mod basic_set;
-pub mod calc;
 pub mod complexity;
 pub mod constraint;
 pub mod faces;

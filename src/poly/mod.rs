@@ -41,8 +41,10 @@ pub mod solver;
 
 pub mod basic_set;
 pub mod complexity;
+pub mod cone;
 pub mod constraint;
 pub mod faces;
+pub mod linalg;
 pub mod map;
 pub mod multi_aff;
 pub mod parse;

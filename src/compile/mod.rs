@@ -122,16 +122,6 @@ thread_local! {
     static CACHE: RefCell<HashMap<u64, Rc<Inner>>> = RefCell::new(HashMap::new());
 }
 
-/// Entry point of the library API (`Program::compile`).
-pub struct Program;
-
-impl Program {
-    /// See [`compile`].
-    pub fn compile(src: &str, options: &Options) -> Result<Compiled, CompileError> {
-        compile(src, options)
-    }
-}
-
 /// Parses and checks `src`.
 pub fn parse_program(src: &str) -> Result<ir::Program, CompileError> {
     let file = SourceFile::new("<source>", src);

@@ -256,17 +256,13 @@ impl Lower<'_, '_> {
             Expr::Local(l) => self.f.locals[*l].ty,
             Expr::Load { array, .. } => self.f.arrays[*array].ty,
             Expr::Unary(_, a) | Expr::Select(_, a, _) => self.expr_type(a),
-            Expr::Binary(op, a, _) => match op {
-                BinOp::Eq
-                | BinOp::Ne
-                | BinOp::Lt
-                | BinOp::Le
-                | BinOp::Gt
-                | BinOp::Ge
-                | BinOp::And
-                | BinOp::Or => ElemType::Bool,
-                _ => self.expr_type(a),
-            },
+            Expr::Binary(op, a, _) => {
+                if cond_codes(*op).is_some() || matches!(op, BinOp::And | BinOp::Or) {
+                    ElemType::Bool
+                } else {
+                    self.expr_type(a)
+                }
+            }
             Expr::Cast(c, _) => match c {
                 Cast::IntToFloat | Cast::BoolToFloat => ElemType::Float,
                 Cast::FloatToInt | Cast::BoolToInt => ElemType::Int,
@@ -343,19 +339,8 @@ fn speculable(e: &Expr) -> bool {
         // not known here: be conservative.
         Expr::Unary(UnOp::Neg, _) => false,
         Expr::Binary(op, a, b) => {
-            let safe_op = matches!(
-                op,
-                BinOp::Min
-                    | BinOp::Max
-                    | BinOp::Eq
-                    | BinOp::Ne
-                    | BinOp::Lt
-                    | BinOp::Le
-                    | BinOp::Gt
-                    | BinOp::Ge
-                    | BinOp::And
-                    | BinOp::Or
-            );
+            let safe_op = cond_codes(*op).is_some()
+                || matches!(op, BinOp::Min | BinOp::Max | BinOp::And | BinOp::Or);
             safe_op && speculable(a) && speculable(b)
         }
         Expr::Select(c, a, b) => speculable(c) && speculable(a) && speculable(b),

@@ -7,6 +7,8 @@
 //! bit (random loop programs, example programs and random `.alpha`
 //! programs; the latter also against the interpreter).
 
+mod common;
+
 use alphac::codegen::loop_ast::{
     Affine, Array, BinOp, Bound, Dim, Expr, Function, Local, LoopVar, ReduceOp, Stmt,
 };
@@ -18,6 +20,7 @@ use alphac::ir::types::{Domain, ElemType};
 use alphac::jit::{Buffer, JitFunction, JitOptions};
 use alphac::runtime::{Array as RtArray, ArrayData, ArraySpec};
 use alphac::schedule::Scheduler;
+use common::{all_close, Tol};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::collections::HashMap;
@@ -810,10 +813,7 @@ fn random_alpha_programs_agree_with_and_without_the_pass_and_with_the_interprete
                     panic!("float outputs")
                 };
                 assert!(
-                    x.len() == y.len()
-                        && x.iter()
-                            .zip(y)
-                            .all(|(p, q)| p == q || (p - q).abs() <= 1e-12 * p.abs().max(q.abs())),
+                    all_close(x, y, Tol::rel(1e-12)),
                     "seed {seed} sdr {sdr}: {name}\n{x:?}\n{y:?}\n{src}\n{}",
                     g.to_c()
                 );

@@ -14,6 +14,8 @@
 //! is legal and sequential; the tests also verify this with the checker)
 //! and multiplies `det M` by the diagonal entries of the chosen rows.
 
+mod common;
+
 use alphac::codegen::loop_ast::{Expr, Function, Local, Stmt};
 use alphac::codegen::scan;
 use alphac::compile;
@@ -23,6 +25,7 @@ use alphac::ir::{self, ElemType, VarKind};
 use alphac::jit::{Buffer, JitFunction};
 use alphac::runtime::{Array, ArrayData, ArraySpec, Scalar};
 use alphac::schedule::{self, DimInfo, Legality, Scheduler};
+use common::{all_close, close, Tol};
 use proptest::prelude::*;
 use std::collections::HashMap;
 
@@ -229,9 +232,8 @@ fn run_jit(
     out
 }
 
-fn close(a: f64, b: f64) -> bool {
-    (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
-}
+/// Floats: 1e-9 relative.
+const TOL: Tol = Tol::rel(1e-9);
 
 /// The JIT of `f` against the interpreter on `prog`, for every parameter
 /// vector.
@@ -253,7 +255,7 @@ fn agree(prog: &ir::Program, f: &Function, param_sets: &[Vec<i64>]) {
                     Scalar::Bool(v) => f64::from(u8::from(v)),
                 };
                 assert!(
-                    close(*x, y),
+                    close(*x, y, TOL),
                     "{name}{p:?} params {params:?}: jit {x} interp {y}\n{}",
                     f.to_c()
                 );
@@ -876,7 +878,7 @@ fn feautrier_schedules_of_every_example() {
                     };
                     let (x, y) = (vals(w), vals(g));
                     assert!(
-                        x.len() == y.len() && x.iter().zip(&y).all(|(a, b)| close(*a, *b)),
+                        all_close(&x, &y, TOL),
                         "{name} (optimize={optimize}) {p:?}: {n}\ninterp {x:?}\njit {y:?}\n{}",
                         c.function().to_c()
                     );

@@ -9,10 +9,13 @@
 //! native code is used, never the interpreter as a fallback (compiling is
 //! an error otherwise).
 
+mod common;
+
 use alphac::compile::{self, Compiled, Options};
 use alphac::interp;
 use alphac::ir::VarKind;
 use alphac::runtime::{rng, Array, ArrayData};
+use common::{close, Tol};
 use std::collections::HashMap;
 
 /// The 11 programs with small parameter values.
@@ -83,9 +86,8 @@ fn assert_close(what: &str, a: &ArrayData, b: &ArrayData) {
         (ArrayData::Float(x), ArrayData::Float(y)) => {
             assert_eq!(x.len(), y.len(), "{what}");
             for (k, (u, v)) in x.iter().zip(y).enumerate() {
-                let tol = 1e-9 * u.abs().max(v.abs()).max(1.0);
                 assert!(
-                    (u - v).abs() <= tol || (u.is_nan() && v.is_nan()),
+                    close(*u, *v, Tol::rel_or_abs(1e-9)),
                     "{what}[{k}]: {u} vs {v}"
                 );
             }

@@ -2,11 +2,14 @@
 //! and after `normalize` + `simplify` (lexicographic result order), must
 //! give the same outputs (floats up to reassociation).
 
+mod common;
+
 use alphac::diag::{render_all, SourceFile};
 use alphac::interp;
 use alphac::ir::{Program, VarKind};
 use alphac::runtime::{Array, ArrayData, ArraySpec};
 use alphac::sdr::{normalize::normalize, transform::simplify, LexicographicOrder};
+use common::{all_close, Tol};
 use std::collections::HashMap;
 
 fn lower_text(name: &str, text: &str) -> Program {
@@ -32,10 +35,8 @@ fn example(name: &str) -> Program {
 fn close(a: &Array, b: &Array) -> bool {
     match (a.data(), b.data()) {
         (ArrayData::Float(x), ArrayData::Float(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|(p, q)| (p - q).abs() <= 1e-9 * (1.0 + p.abs().max(q.abs())))
+            // 1e-9 relative, 1e-9 absolute below magnitude 1.
+            all_close(x, y, Tol::rel_or_abs(1e-9))
         }
         (x, y) => x == y,
     }

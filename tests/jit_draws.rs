@@ -146,7 +146,7 @@ fn invalid_weights_are_errors_naming_the_variable_and_point() {
         let want = interp::run(&prog, "bad", &[5], &HashMap::new(), 1);
         assert!(want.is_err(), "{what}: the interpreter rejects it");
         match c.run(&[5], &HashMap::new(), 1) {
-            Err(RunError::Jit(jit::RunError::BadCategorical { array, point })) => {
+            Err(RunError::Jit(jit::ExecError::BadCategorical { array, point })) => {
                 assert_eq!(array, "Z", "{what}");
                 assert_eq!(point, vec![2], "{what}");
             }
@@ -186,7 +186,7 @@ fn a_missing_or_panicking_external_is_an_error_naming_it() {
 .";
     let c = compile::compile(src, &Options::default()).unwrap();
     match c.run(&[3], &HashMap::new(), 0) {
-        Err(RunError::Jit(jit::RunError::ExternalMissing(name))) => assert_eq!(name, "h"),
+        Err(RunError::Jit(jit::ExecError::ExternalMissing(name))) => assert_eq!(name, "h"),
         other => panic!("{other:?}"),
     }
     let mut ext: HashMap<String, ExternalFn> = HashMap::new();
@@ -198,7 +198,7 @@ fn a_missing_or_panicking_external_is_an_error_naming_it() {
         }),
     );
     match c.run_with(&[3], &HashMap::new(), 0, &ext) {
-        Err(RunError::Jit(jit::RunError::ExternalPanicked(name))) => assert_eq!(name, "h"),
+        Err(RunError::Jit(jit::ExecError::ExternalPanicked(name))) => assert_eq!(name, "h"),
         other => panic!("{other:?}"),
     }
     // a program that never calls its external needs no implementation

@@ -6,7 +6,7 @@ use alphac::codegen::loop_ast::{
     ReduceOp, Stmt, Sym,
 };
 use alphac::ir::types::{AffConstraint, AffExpr, ConstraintKind, Domain, ElemType};
-use alphac::jit::{runtime, Buffer, JitFunction, JitOptions, RunError};
+use alphac::jit::{host_fns, Buffer, ExecError, JitFunction, JitOptions};
 
 // ---------------------------------------------------------------------------
 // Builders.
@@ -285,7 +285,7 @@ fn jacobi_matches_rust() {
     let mut bufs = vec![Buffer::Float(vec![0.0]), Buffer::Float(vec![0.0])];
     assert!(matches!(
         jit.run(&[1, 1], &mut bufs),
-        Err(RunError::ParamsOutsideContext(_))
+        Err(ExecError::ParamsOutsideContext(_))
     ));
 }
 
@@ -341,22 +341,22 @@ fn prefix_sum_matches_rust_and_reports_overflow() {
     assert_eq!(ints(&bufs[1]), &want[..]);
 
     let mut bufs = vec![Buffer::Int(vec![i64::MAX, 1]), Buffer::Int(vec![0; 2])];
-    assert_eq!(jit.run(&[2], &mut bufs), Err(RunError::Overflow));
+    assert_eq!(jit.run(&[2], &mut bufs), Err(ExecError::Overflow));
 
     // Wrong buffer length and type are refused before running.
     let mut bufs = vec![Buffer::Int(vec![0; 3]), Buffer::Int(vec![0; 2])];
     assert!(matches!(
         jit.run(&[2], &mut bufs),
-        Err(RunError::BufferSize { .. })
+        Err(ExecError::BufferSize { .. })
     ));
     let mut bufs = vec![Buffer::Float(vec![0.0; 2]), Buffer::Int(vec![0; 2])];
     assert!(matches!(
         jit.run(&[2], &mut bufs),
-        Err(RunError::BufferType { .. })
+        Err(ExecError::BufferType { .. })
     ));
     assert!(matches!(
         jit.run(&[2, 3], &mut []),
-        Err(RunError::ParamCount { .. })
+        Err(ExecError::ParamCount { .. })
     ));
 }
 
@@ -708,7 +708,7 @@ fn indirect_reads_are_bounds_checked() {
     assert_eq!(z[4], Buffer::from(vec![0.0f64; 16]));
     assert!(matches!(
         jit.zeroed_buffers(&[-1, 4]),
-        Err(RunError::ParamsOutsideContext(_))
+        Err(ExecError::ParamsOutsideContext(_))
     ));
     let x = data(m, 9);
     let t = data(m * m, 10);
@@ -734,7 +734,7 @@ fn indirect_reads_are_bounds_checked() {
     let err = run(vec![3, 0, 4, 2, 3, 1], j.clone()).unwrap_err();
     assert_eq!(
         err,
-        RunError::OutOfBounds {
+        ExecError::OutOfBounds {
             array: "X".into(),
             point: vec![4]
         }
@@ -743,7 +743,7 @@ fn indirect_reads_are_bounds_checked() {
     let err = run(vec![3, 0, 1, -1, 3, 1], j.clone()).unwrap_err();
     assert_eq!(
         err,
-        RunError::OutOfBounds {
+        ExecError::OutOfBounds {
             array: "X".into(),
             point: vec![-1]
         }
@@ -752,7 +752,7 @@ fn indirect_reads_are_bounds_checked() {
     let err = run(i.clone(), vec![3, 0, 0, 2, 1, 2]).unwrap_err();
     assert_eq!(
         err,
-        RunError::OutOfBounds {
+        ExecError::OutOfBounds {
             array: "T".into(),
             point: vec![1, 2]
         }
@@ -816,7 +816,7 @@ fn affine_contract_violations_are_errors() {
         let mut bufs = vec![Buffer::Int(vec![0; 5])];
         assert_eq!(
             jit.run(&[5], &mut bufs),
-            Err(RunError::ContractViolation {
+            Err(ExecError::ContractViolation {
                 array: "A".into(),
                 point: vec![5]
             })
@@ -862,7 +862,7 @@ fn huge_parameters_are_refused_before_running() {
     let mut bufs = vec![Buffer::Int(vec![0])];
     assert_eq!(
         jit.run(&[i64::MAX / 2 + 1], &mut bufs),
-        Err(RunError::MayOverflow)
+        Err(ExecError::MayOverflow)
     );
     jit.run(&[10], &mut bufs).expect("runs");
     assert_eq!(ints(&bufs[0]), &[11]);
@@ -875,7 +875,7 @@ fn huge_parameters_are_refused_before_running() {
     let jit = JitFunction::compile(&f2).expect("compiles");
     assert!(matches!(
         jit.run(&[1 << 40], &mut [Buffer::Int(vec![])]),
-        Err(RunError::TooLarge(_))
+        Err(ExecError::TooLarge(_))
     ));
 }
 
@@ -963,7 +963,7 @@ fn math_and_rng_match_runtime() {
             (site & 0xffff) as u64,
             pt.len() as u64,
         ) as i64;
-        pt.iter().fold(prefix, |h, &q| runtime::rt_rng_mix(h, q))
+        pt.iter().fold(prefix, |h, &q| host_fns::rt_rng_mix(h, q))
     };
     for (i, &xi) in xs.iter().enumerate() {
         let want = [
@@ -971,13 +971,13 @@ fn math_and_rng_match_runtime() {
             xi.ln(),
             xi.sqrt(),
             xi.powf(1.7),
-            runtime::rt_lgamma(xi),
+            host_fns::rt_lgamma(xi),
             xi.floor(),
             xi.ceil(),
             xi.abs(),
-            runtime::rt_uniform(key(3, &[i as i64])),
-            runtime::rt_normal(key(4, &[i as i64, 7]), xi, 2.0),
-            runtime::rt_gamma(key(5, &[i as i64]), 2.5, 1.5),
+            host_fns::rt_uniform(key(3, &[i as i64])),
+            host_fns::rt_normal(key(4, &[i as i64, 7]), xi, 2.0),
+            host_fns::rt_gamma(key(5, &[i as i64]), 2.5, 1.5),
             xi % 0.3,
             ((xi * 10.0) as i64) as f64,
         ];
@@ -1027,11 +1027,11 @@ fn runtime_errors_of_data_arithmetic() {
     assert_eq!(ints(&b[2]), &[3, -3, -2]);
     assert_eq!(
         run(vec![1, 2], vec![1, 0]).unwrap_err(),
-        RunError::DivisionByZero
+        ExecError::DivisionByZero
     );
     assert_eq!(
         run(vec![i64::MIN], vec![-1]).unwrap_err(),
-        RunError::Overflow
+        ExecError::Overflow
     );
 }
 
@@ -1277,17 +1277,20 @@ fn discrete_draws_match_runtime() {
         let prefix =
             alphac::runtime::rng::key_prefix(99, (site >> 16) as u64, (site & 0xffff) as u64, 1)
                 as i64;
-        runtime::rt_rng_mix(prefix, i as i64)
+        host_fns::rt_rng_mix(prefix, i as i64)
     };
     for (i, &pi) in ps.iter().enumerate() {
         assert_eq!(
             bools(&bufs[1])[i],
-            runtime::rt_bernoulli(key(0, i), pi) == 1
+            host_fns::rt_bernoulli(key(0, i), pi) == 1
         );
-        assert_eq!(ints(&bufs[2])[i], runtime::rt_poisson(key(1, i), pi * 60.0));
+        assert_eq!(
+            ints(&bufs[2])[i],
+            host_fns::rt_poisson(key(1, i), pi * 60.0)
+        );
         assert_eq!(
             floats(&bufs[3])[i].to_bits(),
-            runtime::rt_beta(key(2, i), 2.0, pi).to_bits()
+            host_fns::rt_beta(key(2, i), 2.0, pi).to_bits()
         );
     }
     // p = 1.5 is not a probability.
@@ -1301,7 +1304,7 @@ fn discrete_draws_match_runtime() {
     ];
     assert_eq!(
         jit.run(&[n as i64], &mut bufs),
-        Err(RunError::BadDistributionArgument)
+        Err(ExecError::BadDistributionArgument)
     );
 }
 

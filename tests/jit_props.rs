@@ -10,7 +10,7 @@ use alphac::codegen::loop_ast::{
     Affine, Array, BinOp, Bound, BoundTerm, Dim, Expr, Function, Local, LoopVar, Stmt, Sym,
 };
 use alphac::ir::types::{Domain, ElemType};
-use alphac::jit::{Buffer, JitFunction, JitOptions, RunError};
+use alphac::jit::{Buffer, ExecError, JitFunction, JitOptions};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -166,7 +166,7 @@ fn loop_bounds_scan_exactly_the_defining_inequalities() {
                 if want.len() > LIMIT {
                     prop_assert_eq!(
                         r,
-                        Err(RunError::OutOfBounds {
+                        Err(ExecError::OutOfBounds {
                             array: "T".into(),
                             point: vec![2 * LIMIT as i64],
                         })
@@ -269,11 +269,11 @@ fn int_operators_satisfy_their_definitions() {
                     BinOp::FloorDiv | BinOp::CeilDiv | BinOp::Mod | BinOp::Div | BinOp::Rem
                 );
                 if is_div && b == 0 {
-                    prop_assert_eq!(r, Err(RunError::DivisionByZero));
+                    prop_assert_eq!(r, Err(ExecError::DivisionByZero));
                     continue;
                 }
                 if is_div && a == i64::MIN && b == -1 {
-                    prop_assert_eq!(r, Err(RunError::Overflow));
+                    prop_assert_eq!(r, Err(ExecError::Overflow));
                     continue;
                 }
                 let exact = match op {
@@ -284,7 +284,7 @@ fn int_operators_satisfy_their_definitions() {
                 };
                 if let Some(e) = exact {
                     if e < i128::from(i64::MIN) || e > i128::from(i64::MAX) {
-                        prop_assert_eq!(r, Err(RunError::Overflow));
+                        prop_assert_eq!(r, Err(ExecError::Overflow));
                     } else {
                         prop_assert_eq!(r, Ok(()));
                         prop_assert_eq!(z2, e);

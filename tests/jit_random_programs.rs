@@ -9,7 +9,7 @@ use alphac::codegen::loop_ast::{
     UnOp,
 };
 use alphac::ir::types::{Domain, ElemType};
-use alphac::jit::{Buffer, JitFunction, JitOptions, RunError};
+use alphac::jit::{Buffer, ExecError, JitFunction, JitOptions};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -176,13 +176,13 @@ impl Ref {
             _ => unreachable!("affine indices only"),
         }
     }
-    fn binop(op: BinOp, a: i64, b: i64) -> Result<V, RunError> {
-        let ovf = RunError::Overflow;
+    fn binop(op: BinOp, a: i64, b: i64) -> Result<V, ExecError> {
+        let ovf = ExecError::Overflow;
         let div_checks = || {
             if b == 0 {
-                Err(RunError::DivisionByZero)
+                Err(ExecError::DivisionByZero)
             } else if a == i64::MIN && b == -1 {
-                Err(RunError::Overflow)
+                Err(ExecError::Overflow)
             } else {
                 Ok(())
             }
@@ -232,16 +232,18 @@ impl Ref {
             BinOp::And | BinOp::Or => unreachable!("lazy"),
         })
     }
-    fn expr(&self, e: &Expr) -> Result<V, RunError> {
+    fn expr(&self, e: &Expr) -> Result<V, ExecError> {
         Ok(match e {
             Expr::Int(k) => V::I(*k),
             Expr::Bool(b) => V::B(*b),
             Expr::Aff(a) => V::I(self.aff(a)),
             Expr::Local(_) => V::I(self.local),
             Expr::Load { array, index } => V::I(self.arrays[*array][self.idx(index)]),
-            Expr::Unary(UnOp::Neg, a) => {
-                V::I(int(self.expr(a)?).checked_neg().ok_or(RunError::Overflow)?)
-            }
+            Expr::Unary(UnOp::Neg, a) => V::I(
+                int(self.expr(a)?)
+                    .checked_neg()
+                    .ok_or(ExecError::Overflow)?,
+            ),
             Expr::Unary(UnOp::Not, a) => V::B(!boolean(self.expr(a)?)),
             Expr::Binary(BinOp::And, a, b) => {
                 V::B(boolean(self.expr(a)?) && boolean(self.expr(b)?))
@@ -262,7 +264,7 @@ impl Ref {
             _ => unreachable!("not generated"),
         })
     }
-    fn stmt(&mut self, s: &Stmt) -> Result<(), RunError> {
+    fn stmt(&mut self, s: &Stmt) -> Result<(), ExecError> {
         match s {
             Stmt::Assign {
                 array,

@@ -4,9 +4,12 @@
 //! optimizer; random draws (the same counter-based generator in both
 //! engines) are identical.
 
+mod common;
+
 use alphac::compile::{self, Options};
 use alphac::interp;
 use alphac::runtime::{Array, ArrayData, ArraySpec};
+use common::{all_close, Tol};
 use std::collections::HashMap;
 
 fn source(name: &str) -> String {
@@ -14,18 +17,15 @@ fn source(name: &str) -> String {
     std::fs::read_to_string(path).expect("example exists")
 }
 
-fn close(a: f64, b: f64) -> bool {
-    (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
-}
+/// Floats: 1e-12 relative.
+const TOL: Tol = Tol::rel(1e-12);
 
 fn same(a: &Array, b: &Array) -> bool {
     a.shape() == b.shape()
         && match (a.data(), b.data()) {
             (ArrayData::Int(x), ArrayData::Int(y)) => x == y,
             (ArrayData::Bool(x), ArrayData::Bool(y)) => x == y,
-            (ArrayData::Float(x), ArrayData::Float(y)) => {
-                x.len() == y.len() && x.iter().zip(y).all(|(p, q)| close(*p, *q))
-            }
+            (ArrayData::Float(x), ArrayData::Float(y)) => all_close(x, y, TOL),
             _ => false,
         }
 }

@@ -8,9 +8,12 @@
 //! reduction bodies: the dependence analysis keeps their row exact (a read
 //! of the previous row of the variable itself is no cycle).
 
+mod common;
+
 use alphac::compile::{self, Options};
 use alphac::interp;
 use alphac::runtime::{Array, ArrayData, ArraySpec};
+use common::{all_close, Tol};
 use std::collections::HashMap;
 
 struct Lcg(u64);
@@ -108,9 +111,8 @@ fn program(seed: u64, indirect: bool) -> String {
     )
 }
 
-fn close(a: f64, b: f64) -> bool {
-    (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
-}
+/// Floats: 1e-12 relative.
+const TOL: Tol = Tol::rel(1e-12);
 
 /// The column input `P` of the indirect family: values in `[0, M)`.
 fn columns(prog: &alphac::ir::Program, params: &[i64], seed: u64) -> Array {
@@ -168,7 +170,7 @@ fn agree(indirect: bool) {
                         panic!("types")
                     };
                     assert!(
-                        x.len() == y.len() && x.iter().zip(y).all(|(p, q)| close(*p, *q)),
+                        all_close(x, y, TOL),
                         "seed {seed} optimize {optimize} params {params:?}: {n}\n{x:?}\n{y:?}\n{src}\n{}",
                         c.function().to_c()
                     );

@@ -1,9 +1,9 @@
-//! The `alphac calc` evaluator (`poly::calc::eval`): one test per function
+//! The `alphac calc` evaluator (`cli::calc::eval`): one test per function
 //! with the expected text (worked out by hand), error cases with their
 //! positions, and a no-panic property test on random strings and mutations
 //! of valid calls.
 
-use alphac::poly::calc::eval;
+use alphac::cli::calc::eval;
 use alphac::poly::Set;
 use proptest::prelude::*;
 

@@ -3,13 +3,16 @@
 //! (0 success, 1 user error, 2 internal error).
 //!
 //! It owns no compiler logic: every command is a thin call into a library
-//! stage. Must not know about the internals of any stage.
+//! stage. It does own the calculator's expression language (`calc`, the
+//! `alphac calc` evaluator over `poly`'s public API) and the behaviour of
+//! `alphac run` (`run`). Must not know about the internals of any stage.
 
 use crate::diag::{render_all, Diagnostic, SourceFile};
 use crate::ir::{self, Program};
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 
+pub mod calc;
 mod run;
 
 const EXAMPLES: &str = "\
@@ -61,53 +64,7 @@ enum Command {
         file: PathBuf,
     },
     /// Run a system on inputs and write or print its outputs.
-    Run {
-        /// The `.alpha` file.
-        file: PathBuf,
-        /// The system to run (default: the only one, or the last one).
-        #[arg(long)]
-        system: Option<String>,
-        /// A parameter value, `NAME=VALUE` (repeatable).
-        #[arg(long = "param", value_name = "NAME=VALUE")]
-        params: Vec<String>,
-        /// An input array, `NAME=FILE.npy` or `NAME=FILE.csv` (repeatable).
-        #[arg(long = "input", value_name = "NAME=FILE")]
-        inputs: Vec<String>,
-        /// Where to write an output, `NAME=FILE.npy` or `NAME=FILE.csv`
-        /// (repeatable); outputs not named are printed.
-        #[arg(long = "output", value_name = "NAME=FILE")]
-        outputs: Vec<String>,
-        /// Generate every input that is not given with `--input`: run the
-        /// file's generator system `<SYSTEM>_data` (data drawn from the
-        /// model), or, without one, seeded uniform values (floats in
-        /// [0, 1), ints in [0, 10), bools).
-        #[arg(long)]
-        generate_inputs: bool,
-        /// Seed of the random draws and of generated inputs.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Use the reference interpreter instead of the JIT.
-        #[arg(long)]
-        interp: bool,
-        /// Run the program as written, without simplifying its reductions.
-        #[arg(long)]
-        no_optimize: bool,
-        /// Run N sweeps: each sweep's outputs named in the system's
-        /// `sweep IN <- OUT` declarations are the next sweep's inputs.
-        /// Prints the outputs of the last sweep.
-        #[arg(long, value_name = "N")]
-        sweeps: Option<u64>,
-        /// Number of the first sweep (to resume a run from its saved
-        /// state: sweep S draws from a stream derived from the seed and S).
-        #[arg(long, value_name = "S", default_value_t = 0)]
-        first_sweep: u64,
-        /// Write every scalar output of every sweep to a CSV file.
-        #[arg(long, value_name = "FILE.csv")]
-        trace: Option<PathBuf>,
-        /// No progress bar and no timing lines.
-        #[arg(long, short)]
-        quiet: bool,
-    },
+    Run(run::RunArgs),
     /// Print each statement's affine schedule in isl notation.
     Schedule {
         /// The `.alpha` file.
@@ -231,35 +188,7 @@ fn dispatch(cli: Cli) -> Result<String, CliError> {
             Ok(ir::print::program_to_alpha(&program))
         }
         Command::Calc { expr } => calc(&expr),
-        Command::Run {
-            file,
-            system,
-            params,
-            inputs,
-            outputs,
-            generate_inputs,
-            seed,
-            interp,
-            no_optimize,
-            sweeps,
-            first_sweep,
-            trace,
-            quiet,
-        } => run::run(run::RunArgs {
-            file,
-            system,
-            params,
-            inputs,
-            outputs,
-            generate_inputs,
-            seed,
-            interp,
-            no_optimize,
-            sweeps,
-            first_sweep,
-            trace,
-            quiet,
-        }),
+        Command::Run(args) => run::run(args),
         Command::Emit {
             file,
             system,
@@ -350,7 +279,7 @@ pub(crate) fn pick_system<'a>(
 /// `alphac calc`: the polyhedral calculator; errors are one line with the
 /// column.
 fn calc(expr: &str) -> Result<String, CliError> {
-    match crate::poly::calc::eval(expr) {
+    match calc::eval(expr) {
         Ok(mut out) => {
             if !out.is_empty() && !out.ends_with('\n') {
                 out.push('\n');

@@ -14,20 +14,54 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// What `alphac run` was asked to do.
+// What `alphac run` was asked to do (the command's arguments; the
+// command's description is its variant's, in `cli::Command`).
+#[derive(clap::Args, Debug)]
 pub struct RunArgs {
+    /// The `.alpha` file.
     pub file: PathBuf,
+    /// The system to run (default: the only one, or the last one).
+    #[arg(long)]
     pub system: Option<String>,
+    /// A parameter value, `NAME=VALUE` (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
+    /// An input array, `NAME=FILE.npy` or `NAME=FILE.csv` (repeatable).
+    #[arg(long = "input", value_name = "NAME=FILE")]
     pub inputs: Vec<String>,
+    /// Where to write an output, `NAME=FILE.npy` or `NAME=FILE.csv`
+    /// (repeatable); outputs not named are printed.
+    #[arg(long = "output", value_name = "NAME=FILE")]
     pub outputs: Vec<String>,
+    /// Generate every input that is not given with `--input`: run the
+    /// file's generator system `<SYSTEM>_data` (data drawn from the
+    /// model), or, without one, seeded uniform values (floats in
+    /// [0, 1), ints in [0, 10), bools).
+    #[arg(long)]
     pub generate_inputs: bool,
+    /// Seed of the random draws and of generated inputs.
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Use the reference interpreter instead of the JIT.
+    #[arg(long)]
     pub interp: bool,
+    /// Run the program as written, without simplifying its reductions.
+    #[arg(long)]
     pub no_optimize: bool,
+    /// Run N sweeps: each sweep's outputs named in the system's
+    /// `sweep IN <- OUT` declarations are the next sweep's inputs.
+    /// Prints the outputs of the last sweep.
+    #[arg(long, value_name = "N")]
     pub sweeps: Option<u64>,
+    /// Number of the first sweep (to resume a run from its saved
+    /// state: sweep S draws from a stream derived from the seed and S).
+    #[arg(long, value_name = "S", default_value_t = 0)]
     pub first_sweep: u64,
+    /// Write every scalar output of every sweep to a CSV file.
+    #[arg(long, value_name = "FILE.csv")]
     pub trace: Option<PathBuf>,
+    /// No progress bar and no timing lines.
+    #[arg(long, short)]
     pub quiet: bool,
 }
 

@@ -99,7 +99,7 @@ pub enum RunError {
     /// An error of the compiled code (e.g. an out-of-domain indirect read,
     /// naming the variable and point).
     #[error("{0}")]
-    Jit(jit::RunError),
+    Jit(jit::ExecError),
 }
 
 struct Inner {
@@ -120,16 +120,6 @@ pub struct Compiled {
 
 thread_local! {
     static CACHE: RefCell<HashMap<u64, Rc<Inner>>> = RefCell::new(HashMap::new());
-}
-
-/// Entry point of the library API (`Program::compile`).
-pub struct Program;
-
-impl Program {
-    /// See [`compile`].
-    pub fn compile(src: &str, options: &Options) -> Result<Compiled, CompileError> {
-        compile(src, options)
-    }
 }
 
 /// Parses and checks `src`.

@@ -2,12 +2,13 @@
 //! function, and a safe API to run it on owned, typed buffers.
 //!
 //! Owns: compilation (`lower`), the run-time proof obligations of
-//! unchecked code (`analysis`), runtime routines (`runtime`), the buffer
+//! unchecked code (`analysis`), the host routines compiled code calls
+//! (`host_fns`) and the calling convention (`abi`), the buffer
 //! type [`Buffer`] and the only `unsafe` code of the crate, at the JIT
 //! boundary: the call of a finalized function pointer, in
 //! [`JitFunction::run`], the release of its code memory when it is
 //! dropped (`lower::Compiled`), and the trampoline through which compiled
-//! code calls a user's external function (`runtime::rt_external`).
+//! code calls a user's external function (`host_fns::rt_external`).
 //!
 //! Must not know about: schedules, the IR's equations, the interpreter
 //! (its arrays convert to and from [`Buffer`] at one point, to be added
@@ -28,16 +29,18 @@
 //!    arguments are checked by the compiled code itself, which returns a
 //!    status code instead of touching memory out of bounds.
 
+pub mod abi;
 mod analysis;
+pub mod host_fns;
 pub mod lower;
-pub mod runtime;
 
 use crate::codegen::loop_ast::{AstError, Function, MAX_DIMS};
 use crate::runtime::ExternalFn;
 use crate::vocab::ElemType;
+use abi::{status, NativeFn, ERR_SLOT_LEN};
 use analysis::Verdict;
-use lower::{status, Compiled, NativeFn, ERR_SLOT_LEN};
-use runtime::ExternalTable;
+use host_fns::ExternalTable;
+use lower::Compiled;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -52,10 +55,12 @@ pub enum JitError {
     Codegen(String),
 }
 
-/// A run failed (before or during execution); no partial guarantees are
-/// made about buffer contents after an error during execution.
+/// An execution of native code failed (its parameters and buffers were
+/// rejected before the call, or the code returned an error status); no
+/// partial guarantees are made about buffer contents after an error during
+/// execution. (The library's `compile::RunError` wraps it.)
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum RunError {
+pub enum ExecError {
     #[error("expected {expected} parameters, got {got}")]
     ParamCount { expected: usize, got: usize },
     #[error("parameters {0:?} violate the function's parameter constraints")]
@@ -204,7 +209,7 @@ impl From<Vec<bool>> for Buffer {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct JitOptions {
     /// Bounds-check every access, affine ones included (for tests: a
-    /// violated access contract becomes [`RunError::ContractViolation`]).
+    /// violated access contract becomes [`ExecError::ContractViolation`]).
     pub checked: bool,
 }
 
@@ -221,18 +226,18 @@ pub struct JitFunction {
 
 /// The box of every array for given parameters: `(lo, extent)` per
 /// dimension, and the element count.
-fn boxes(f: &Function, params: &[i64]) -> Result<(analysis::Boxes, Vec<usize>), RunError> {
+fn boxes(f: &Function, params: &[i64]) -> Result<(analysis::Boxes, Vec<usize>), ExecError> {
     let mut all = Vec::new();
     let mut sizes = Vec::new();
     for a in &f.arrays {
-        let too_large = || RunError::TooLarge(a.name.clone());
+        let too_large = || ExecError::TooLarge(a.name.clone());
         let mut dims = Vec::new();
         let mut count: usize = 1;
         for (k, d) in a.dims.iter().enumerate() {
             let lo = d.lower.eval(&[], params).ok_or_else(too_large)?;
             let ext = d.extent.eval(&[], params).ok_or_else(too_large)?;
             if ext < 0 {
-                return Err(RunError::NegativeExtent {
+                return Err(ExecError::NegativeExtent {
                     array: a.name.clone(),
                     dim: k,
                     extent: ext,
@@ -294,12 +299,12 @@ impl JitFunction {
     /// affine accesses); `false` means a run falls back to the variant
     /// that checks every access. Errors as in [`JitFunction::run`] for the
     /// parameters (count, context, boxes, possible overflow).
-    pub fn proves_affine_accesses(&self, params: &[i64]) -> Result<bool, RunError> {
+    pub fn proves_affine_accesses(&self, params: &[i64]) -> Result<bool, ExecError> {
         let f = &self.func;
         self.check_params(params)?;
         let (bx, _) = boxes(f, params)?;
         match analysis::analyse(f, params, &bx) {
-            Verdict::MayOverflow => Err(RunError::MayOverflow),
+            Verdict::MayOverflow => Err(ExecError::MayOverflow),
             Verdict::Safe => Ok(true),
             Verdict::NeedsChecks => Ok(false),
         }
@@ -309,15 +314,15 @@ impl JitFunction {
     /// `(lower, extent)`, the element at `x` being at offset
     /// `Σ_k (x_k − lower_k)·Π_{j>k} extent_j`. Errors as in
     /// [`JitFunction::run`] (count, context, negative extent, size).
-    pub fn boxes(&self, params: &[i64]) -> Result<Vec<Vec<(i64, i64)>>, RunError> {
+    pub fn boxes(&self, params: &[i64]) -> Result<Vec<Vec<(i64, i64)>>, ExecError> {
         self.check_params(params)?;
         Ok(boxes(&self.func, params)?.0)
     }
 
     /// Zero-filled buffers (zero, `0.0`, `false`) of the right type and
-    /// size for every array, for `params`; [`RunError::TooLarge`] naming
+    /// size for every array, for `params`; [`ExecError::TooLarge`] naming
     /// the first array the allocator refuses.
-    pub fn zeroed_buffers(&self, params: &[i64]) -> Result<Vec<Buffer>, RunError> {
+    pub fn zeroed_buffers(&self, params: &[i64]) -> Result<Vec<Buffer>, ExecError> {
         self.check_params(params)?;
         let (_, sizes) = boxes(&self.func, params)?;
         self.func
@@ -325,21 +330,21 @@ impl JitFunction {
             .iter()
             .zip(sizes)
             .map(|(a, n)| {
-                Buffer::try_zeros(a.ty, n).ok_or_else(|| RunError::TooLarge(a.name.clone()))
+                Buffer::try_zeros(a.ty, n).ok_or_else(|| ExecError::TooLarge(a.name.clone()))
             })
             .collect()
     }
 
-    fn check_params(&self, params: &[i64]) -> Result<(), RunError> {
+    fn check_params(&self, params: &[i64]) -> Result<(), ExecError> {
         use crate::ir::ParamsRefused;
         let f = &self.func;
         match crate::ir::check_param_values(f.params.len(), &f.context, params) {
             Ok(()) => Ok(()),
             Err(ParamsRefused::Count { expected, got }) => {
-                Err(RunError::ParamCount { expected, got })
+                Err(ExecError::ParamCount { expected, got })
             }
             Err(ParamsRefused::OutsideContext) => {
-                Err(RunError::ParamsOutsideContext(params.to_vec()))
+                Err(ExecError::ParamsOutsideContext(params.to_vec()))
             }
         }
     }
@@ -347,7 +352,7 @@ impl JitFunction {
     /// Runs the function on `params` (one value per parameter) and
     /// `buffers` (one per array, in order, each exactly the array's box
     /// for these parameters). Arrays are read and written in place.
-    pub fn run(&self, params: &[i64], buffers: &mut [Buffer]) -> Result<(), RunError> {
+    pub fn run(&self, params: &[i64], buffers: &mut [Buffer]) -> Result<(), ExecError> {
         self.run_with(params, buffers, &HashMap::new())
     }
 
@@ -360,26 +365,26 @@ impl JitFunction {
         params: &[i64],
         buffers: &mut [Buffer],
         externals: &HashMap<String, ExternalFn>,
-    ) -> Result<(), RunError> {
+    ) -> Result<(), ExecError> {
         let f = &self.func;
         self.check_params(params)?;
         let (bx, sizes) = boxes(f, params)?;
         if buffers.len() != f.arrays.len() {
-            return Err(RunError::BufferCount {
+            return Err(ExecError::BufferCount {
                 expected: f.arrays.len(),
                 got: buffers.len(),
             });
         }
         for ((a, buf), &size) in f.arrays.iter().zip(buffers.iter()).zip(&sizes) {
             if buf.elem_type() != a.ty {
-                return Err(RunError::BufferType {
+                return Err(ExecError::BufferType {
                     array: a.name.clone(),
                     expected: a.ty.name(),
                     got: buf.elem_type().name(),
                 });
             }
             if buf.len() != size {
-                return Err(RunError::BufferSize {
+                return Err(ExecError::BufferSize {
                     array: a.name.clone(),
                     expected: size,
                     got: buf.len(),
@@ -387,14 +392,14 @@ impl JitFunction {
             }
         }
         let compiled = match analysis::analyse(f, params, &bx) {
-            Verdict::MayOverflow => return Err(RunError::MayOverflow),
+            Verdict::MayOverflow => return Err(ExecError::MayOverflow),
             Verdict::Safe => &self.fast,
             Verdict::NeedsChecks if self.options.checked => &self.fast,
             Verdict::NeedsChecks => self
                 .checked
                 .get_or_init(|| lower::compile(f, true))
                 .as_ref()
-                .map_err(|e| RunError::Jit(e.clone()))?,
+                .map_err(|e| ExecError::Jit(e.clone()))?,
         };
         let table = ExternalTable {
             fns: f
@@ -412,7 +417,7 @@ impl JitFunction {
         // of the array's element type with exactly the box's element count
         // (checked above); `params` has one value per parameter; `err` has
         // `ERR_SLOT_LEN` slots; `table` lives until the call returns and
-        // has one entry per external of `f` (`runtime::rt_external` checks
+        // has one entry per external of `f` (`host_fns::rt_external` checks
         // the index anyway). The code only accesses buffer elements
         // inside the boxes: affine accesses are proven inside by the
         // interval analysis (`Verdict::Safe`) or checked at run time (the
@@ -427,7 +432,7 @@ impl JitFunction {
     }
 }
 
-fn decode(f: &Function, code: i64, err: &[i64; ERR_SLOT_LEN]) -> Result<(), RunError> {
+fn decode(f: &Function, code: i64, err: &[i64; ERR_SLOT_LEN]) -> Result<(), ExecError> {
     let point = || {
         let n = usize::try_from(err[2]).unwrap_or(0).min(MAX_DIMS);
         err[3..3 + n].to_vec()
@@ -441,18 +446,18 @@ fn decode(f: &Function, code: i64, err: &[i64; ERR_SLOT_LEN]) -> Result<(), RunE
     };
     match code {
         status::OK => Ok(()),
-        status::OUT_OF_BOUNDS => Err(RunError::OutOfBounds {
+        status::OUT_OF_BOUNDS => Err(ExecError::OutOfBounds {
             array: array(),
             point: point(),
         }),
-        status::CONTRACT => Err(RunError::ContractViolation {
+        status::CONTRACT => Err(ExecError::ContractViolation {
             array: array(),
             point: point(),
         }),
-        status::DIV_ZERO => Err(RunError::DivisionByZero),
-        status::OVERFLOW => Err(RunError::Overflow),
-        status::BAD_RNG_ARG => Err(RunError::BadDistributionArgument),
-        status::BAD_CATEGORICAL => Err(RunError::BadCategorical {
+        status::DIV_ZERO => Err(ExecError::DivisionByZero),
+        status::OVERFLOW => Err(ExecError::Overflow),
+        status::BAD_RNG_ARG => Err(ExecError::BadDistributionArgument),
+        status::BAD_CATEGORICAL => Err(ExecError::BadCategorical {
             array: array(),
             point: point(),
         }),
@@ -463,11 +468,11 @@ fn decode(f: &Function, code: i64, err: &[i64; ERR_SLOT_LEN]) -> Result<(), RunE
                 .map(|e| e.name.clone())
                 .unwrap_or_else(|| format!("#{}", err[1]));
             Err(if code == status::EXTERNAL_MISSING {
-                RunError::ExternalMissing(name)
+                ExecError::ExternalMissing(name)
             } else {
-                RunError::ExternalPanicked(name)
+                ExecError::ExternalPanicked(name)
             })
         }
-        other => Err(RunError::UnknownStatus(other)),
+        other => Err(ExecError::UnknownStatus(other)),
     }
 }

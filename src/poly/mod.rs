@@ -5,8 +5,10 @@
 //! spaces, affine expressions, constraints, basic sets / sets (finite
 //! unions), basic maps / maps, multi-affine functions, their operations,
 //! isl-notation parsing and printing, faces, point enumeration (also the
-//! fast concrete-parameter scanner with a fixed outer prefix, [`scan`]) and
-//! asymptotic size (complexity), and the `alphac calc` evaluator.
+//! fast concrete-parameter scanner with a fixed outer prefix, [`scan`]),
+//! asymptotic size (complexity), and the integer-row algebra every stage
+//! uses (bounds and rational shadows [`bounds`], cones [`cone`], linear
+//! algebra [`linalg`]).
 //!
 //! Must not know about: the `.alpha` language, programs, statements,
 //! schedules or anything above it in the pipeline. No floating point.
@@ -42,10 +44,11 @@ pub mod solver;
 
 pub mod basic_set;
 pub mod bounds;
-pub mod calc;
 pub mod complexity;
+pub mod cone;
 pub mod constraint;
 pub mod faces;
+pub mod linalg;
 pub mod map;
 pub mod multi_aff;
 pub mod parse;

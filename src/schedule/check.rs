@@ -8,8 +8,8 @@
 //! schedules are found.
 
 use super::error::{ScheduleError, ScheduleResult};
-use super::linalg;
 use super::model::{DepPiece, DimInfo, Model, Schedule};
+use crate::poly::linalg;
 use crate::poly::solver::{self, System};
 
 /// Status of one dependence piece under a legal schedule.

@@ -27,9 +27,9 @@
 use super::check::{check_schedule, diff_row, dim_flags, is_sequential, Legality};
 use super::error::{ScheduleError, ScheduleResult};
 use super::farkas::{valid_cone, FarkasCone};
-use super::linalg;
 use super::model::{DepPiece, Model, Schedule};
 use super::{feautrier, pluto};
+use crate::poly::linalg;
 use crate::poly::solver::{self, Optimum, System};
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
@@ -133,6 +133,17 @@ fn make_piece(poly: System, src: usize, tgt: usize) -> ScheduleResult<Option<Pie
 }
 
 impl Ctx<'_> {
+    /// The subproblem of `stmts` and `pieces` with the rows so far.
+    fn sub<'s>(&'s self, stmts: &'s [usize], pieces: &'s [Piece]) -> Sub<'s> {
+        Sub {
+            model: self.model,
+            stmts,
+            pieces,
+            rows: &self.rows,
+            sizes: &self.sizes,
+        }
+    }
+
     fn n_rows(&self, stmts: &[usize]) -> usize {
         stmts.iter().map(|&g| self.rows[g].len()).max().unwrap_or(0)
     }
@@ -217,13 +228,7 @@ impl Ctx<'_> {
                         < self.model.statements[g].n_dims
                 });
                 if needs_rank {
-                    let sub = Sub {
-                        model: self.model,
-                        stmts: &stmts,
-                        pieces: &pieces,
-                        rows: &self.rows,
-                        sizes: &self.sizes,
-                    };
+                    let sub = self.sub(&stmts, &pieces);
                     let band = pluto::band(&sub)?;
                     prefer_split = band.split;
                     if !band.members.is_empty() {
@@ -237,13 +242,7 @@ impl Ctx<'_> {
                     }
                 }
             }
-            let sub = Sub {
-                model: self.model,
-                stmts: &stmts,
-                pieces: &pieces,
-                rows: &self.rows,
-                sizes: &self.sizes,
-            };
+            let sub = self.sub(&stmts, &pieces);
             let step = if prefer_split {
                 None
             } else {

@@ -31,5 +31,17 @@ pub enum ScheduleError {
     Internal(String),
 }
 
+impl ScheduleError {
+    /// An error of `poly`'s integer-row algebra (`poly::linalg`,
+    /// `poly::cone`) as the scheduler reports it: an overflow is the
+    /// scheduler's [`ScheduleError::Overflow`], anything else a `Poly` error.
+    pub fn from_rows(e: PolyError) -> ScheduleError {
+        match e {
+            PolyError::Overflow => ScheduleError::Overflow,
+            e => ScheduleError::Poly(e),
+        }
+    }
+}
+
 /// Result type of the scheduler.
 pub type ScheduleResult<T> = Result<T, ScheduleError>;

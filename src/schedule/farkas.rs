@@ -10,7 +10,9 @@
 //! eliminating the multipliers exactly: equalities by substitution, the
 //! rest by Fourier–Motzkin (rational projection is exact; the multipliers
 //! are rational, so they must not end up as variables of an integer
-//! program). Redundant constraints are pruned with the exact solver.
+//! program). Redundant constraints are pruned with the exact solver. The
+//! elimination is `poly::cone::project_cone`; this module builds the
+//! system over `(c, d, λ, μ)` it is applied to.
 //! The cone only depends on `P`, so it is computed once per dependence
 //! piece; [`instantiate`] then substitutes the unknown schedule
 //! coefficients for `(c, d)`.
@@ -19,7 +21,9 @@
 //! statements or schedules (callers build the linear forms).
 
 use super::error::{ScheduleError, ScheduleResult};
-use super::linalg::normalize_row;
+use crate::poly::cone;
+use crate::poly::constraint::EqsIneqs;
+use crate::poly::linalg::{dot, normalize_row};
 use crate::poly::solver::{self, System};
 
 /// The cone `K(P)` of valid affine forms over `(c_0..c_{n-1}, d)`:
@@ -37,12 +41,12 @@ impl FarkasCone {
     /// Is `c·z + d >= 0` valid on `P`? (`cd = (c, d)`.)
     pub fn contains(&self, cd: &[i64]) -> ScheduleResult<bool> {
         for r in &self.eqs {
-            if super::linalg::dot(r, cd)? != 0 {
+            if dot(r, cd).map_err(ScheduleError::from_rows)? != 0 {
                 return Ok(false);
             }
         }
         for r in &self.ineqs {
-            if super::linalg::dot(r, cd)? < 0 {
+            if dot(r, cd).map_err(ScheduleError::from_rows)? < 0 {
                 return Ok(false);
             }
         }
@@ -57,23 +61,6 @@ pub fn valid_cone(poly: &System) -> ScheduleResult<Option<FarkasCone>> {
         return Ok(None);
     }
     fm_cone(poly, true).map(Some)
-}
-
-fn mul_sub(x: i64, a: i64, y: i64, b: i64) -> ScheduleResult<i64> {
-    // x*a - y*b, checked.
-    let p = (x as i128) * (a as i128) - (y as i128) * (b as i128);
-    i64::try_from(p).map_err(|_| ScheduleError::Overflow)
-}
-
-/// `a*p - b*q` entrywise, normalized by the gcd.
-fn combine(p: &[i64], a: i64, q: &[i64], b: i64) -> ScheduleResult<Vec<i64>> {
-    let mut r = p
-        .iter()
-        .zip(q)
-        .map(|(x, y)| mul_sub(*x, a, *y, b))
-        .collect::<ScheduleResult<Vec<i64>>>()?;
-    normalize_row(&mut r);
-    Ok(r)
 }
 
 /// The Farkas cone by explicit elimination of the multipliers. With
@@ -111,120 +98,18 @@ pub(crate) fn fm_cone(poly: &System, prune: bool) -> ScheduleResult<FarkasCone> 
         r[nk + i] = 1;
         ineqs.push(r);
     }
-    // 1. Equalities: substitute out one multiplier per equality.
-    loop {
-        let mut best: Option<(usize, usize, i64)> = None;
-        for (ei, r) in eqs.iter().enumerate() {
-            for (v, &cv) in r.iter().enumerate().skip(nk) {
-                if cv != 0 && best.is_none_or(|(_, _, b)| cv.unsigned_abs() < b.unsigned_abs()) {
-                    best = Some((ei, v, cv));
-                }
-            }
-        }
-        let Some((ei, v, pv)) = best else { break };
-        let p = eqs.remove(ei);
-        let sign = pv.signum();
-        let apv = pv.checked_abs().ok_or(ScheduleError::Overflow)?;
-        for r in eqs.iter_mut().chain(ineqs.iter_mut()) {
-            if r[v] != 0 {
-                // |pv| r - sign(pv) r_v p: kills v, positive multiplier on r.
-                *r = combine(
-                    r,
-                    apv,
-                    &p,
-                    sign.checked_mul(r[v]).ok_or(ScheduleError::Overflow)?,
-                )?;
-            }
-        }
-    }
-    // 2. Fourier–Motzkin on the remaining multipliers (inequalities only).
-    loop {
-        dedup(&mut ineqs);
-        let mut best: Option<(usize, usize)> = None;
-        for v in nk..nv {
-            let pos = ineqs.iter().filter(|r| r[v] > 0).count();
-            let negc = ineqs.iter().filter(|r| r[v] < 0).count();
-            if pos + negc == 0 {
-                continue;
-            }
-            let cost = pos * negc;
-            if best.is_none_or(|(_, c)| cost < c) {
-                best = Some((v, cost));
-            }
-        }
-        let Some((v, _)) = best else { break };
-        let (with, without): (Vec<_>, Vec<_>) = ineqs.into_iter().partition(|r| r[v] != 0);
-        let mut next = without;
-        let pos: Vec<&Vec<i64>> = with.iter().filter(|r| r[v] > 0).collect();
-        let negs: Vec<&Vec<i64>> = with.iter().filter(|r| r[v] < 0).collect();
-        for p in &pos {
-            for nrow in &negs {
-                // b p + a n with a = p_v > 0, b = -n_v > 0.
-                let r = combine(p, -nrow[v], nrow, -p[v])?;
-                next.push(r);
-            }
-        }
-        ineqs = next;
-        dedup(&mut ineqs);
-        if prune && ineqs.len() > 2 * nk {
-            ineqs = prune_rows(nv, &eqs, ineqs)?;
-        }
-    }
-    // Project rows onto (c, d).
-    let cut = |r: Vec<i64>| -> Vec<i64> { r[..nk].to_vec() };
-    let eqs: Vec<Vec<i64>> = eqs
-        .into_iter()
-        .map(cut)
-        .filter(|r| r.iter().any(|x| *x != 0))
-        .collect();
-    let mut ineqs: Vec<Vec<i64>> = ineqs.into_iter().map(cut).collect();
-    dedup(&mut ineqs);
-    if prune && !ineqs.is_empty() {
-        ineqs = prune_rows(nk, &eqs, ineqs)?;
-    }
+    // Eliminate the multipliers: equalities by substitution, the rest by
+    // Fourier–Motzkin (rational projection, exact for the cone).
+    let (eqs, ineqs) =
+        cone::project_cone(nv, nk, eqs, ineqs, prune).map_err(ScheduleError::from_rows)?;
     Ok(FarkasCone { n, eqs, ineqs })
 }
 
-/// Drop all-zero rows (`0 >= 0`) and duplicates.
-fn dedup(rows: &mut Vec<Vec<i64>>) {
-    rows.retain(|r| r.iter().any(|x| *x != 0));
-    rows.sort();
-    rows.dedup();
-}
-
-/// Remove redundant homogeneous inequalities (rows without a constant
-/// column) using the exact solver.
-fn prune_rows(nv: usize, eqs: &[Vec<i64>], ineqs: Vec<Vec<i64>>) -> ScheduleResult<Vec<Vec<i64>>> {
-    let mut sys = System::new(nv);
-    let with_c = |r: &Vec<i64>| {
-        let mut r = r.clone();
-        r.push(0);
-        r
-    };
-    for e in eqs {
-        sys.add_eq(with_c(e));
-    }
-    for i in &ineqs {
-        sys.add_ineq(with_c(i));
-    }
-    let red = solver::redundant_ineqs(&sys)?;
-    Ok(ineqs
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| !red.contains(i))
-        .map(|(_, r)| r)
-        .collect())
-}
-
-/// Equalities and inequalities (rows over the caller's variables plus a
-/// constant) produced by [`instantiate`].
-pub type Rows = (Vec<Vec<i64>>, Vec<Vec<i64>>);
-
 /// Substitute linear forms for the cone variables: `forms[k]` (a row over
 /// the caller's `nv` variables plus a constant) is the value of the `k`-th
-/// cone variable (`c_k`, then `d` last). Returns `(eqs, ineqs)` over the
-/// caller's variables expressing `(forms) ∈ K(P)`.
-pub fn instantiate(cone: &FarkasCone, forms: &[Vec<i64>]) -> ScheduleResult<Rows> {
+/// cone variable (`c_k`, then `d` last). Returns `(eqs, ineqs)` (rows over
+/// the caller's variables plus a constant) expressing `(forms) ∈ K(P)`.
+pub fn instantiate(cone: &FarkasCone, forms: &[Vec<i64>]) -> ScheduleResult<EqsIneqs> {
     if forms.len() != cone.n + 1 {
         return Err(ScheduleError::Internal(format!(
             "Farkas instantiation with {} forms for a cone of dimension {}",

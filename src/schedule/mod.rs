@@ -9,8 +9,9 @@
 //! the legality checker ([`check`]) through which every result passes.
 //!
 //! Must not know about: the `.alpha` language, the IR, or how dependences
-//! are computed (`deps` builds a [`Model`] from a program); it only uses the
-//! exact solver of `poly`.
+//! are computed (`deps` builds a [`Model`] from a program); it only uses
+//! `poly`'s exact solver and integer-row algebra (`poly::linalg`,
+//! `poly::cone`).
 //!
 //! References: the isl/PPCG scheduler report (§6.1–6.5, §7.5) and
 //! Feautrier's multidimensional scheduling, in `shared/papers/`.
@@ -21,7 +22,6 @@ pub mod error;
 pub mod farkas;
 mod feautrier;
 mod ilp;
-pub mod linalg;
 pub mod model;
 mod pluto;
 

@@ -21,7 +21,7 @@ use super::driver::Sub;
 use super::error::{ScheduleError, ScheduleResult};
 use super::farkas::instantiate;
 use super::ilp::{add, lexmin, scale, Form, Layout};
-use super::linalg;
+use crate::poly::linalg;
 use crate::poly::solver::{Optimum, System};
 use crate::poly::PolyError;
 use petgraph::algo::tarjan_scc;
@@ -152,7 +152,7 @@ struct Search<'a> {
 impl Search<'_> {
     fn eval(form: &[i64], sol: &[i64]) -> ScheduleResult<i64> {
         let n = sol.len();
-        let v = linalg::dot(&form[..n], sol)?;
+        let v = linalg::dot(&form[..n], sol).map_err(ScheduleError::from_rows)?;
         v.checked_add(form[n]).ok_or(ScheduleError::Overflow)
     }
 
@@ -289,7 +289,7 @@ pub(crate) fn band(sub: &Sub) -> ScheduleResult<Band> {
         let mut kernels = Vec::with_capacity(l.dims.len());
         for s in 0..l.dims.len() {
             let c = iter_rows(sub, &members, s);
-            let k = linalg::kernel_basis(&c, l.dims[s])?;
+            let k = linalg::kernel_basis(&c, l.dims[s]).map_err(ScheduleError::from_rows)?;
             slack.push(k.len());
             kernels.push(k);
         }

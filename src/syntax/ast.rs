@@ -207,22 +207,9 @@ pub enum Projection {
     Function(AffineFn),
 }
 
-/// Reduction operators (`sum`/`prod` are accepted as `+`/`*`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReduceOp {
-    Add,
-    Mul,
-    Max,
-    Min,
-    And,
-    Or,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UnOp {
-    Neg,
-    Not,
-}
+/// Reduction operators (`sum`/`prod` are accepted as `+`/`*`) and unary
+/// operators: the shared vocabulary's.
+pub use crate::vocab::{ReduceOp, UnOp};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BinOp {

@@ -3,11 +3,12 @@
 //!
 //! Owns: parsing of calculator expressions (calls, isl literals, name lists
 //! `[i, j]`, parameter bindings `N=5`), their evaluation with the `poly`
-//! library, and the textual output. Never panics; every failure is a
-//! [`CalcError`] with a byte position into the expression.
+//! library (through its public API), and the textual output. Never panics;
+//! every failure is a [`CalcError`] with a byte position into the
+//! expression.
 //!
-//! Must not know about: the CLI (it only calls [`eval`] and prints), the
-//! `.alpha` language.
+//! Must not know about: the rest of the CLI (it only calls [`eval`] and
+//! prints), the `.alpha` language, `poly`'s internals.
 //!
 //! # Language
 //!
@@ -40,11 +41,8 @@
 
 use std::fmt;
 
-use super::complexity::complexity;
-use super::error::PolyError;
-use super::faces::set_faces;
-use super::map::Map;
-use super::set::Set;
+use crate::poly::complexity::complexity;
+use crate::poly::{set_faces, BasicSet, Map, PolyError, Set};
 
 /// A calculator error: a message and the byte offset in the expression it
 /// refers to.
@@ -389,49 +387,45 @@ impl Args<'_> {
         let n = &self.nodes[k];
         Ok((eval_node(self.src, n)?, n.pos()))
     }
-    fn set(&self, k: usize) -> CResult<Set> {
-        match self.value(k)? {
-            (Value::Set(s), _) => Ok(s),
-            (v, p) => Err(CalcError::new(
+    /// Argument `k`, which must be `what` (`accept` returns it, or `None`).
+    fn typed<T>(
+        &self,
+        k: usize,
+        what: &str,
+        accept: impl FnOnce(Value) -> Option<T>,
+    ) -> CResult<T> {
+        let (v, p) = self.value(k)?;
+        let kind = v.kind();
+        accept(v).ok_or_else(|| {
+            CalcError::new(
                 p,
                 format!(
-                    "{}: argument {} must be a set, found {}",
+                    "{}: argument {} must be {what}, found {kind}",
                     self.fname,
                     k + 1,
-                    v.kind()
                 ),
-            )),
-        }
+            )
+        })
+    }
+    fn set(&self, k: usize) -> CResult<Set> {
+        self.typed(k, "a set", |v| match v {
+            Value::Set(s) => Some(s),
+            _ => None,
+        })
     }
     fn map(&self, k: usize) -> CResult<Map> {
-        match self.value(k)? {
-            (Value::Map(m), _) => Ok(m),
-            (v, p) => Err(CalcError::new(
-                p,
-                format!(
-                    "{}: argument {} must be a map, found {}",
-                    self.fname,
-                    k + 1,
-                    v.kind()
-                ),
-            )),
-        }
+        self.typed(k, "a map", |v| match v {
+            Value::Map(m) => Some(m),
+            _ => None,
+        })
     }
     /// A set or a map (as its internal set, with the map's space to read
     /// the result back).
     fn set_or_map(&self, k: usize) -> CResult<Value> {
-        match self.value(k)? {
-            (v @ (Value::Set(_) | Value::Map(_)), _) => Ok(v),
-            (v, p) => Err(CalcError::new(
-                p,
-                format!(
-                    "{}: argument {} must be a set or a map, found {}",
-                    self.fname,
-                    k + 1,
-                    v.kind()
-                ),
-            )),
-        }
+        self.typed(k, "a set or a map", |v| match v {
+            v @ (Value::Set(_) | Value::Map(_)) => Some(v),
+            _ => None,
+        })
     }
 }
 
@@ -539,8 +533,7 @@ fn call(src: &str, name: &str, pos: usize, nodes: &[Node]) -> CResult<Value> {
                         r[n] = v.checked_neg().ok_or_else(|| le(PolyError::Overflow))?;
                         eqs.push(r);
                     }
-                    let b = super::basic_set::BasicSet::from_rows(space.clone(), eqs, vec![])
-                        .map_err(le)?;
+                    let b = BasicSet::from_rows(space.clone(), eqs, vec![]).map_err(le)?;
                     Set::from_basic(b)
                 }
             };

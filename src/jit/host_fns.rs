@@ -1,4 +1,4 @@
-//! Runtime routines called by JIT code: math functions that Cranelift has
+//! Host functions called by JIT code: math functions that Cranelift has
 //! no instruction for, and the counter-based random number generator.
 //!
 //! Every routine is a plain `extern "C"` Rust function registered as a JIT
@@ -31,7 +31,7 @@ pub const EXTERNAL_PANICKED: i64 = 2;
 /// # Safety
 /// `table` is null or points to a live `ExternalTable`; `args` points to
 /// `n` initialized `f64`s; `out` points to one writable, aligned `f64`.
-/// Only JIT code calls it (see `lower::Lower::external`).
+/// Only JIT code calls it (see `Lower::external` in `lower::expr`).
 pub(crate) unsafe extern "C" fn rt_external(
     table: *const ExternalTable,
     index: i64,
@@ -48,7 +48,7 @@ pub(crate) unsafe extern "C" fn rt_external(
     // SAFETY: JIT code passes the table pointer it received from
     // `JitFunction::run`, which borrows a live `ExternalTable` for the
     // whole call; `args` points to `n` initialized `f64`s in the caller's
-    // stack slot (`lower::Lower::external` stores all of them before the
+    // stack slot (`Lower::external` stores all of them before the
     // call) and `out` to one writable `f64` slot of the same frame.
     let (table, args) = unsafe { (&*table, std::slice::from_raw_parts(args, n)) };
     let Some(Some(f)) = table.fns.get(index) else {

@@ -1,12 +1,15 @@
-//! Small exact linear algebra on integer matrices for the scheduler: rank
-//! and a normalized integer basis of the kernel (used for linear
-//! independence of new schedule rows, isl report §6.5.6).
+//! Small exact linear algebra on integer matrices (rows of `i64`): rank, a
+//! normalized integer basis of the kernel (the scheduler's test of linear
+//! independence of new schedule rows, isl report §6.5.6), checked dot
+//! products and gcd normalization of whole rows.
 //!
-//! Everything is computed over `BigRational`, so nothing overflows inside;
-//! results are converted back to `i64` with a checked conversion.
-//! Must not know about statements, dependences or solvers.
+//! Rank and kernel are computed over `BigRational`, so nothing overflows
+//! inside; results are converted back to `i64` with a checked conversion
+//! (`PolyError::Overflow` when they do not fit).
+//!
+//! Must not know about: statements, dependences, schedules, the solver.
 
-use super::error::{ScheduleError, ScheduleResult};
+use super::error::{PolyError, PolyResult};
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_rational::BigRational;
@@ -62,7 +65,7 @@ pub fn rank(m: &[Vec<i64>], ncols: usize) -> usize {
 
 /// Scale a rational vector to the primitive integer vector with the same
 /// direction (entries coprime).
-fn primitive(v: &[BigRational]) -> ScheduleResult<Vec<i64>> {
+fn primitive(v: &[BigRational]) -> PolyResult<Vec<i64>> {
     let mut l = BigInt::one();
     for x in v {
         l = l.lcm(x.denom());
@@ -79,7 +82,7 @@ fn primitive(v: &[BigRational]) -> ScheduleResult<Vec<i64>> {
         g = BigInt::one();
     }
     ints.iter()
-        .map(|x| (x / &g).to_i64().ok_or(ScheduleError::Overflow))
+        .map(|x| (x / &g).to_i64().ok_or(PolyError::Overflow))
         .collect()
 }
 
@@ -89,7 +92,7 @@ fn primitive(v: &[BigRational]) -> ScheduleResult<Vec<i64>> {
 /// trailing zeros as possible), each row lexicographically positive, rows
 /// sorted by the position of their last non-zero entry. A vector `y` is
 /// linearly independent of the rows of `C` iff `K y != 0`.
-pub fn kernel_basis(c: &[Vec<i64>], ncols: usize) -> ScheduleResult<Vec<Vec<i64>>> {
+pub fn kernel_basis(c: &[Vec<i64>], ncols: usize) -> PolyResult<Vec<Vec<i64>>> {
     let mut a = to_rat(c, ncols);
     let pivots = rref(&mut a, ncols);
     // Kernel vectors: one per free column f: x_f = 1, x_p = -a[row(p)][f].
@@ -139,20 +142,20 @@ pub fn kernel_basis(c: &[Vec<i64>], ncols: usize) -> ScheduleResult<Vec<Vec<i64>
 }
 
 /// `Σ a_k b_k` with checked arithmetic.
-pub fn dot(a: &[i64], b: &[i64]) -> ScheduleResult<i64> {
+pub fn dot(a: &[i64], b: &[i64]) -> PolyResult<i64> {
     let mut s: i64 = 0;
     for (x, y) in a.iter().zip(b) {
         s = x
             .checked_mul(*y)
             .and_then(|p| s.checked_add(p))
-            .ok_or(ScheduleError::Overflow)?;
+            .ok_or(PolyError::Overflow)?;
     }
     Ok(s)
 }
 
 /// Absolute value that reports overflow instead of wrapping.
-pub fn abs(x: i64) -> ScheduleResult<i64> {
-    x.checked_abs().ok_or(ScheduleError::Overflow)
+pub fn abs(x: i64) -> PolyResult<i64> {
+    x.checked_abs().ok_or(PolyError::Overflow)
 }
 
 /// Divide a row by the gcd of its entries (all of them, constant included)

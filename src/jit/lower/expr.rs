@@ -1,0 +1,350 @@
+//! Lowering of scalar expressions: constants, loads, unary and binary
+//! operators (checked int arithmetic, lazy `&&` / `||`, the int division
+//! family), selects, casts, math functions and calls of external
+//! functions; and which expressions may be evaluated speculatively.
+
+use super::{cl_type, mem, Lower};
+use crate::codegen::loop_ast::{BinOp, Cast, Expr, MathFn, UnOp};
+use crate::jit::abi::{rt, status};
+use crate::jit::{host_fns, JitError};
+use crate::vocab::ElemType;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{types, BlockArg, InstBuilder, StackSlotData, StackSlotKind, Value};
+
+impl Lower<'_, '_> {
+    pub(super) fn expr(&mut self, e: &Expr) -> Result<Value, JitError> {
+        Ok(match e {
+            Expr::Int(v) => self.iconst(*v),
+            Expr::Float(v) => self.b.ins().f64const(*v),
+            Expr::Bool(v) => self.b.ins().iconst(types::I8, i64::from(*v)),
+            Expr::Aff(a) => self.affine(a),
+            Expr::Local(l) => self.b.use_var(self.locals[*l]),
+            Expr::Load { array, index } => {
+                let addr = self.address(*array, index)?;
+                let elem = self.arrays[*array].elem;
+                self.b.ins().load(elem, mem(*array), addr, 0)
+            }
+            Expr::Unary(op, a) => {
+                let ty = self.expr_type(a);
+                let v = self.expr(a)?;
+                match (op, ty) {
+                    (UnOp::Not, _) => self.b.ins().bxor_imm(v, 1),
+                    (UnOp::Neg, ElemType::Float) => self.b.ins().fneg(v),
+                    (UnOp::Neg, _) => {
+                        let z = self.iconst(0);
+                        let (r, of) = self.b.ins().ssub_overflow(z, v);
+                        self.no_overflow(of);
+                        r
+                    }
+                }
+            }
+            Expr::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
+                let av = self.expr(a)?;
+                self.lazy_logic(av, b, *op == BinOp::And)?
+            }
+            Expr::Binary(op, a, b) => {
+                let ty = self.expr_type(a);
+                let av = self.expr(a)?;
+                let bv = self.expr(b)?;
+                self.arith(*op, ty, av, bv)
+            }
+            Expr::Select(c, a, b) => {
+                let cv = self.expr(c)?;
+                if speculable(a) && speculable(b) {
+                    let av = self.expr(a)?;
+                    let bv = self.expr(b)?;
+                    self.b.ins().select(cv, av, bv)
+                } else {
+                    let ty = cl_type(self.expr_type(a));
+                    let tb = self.b.create_block();
+                    let eb = self.b.create_block();
+                    let join = self.b.create_block();
+                    let res = self.b.append_block_param(join, ty);
+                    self.b.ins().brif(cv, tb, &[], eb, &[]);
+                    self.b.seal_block(tb);
+                    self.b.seal_block(eb);
+                    self.b.switch_to_block(tb);
+                    let av = self.expr(a)?;
+                    self.b.ins().jump(join, &[BlockArg::from(av)]);
+                    self.b.switch_to_block(eb);
+                    let bv = self.expr(b)?;
+                    self.b.ins().jump(join, &[BlockArg::from(bv)]);
+                    self.b.seal_block(join);
+                    self.b.switch_to_block(join);
+                    res
+                }
+            }
+            Expr::Cast(c, a) => {
+                let v = self.expr(a)?;
+                match c {
+                    Cast::IntToFloat => self.b.ins().fcvt_from_sint(types::F64, v),
+                    Cast::FloatToInt => self.b.ins().fcvt_to_sint_sat(types::I64, v),
+                    Cast::BoolToInt => self.b.ins().uextend(types::I64, v),
+                    Cast::BoolToFloat => {
+                        let i = self.b.ins().uextend(types::I64, v);
+                        self.b.ins().fcvt_from_sint(types::F64, i)
+                    }
+                }
+            }
+            Expr::Math(fun, args) => {
+                let ty = self.expr_type(&args[0]);
+                let mut vs = Vec::new();
+                for a in args {
+                    vs.push(self.expr(a)?);
+                }
+                match (fun, ty) {
+                    (MathFn::Abs, ElemType::Int) => {
+                        let ok = self.b.ins().icmp_imm(IntCC::NotEqual, vs[0], i64::MIN);
+                        self.guard(ok, status::OVERFLOW, None, &[]);
+                        self.b.ins().iabs(vs[0])
+                    }
+                    (MathFn::Abs, _) => self.b.ins().fabs(vs[0]),
+                    (MathFn::Sqrt, _) => self.b.ins().sqrt(vs[0]),
+                    (MathFn::Floor, _) => self.b.ins().floor(vs[0]),
+                    (MathFn::Ceil, _) => self.b.ins().ceil(vs[0]),
+                    (MathFn::Exp, _) => self.call(rt::EXP, &vs),
+                    (MathFn::Log, _) => self.call(rt::LOG, &vs),
+                    (MathFn::Pow, _) => self.call(rt::POW, &vs),
+                    (MathFn::Lgamma, _) => self.call(rt::LGAMMA, &vs),
+                }
+            }
+            Expr::Categorical(c) => self.categorical(c)?,
+            Expr::External { index, args } => self.external(*index, args)?,
+            Expr::Random {
+                dist,
+                args,
+                seed,
+                site,
+                point,
+            } => self.random(*dist, args, seed, *site, point)?,
+        })
+    }
+
+    /// `a && rhs` / `a || rhs` with `rhs` evaluated only when needed.
+    pub(super) fn lazy_logic(
+        &mut self,
+        a: Value,
+        rhs: &Expr,
+        is_and: bool,
+    ) -> Result<Value, JitError> {
+        if speculable(rhs) {
+            let r = self.expr(rhs)?;
+            return Ok(if is_and {
+                self.b.ins().band(a, r)
+            } else {
+                self.b.ins().bor(a, r)
+            });
+        }
+        let eval = self.b.create_block();
+        let join = self.b.create_block();
+        let res = self.b.append_block_param(join, types::I8);
+        let a_arg = [BlockArg::from(a)];
+        if is_and {
+            self.b.ins().brif(a, eval, &[], join, &a_arg);
+        } else {
+            self.b.ins().brif(a, join, &a_arg, eval, &[]);
+        }
+        self.b.seal_block(eval);
+        self.b.switch_to_block(eval);
+        let r = self.expr(rhs)?;
+        self.b.ins().jump(join, &[BlockArg::from(r)]);
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        Ok(res)
+    }
+
+    /// Binary arithmetic and comparisons on two evaluated operands of type
+    /// `ty` (not `And`/`Or`, which are lazy).
+    pub(super) fn arith(&mut self, op: BinOp, ty: ElemType, a: Value, b: Value) -> Value {
+        use BinOp::*;
+        match (ty, cond_codes(op)) {
+            (ElemType::Float, Some((fcc, _))) => return self.b.ins().fcmp(fcc, a, b),
+            (ElemType::Int, Some((_, icc))) => return self.b.ins().icmp(icc, a, b),
+            _ => {}
+        }
+        match ty {
+            ElemType::Float => match op {
+                Add => self.b.ins().fadd(a, b),
+                Sub => self.b.ins().fsub(a, b),
+                Mul => self.b.ins().fmul(a, b),
+                Div => self.b.ins().fdiv(a, b),
+                Rem => self.call(rt::FMOD, &[a, b]),
+                Min => self.b.ins().fmin(a, b),
+                Max => self.b.ins().fmax(a, b),
+                // Comparisons are lowered above.
+                Eq | Ne | Lt | Le | Gt | Ge => a,
+                // Rejected by `Function::check` for floats.
+                FloorDiv | CeilDiv | Mod | And | Or => a,
+            },
+            ElemType::Int => match op {
+                Add | Sub | Mul => {
+                    let (v, of) = match op {
+                        Add => self.b.ins().sadd_overflow(a, b),
+                        Sub => self.b.ins().ssub_overflow(a, b),
+                        _ => self.b.ins().smul_overflow(a, b),
+                    };
+                    self.no_overflow(of);
+                    v
+                }
+                Div | Rem | FloorDiv | CeilDiv | Mod => self.int_div(op, a, b),
+                Min => self.b.ins().smin(a, b),
+                Max => self.b.ins().smax(a, b),
+                // Comparisons are lowered above.
+                Eq | Ne | Lt | Le | Gt | Ge => a,
+                And | Or => a,
+            },
+            ElemType::Bool => match op {
+                Eq => self.b.ins().icmp(IntCC::Equal, a, b),
+                Ne => self.b.ins().icmp(IntCC::NotEqual, a, b),
+                And => self.b.ins().band(a, b),
+                Or => self.b.ins().bor(a, b),
+                _ => a,
+            },
+        }
+    }
+
+    fn no_overflow(&mut self, of: Value) {
+        let ok = self.b.ins().icmp_imm(IntCC::Equal, of, 0);
+        self.guard(ok, status::OVERFLOW, None, &[]);
+    }
+
+    /// Int division family with the zero and `MIN / -1` checks.
+    fn int_div(&mut self, op: BinOp, a: Value, b: Value) -> Value {
+        let nz = self.b.ins().icmp_imm(IntCC::NotEqual, b, 0);
+        self.guard(nz, status::DIV_ZERO, None, &[]);
+        let a_min = self.b.ins().icmp_imm(IntCC::Equal, a, i64::MIN);
+        let b_m1 = self.b.ins().icmp_imm(IntCC::Equal, b, -1);
+        let bad = self.b.ins().band(a_min, b_m1);
+        let ok = self.b.ins().icmp_imm(IntCC::Equal, bad, 0);
+        self.guard(ok, status::OVERFLOW, None, &[]);
+        let q = self.b.ins().sdiv(a, b);
+        let r = self.b.ins().srem(a, b);
+        // r != 0 and sign(r) != sign(b)
+        let rnz = self.b.ins().icmp_imm(IntCC::NotEqual, r, 0);
+        let x = self.b.ins().bxor(r, b);
+        let diff = self.b.ins().icmp_imm(IntCC::SignedLessThan, x, 0);
+        let same = self.b.ins().icmp_imm(IntCC::SignedGreaterThanOrEqual, x, 0);
+        match op {
+            BinOp::Div => q,
+            BinOp::Rem => r,
+            BinOp::FloorDiv => {
+                let adj = self.b.ins().band(rnz, diff);
+                let adj = self.b.ins().uextend(types::I64, adj);
+                self.b.ins().isub(q, adj)
+            }
+            BinOp::CeilDiv => {
+                let adj = self.b.ins().band(rnz, same);
+                let adj = self.b.ins().uextend(types::I64, adj);
+                self.b.ins().iadd(q, adj)
+            }
+            _ => {
+                let adj = self.b.ins().band(rnz, diff);
+                let plus = self.b.ins().iadd(r, b);
+                self.b.ins().select(adj, plus, r)
+            }
+        }
+    }
+
+    /// The type of an expression of the checked function (no validation:
+    /// `Function::check` passed; only the spine of the expression is
+    /// visited).
+    fn expr_type(&self, e: &Expr) -> ElemType {
+        match e {
+            Expr::Int(_) | Expr::Aff(_) => ElemType::Int,
+            Expr::Float(_) => ElemType::Float,
+            Expr::Bool(_) => ElemType::Bool,
+            Expr::Local(l) => self.f.locals[*l].ty,
+            Expr::Load { array, .. } => self.f.arrays[*array].ty,
+            Expr::Unary(_, a) | Expr::Select(_, a, _) => self.expr_type(a),
+            Expr::Binary(op, a, _) => {
+                if cond_codes(*op).is_some() || matches!(op, BinOp::And | BinOp::Or) {
+                    ElemType::Bool
+                } else {
+                    self.expr_type(a)
+                }
+            }
+            Expr::Cast(c, _) => match c {
+                Cast::IntToFloat | Cast::BoolToFloat => ElemType::Float,
+                Cast::FloatToInt | Cast::BoolToInt => ElemType::Int,
+            },
+            Expr::Math(_, args) => args.first().map_or(ElemType::Float, |a| self.expr_type(a)),
+            Expr::Random { dist, .. } => dist.result(),
+            Expr::Categorical(_) => ElemType::Int,
+            Expr::External { .. } => ElemType::Float,
+        }
+    }
+
+    /// A call of external `index` through `host_fns::rt_external`: the
+    /// arguments go through a stack slot, the result comes back through
+    /// another; a missing implementation or a panic is a run error.
+    fn external(&mut self, index: usize, args: &[Expr]) -> Result<Value, JitError> {
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(self.expr(a)?);
+        }
+        let too_big = || JitError::Codegen("too many arguments to an external".into());
+        let bytes = u32::try_from(8 * vals.len().max(1)).map_err(|_| too_big())?;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            bytes,
+            3,
+        ));
+        for (i, &v) in vals.iter().enumerate() {
+            let off = i32::try_from(8 * i).map_err(|_| too_big())?;
+            self.b.ins().stack_store(v, slot, off);
+        }
+        let out =
+            self.b
+                .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+        let args_ptr = self.b.ins().stack_addr(self.ptr_ty, slot, 0);
+        let out_ptr = self.b.ins().stack_addr(self.ptr_ty, out, 0);
+        let idx = self.iconst(index as i64);
+        let n = self.iconst(vals.len() as i64);
+        let st = self.call(rt::EXTERNAL, &[self.ext_ptr, idx, args_ptr, n, out_ptr]);
+        let not_missing = self
+            .b
+            .ins()
+            .icmp_imm(IntCC::NotEqual, st, host_fns::EXTERNAL_MISSING);
+        self.guard(not_missing, status::EXTERNAL_MISSING, Some(index), &[]);
+        let not_panicked = self.b.ins().icmp_imm(IntCC::Equal, st, 0);
+        self.guard(not_panicked, status::EXTERNAL_PANICKED, Some(index), &[]);
+        Ok(self.b.ins().stack_load(types::F64, out, 0))
+    }
+}
+
+/// The condition codes (float, signed int) of a comparison operator.
+fn cond_codes(op: BinOp) -> Option<(FloatCC, IntCC)> {
+    Some(match op {
+        BinOp::Eq => (FloatCC::Equal, IntCC::Equal),
+        BinOp::Ne => (FloatCC::NotEqual, IntCC::NotEqual),
+        BinOp::Lt => (FloatCC::LessThan, IntCC::SignedLessThan),
+        BinOp::Le => (FloatCC::LessThanOrEqual, IntCC::SignedLessThanOrEqual),
+        BinOp::Gt => (FloatCC::GreaterThan, IntCC::SignedGreaterThan),
+        BinOp::Ge => (FloatCC::GreaterThanOrEqual, IntCC::SignedGreaterThanOrEqual),
+        _ => return None,
+    })
+}
+
+/// True when evaluating `e` can neither fail nor touch memory, so it may
+/// be evaluated eagerly even where the program would not evaluate it
+/// (lazy `Select`, `And`, `Or`).
+fn speculable(e: &Expr) -> bool {
+    match e {
+        Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => true,
+        Expr::Load { .. } | Expr::Random { .. } | Expr::Categorical(_) | Expr::External { .. } => {
+            false
+        }
+        Expr::Unary(UnOp::Not, a) => speculable(a),
+        // Int negation may overflow; float negation cannot, but the type is
+        // not known here: be conservative.
+        Expr::Unary(UnOp::Neg, _) => false,
+        Expr::Binary(op, a, b) => {
+            let safe_op = cond_codes(*op).is_some()
+                || matches!(op, BinOp::Min | BinOp::Max | BinOp::And | BinOp::Or);
+            safe_op && speculable(a) && speculable(b)
+        }
+        Expr::Select(c, a, b) => speculable(c) && speculable(a) && speculable(b),
+        Expr::Cast(_, a) => speculable(a),
+        Expr::Math(f, args) => *f != MathFn::Abs && args.iter().all(speculable),
+    }
+}

@@ -1,0 +1,192 @@
+//! Lowering of statements, and the shape of loops: rotation, unrolling of
+//! small innermost loops, and the choice of the vector form (`vector`).
+
+use super::vector::{vectorizable, LANES};
+use super::{mem, Lower};
+use crate::codegen::loop_ast::{acc_bin_op, Expr, LoopVar, ReduceOp, Stmt};
+use crate::jit::JitError;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{InstBuilder, Value};
+
+/// Unroll factor of innermost loops (a multiple of `LANES`).
+const UNROLL: i64 = 4;
+/// Innermost loops whose body has more nodes than this are not unrolled.
+pub(super) const UNROLL_MAX_SIZE: usize = 48;
+
+/// True when no `For` occurs in `body`.
+fn is_innermost(body: &[Stmt]) -> bool {
+    body.iter().all(|s| match s {
+        Stmt::For { .. } => false,
+        Stmt::If { then, els, .. } => is_innermost(then) && is_innermost(els),
+        Stmt::Block(b) => is_innermost(b),
+        _ => true,
+    })
+}
+
+/// Number of statement and expression nodes.
+fn size(body: &[Stmt]) -> usize {
+    fn e(x: &Expr) -> usize {
+        1 + match x {
+            Expr::Load { index, .. } => index.iter().map(e).sum(),
+            Expr::Unary(_, a) | Expr::Cast(_, a) => e(a),
+            Expr::Binary(_, a, b) => e(a) + e(b),
+            Expr::Select(c, a, b) => e(c) + e(a) + e(b),
+            Expr::Math(_, args) => args.iter().map(e).sum(),
+            Expr::Random {
+                args, seed, point, ..
+            } => args.iter().chain(point).map(e).sum::<usize>() + e(seed),
+            Expr::External { args, .. } => args.iter().map(e).sum(),
+            // Contains two loops: never worth unrolling around.
+            Expr::Categorical(_) => UNROLL_MAX_SIZE + 1,
+            _ => 0,
+        }
+    }
+    body.iter()
+        .map(|s| {
+            1 + match s {
+                Stmt::For { body, .. } | Stmt::Block(body) => size(body),
+                Stmt::If { cond, then, els } => e(cond) + size(then) + size(els),
+                Stmt::Assign { index, value, .. } | Stmt::Accumulate { index, value, .. } => {
+                    index.iter().map(e).sum::<usize>() + e(value)
+                }
+                Stmt::SetLocal { value, .. } => e(value),
+            }
+        })
+        .sum()
+}
+
+impl Lower<'_, '_> {
+    pub(super) fn stmts(&mut self, body: &[Stmt]) -> Result<(), JitError> {
+        for s in body {
+            self.stmt(s)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Result<(), JitError> {
+        match s {
+            Stmt::For {
+                var,
+                lower,
+                upper,
+                body,
+            } => {
+                let lo = self.bound(lower, true);
+                let hi = self.bound(upper, false);
+                let v = self.loop_vars[var.0];
+                self.b.def_var(v, lo);
+                // Main loop over blocks of UNROLL iterations while
+                // `i <= hi − (UNROLL − 1)`, then the remainder loop. Scalar
+                // copies run the iterations in order; the vector form is
+                // used only where iterations commute (`vectorizable`).
+                if !self.check_all && vectorizable(self.f, *var, body) {
+                    let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
+                    self.rotated_loop(*var, hi_main, body, UNROLL / LANES, LANES)?;
+                } else if is_innermost(body) && size(body) <= UNROLL_MAX_SIZE {
+                    let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
+                    self.rotated_loop(*var, hi_main, body, UNROLL, 1)?;
+                }
+                self.rotated_loop(*var, hi, body, 1, 1)?;
+            }
+            Stmt::If { cond, then, els } => {
+                let c = self.expr(cond)?;
+                let tb = self.b.create_block();
+                let eb = self.b.create_block();
+                let join = self.b.create_block();
+                self.b.ins().brif(c, tb, &[], eb, &[]);
+                self.b.seal_block(tb);
+                self.b.seal_block(eb);
+                self.b.switch_to_block(tb);
+                self.stmts(then)?;
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(eb);
+                self.stmts(els)?;
+                self.b.ins().jump(join, &[]);
+                self.b.seal_block(join);
+                self.b.switch_to_block(join);
+            }
+            Stmt::Assign {
+                array,
+                index,
+                value,
+            } => {
+                let v = self.expr(value)?;
+                let addr = self.address(*array, index)?;
+                self.b.ins().store(mem(*array), v, addr, 0);
+            }
+            Stmt::Accumulate {
+                array,
+                index,
+                op,
+                value,
+            } => {
+                let addr = self.address(*array, index)?;
+                let elem = self.arrays[*array].elem;
+                let ty = self.f.arrays[*array].ty;
+                let old = self.b.ins().load(elem, mem(*array), addr, 0);
+                let v = match op {
+                    // Lazy like the binary operators: the value is only
+                    // needed when the accumulator does not decide.
+                    ReduceOp::And | ReduceOp::Or => {
+                        let is_and = *op == ReduceOp::And;
+                        self.lazy_logic(old, value, is_and)?
+                    }
+                    _ => {
+                        let v = self.expr(value)?;
+                        self.arith(acc_bin_op(*op), ty, old, v)
+                    }
+                };
+                self.b.ins().store(mem(*array), v, addr, 0);
+            }
+            Stmt::SetLocal { local, value } => {
+                let v = self.expr(value)?;
+                self.b.def_var(self.locals[*local], v);
+            }
+            Stmt::Block(b) => self.stmts(b)?,
+        }
+        Ok(())
+    }
+
+    /// `while (v <= hi) { copies × (body; v += lanes) }` as a rotated loop
+    /// (guard, then body and test at the bottom), starting from the
+    /// current value of `v`; with `lanes > 1` each copy is the vector form
+    /// of the body over `lanes` consecutive iterations.
+    fn rotated_loop(
+        &mut self,
+        var: LoopVar,
+        hi: Value,
+        body: &[Stmt],
+        copies: i64,
+        lanes: i64,
+    ) -> Result<(), JitError> {
+        let v = self.loop_vars[var.0];
+        let body_blk = self.b.create_block();
+        let exit = self.b.create_block();
+        let start = self.b.use_var(v);
+        let enter = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, start, hi);
+        self.b.ins().brif(enter, body_blk, &[], exit, &[]);
+        self.b.switch_to_block(body_blk);
+        if lanes > 1 {
+            self.vec_var = Some(var);
+        }
+        for u in 0..copies {
+            self.offsets[var.0] = u * lanes;
+            if lanes == 1 {
+                self.stmts(body)?;
+            } else {
+                self.vstmts(body)?;
+            }
+        }
+        self.offsets[var.0] = 0;
+        self.vec_var = None;
+        let i = self.b.use_var(v);
+        let next = self.b.ins().iadd_imm(i, copies * lanes);
+        self.b.def_var(v, next);
+        let again = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, hi);
+        self.b.ins().brif(again, body_blk, &[], exit, &[]);
+        self.b.seal_block(body_blk);
+        self.b.seal_block(exit);
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+}

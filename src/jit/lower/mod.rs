@@ -1,0 +1,516 @@
+//! Lowering of a checked loop-AST [`Function`] to Cranelift IR and native
+//! code in a `JITModule`.
+//!
+//! Owns: the driver ([`compile`], [`disassemble`]: module, signature,
+//! prologue, finalization), the lowering state ([`Lower`]) and its
+//! primitives: affine expressions, loop bounds, run-time guards (the error
+//! slot) and array addresses. The forms are lowered in the submodules:
+//! statements and loop shape (`loops`), the vector form of innermost loops
+//! (`vector`), expressions (`expr`), draws (`draws`). The calling
+//! convention and the host routines' symbols are `super::abi`'s.
+//!
+//! Must not know about: buffers and parameters of a particular run (those
+//! are checked by `jit::mod` before the call), schedules, the IR.
+//!
+//! Code shape: loops are rotated (guard, body, test at the bottom).
+//! Innermost loops with small bodies are unrolled 4 times, iterations in
+//! order; inside a copy, the loop variable is `base + offset` with the
+//! offset folded into affine constants, so equal indices of different
+//! copies are equal SSA values and Cranelift's alias analysis (one alias
+//! category per array, `mem`) removes redundant loads. Innermost loops
+//! whose iterations provably commute (`vectorizable`) run as `f64x2`
+//! vectors, two vectors per trip, then a scalar remainder loop; each lane
+//! performs the scalar operations, so results are bit-identical.
+
+mod draws;
+mod expr;
+mod loops;
+mod vector;
+
+use super::abi::{host_decls, status};
+use super::JitError;
+use crate::codegen::loop_ast::{Affine, ArrayId, Bound, Expr, Function, LoopVar, Sym};
+use crate::ir::types::ConstraintKind;
+use crate::vocab::ElemType;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    types, AbiParam, AliasRegion, FuncRef, InstBuilder, MemFlags, Type, UserFuncName, Value,
+};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+
+/// A finalized native function and the module that owns its code.
+pub(crate) struct Compiled {
+    /// Owns the executable memory `code` points into; must stay alive as
+    /// long as `code` may be called, freed on drop (`None` only then).
+    module: Option<JITModule>,
+    pub(crate) code: *const u8,
+}
+
+impl Drop for Compiled {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // SAFETY: `code` is the only pointer into the module's memory
+            // that leaves this file, and it is called only by
+            // `JitFunction::run` through a borrow of the `JitFunction` that
+            // owns this `Compiled`; while it is being dropped no call is in
+            // progress and none can start, and `code` is never used again.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+impl std::fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compiled")
+            .field("code", &self.code)
+            .finish()
+    }
+}
+
+fn cl_err(e: impl std::fmt::Display) -> JitError {
+    JitError::Codegen(e.to_string())
+}
+
+/// Compiles a checked function (the caller ran `Function::check`).
+/// `check_all`: bounds-check every access, affine ones included.
+pub(crate) fn compile(f: &Function, check_all: bool) -> Result<Compiled, JitError> {
+    compile_inner(f, check_all, false).map(|(c, _)| c)
+}
+
+/// The optimized Cranelift IR followed by the machine code (Cranelift's
+/// VCode listing, after register allocation) that [`compile`] produces
+/// for a checked function, for inspecting code quality.
+pub(crate) fn disassemble(f: &Function, check_all: bool) -> Result<String, JitError> {
+    compile_inner(f, check_all, true).map(|(_, d)| d.unwrap_or_default())
+}
+
+fn compile_inner(
+    f: &Function,
+    check_all: bool,
+    disasm: bool,
+) -> Result<(Compiled, Option<String>), JitError> {
+    let mut flags = settings::builder();
+    flags.set("opt_level", "speed").map_err(cl_err)?;
+    flags
+        .set("use_colocated_libcalls", "false")
+        .map_err(cl_err)?;
+    flags.set("is_pic", "false").map_err(cl_err)?;
+    let isa_builder =
+        cranelift_native::builder().map_err(|m| JitError::UnsupportedHost(m.to_string()))?;
+    let isa = isa_builder
+        .finish(settings::Flags::new(flags))
+        .map_err(cl_err)?;
+    let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
+    let decls = host_decls();
+    for d in &decls {
+        jb.symbol(d.name, d.addr);
+    }
+    let mut module = JITModule::new(jb);
+    let ptr_ty = module.target_config().pointer_type();
+    if ptr_ty != types::I64 {
+        return Err(JitError::UnsupportedHost(
+            "only hosts with 64-bit pointers are supported".into(),
+        ));
+    }
+
+    let mut rt_ids = Vec::new();
+    for d in &decls {
+        let mut sig = module.make_signature();
+        for &p in d.params {
+            sig.params.push(AbiParam::new(p));
+        }
+        sig.returns.push(AbiParam::new(d.ret));
+        let id = module
+            .declare_function(d.name, Linkage::Import, &sig)
+            .map_err(cl_err)?;
+        rt_ids.push(id);
+    }
+
+    let mut sig = module.make_signature();
+    sig.params.push(AbiParam::new(ptr_ty));
+    sig.params.push(AbiParam::new(ptr_ty));
+    sig.params.push(AbiParam::new(ptr_ty));
+    sig.params.push(AbiParam::new(ptr_ty));
+    sig.returns.push(AbiParam::new(types::I64));
+    let fid = module
+        .declare_function(&format!("alphac_{}", f.name), Linkage::Local, &sig)
+        .map_err(cl_err)?;
+    let mut ctx = module.make_context();
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(0, fid.as_u32());
+    let mut fctx = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let rt_refs: Vec<FuncRef> = rt_ids
+            .iter()
+            .map(|&id| module.declare_func_in_func(id, b.func))
+            .collect();
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let args = b.block_params(entry).to_vec();
+        let mut l = Lower {
+            f,
+            b,
+            check_all,
+            ptr_ty,
+            params: Vec::new(),
+            arrays: Vec::new(),
+            loop_vars: Vec::new(),
+            offsets: vec![0; f.loop_vars.len()],
+            vec_var: None,
+            locals: Vec::new(),
+            err_ptr: args[2],
+            ext_ptr: args[3],
+            rt: rt_refs,
+        };
+        l.prologue(args[0], args[1])?;
+        l.stmts(&f.body)?;
+        let ok = l.b.ins().iconst(types::I64, status::OK);
+        l.b.ins().return_(&[ok]);
+        l.b.seal_all_blocks();
+        l.b.finalize();
+    }
+    ctx.set_disasm(disasm);
+    module.define_function(fid, &mut ctx).map_err(cl_err)?;
+    let listing = ctx.compiled_code().and_then(|c| c.vcode.clone());
+    let listing = if disasm {
+        listing.map(|l| format!("{}\n{l}", ctx.func.display()))
+    } else {
+        None
+    };
+    module.clear_context(&mut ctx);
+    module.finalize_definitions().map_err(cl_err)?;
+    let code = module.get_finalized_function(fid);
+    Ok((
+        Compiled {
+            module: Some(module),
+            code,
+        },
+        listing,
+    ))
+}
+
+struct ArrInfo {
+    base: Value,
+    lo: Vec<Value>,
+    /// `lo + extent` (exclusive upper bound) per dimension.
+    hi: Vec<Value>,
+    stride: Vec<Value>,
+    elem: Type,
+    size_log2: u8,
+}
+
+struct Lower<'a, 'b> {
+    f: &'a Function,
+    b: FunctionBuilder<'b>,
+    check_all: bool,
+    ptr_ty: Type,
+    params: Vec<Value>,
+    arrays: Vec<ArrInfo>,
+    loop_vars: Vec<Variable>,
+    /// Per loop variable, the offset of the unrolled copy being lowered
+    /// (0 outside unrolled loops).
+    offsets: Vec<i64>,
+    /// The loop variable of the vector loop being lowered, if any.
+    vec_var: Option<LoopVar>,
+    locals: Vec<Variable>,
+    err_ptr: Value,
+    /// The `ExternalTable` of the run.
+    ext_ptr: Value,
+    rt: Vec<FuncRef>,
+}
+
+fn cl_type(t: ElemType) -> Type {
+    match t {
+        ElemType::Int => types::I64,
+        ElemType::Float => types::F64,
+        ElemType::Bool => types::I8,
+    }
+}
+
+/// Memory flags of the accesses to array `a`: in bounds (checked or
+/// proven), aligned (the buffers are `Vec`s of the element type), and in
+/// the alias category `a mod 4` of Cranelift's alias analysis. The
+/// buffers of distinct arrays are disjoint (distinct `Vec`s, exclusively
+/// borrowed for the run), so every memory location is accessed under one
+/// category only, as the alias analysis requires; arrays sharing a
+/// category are merely treated as possibly aliasing. This lets redundant
+/// loads of one array be eliminated across stores to another.
+fn mem(a: ArrayId) -> MemFlags {
+    let region = match a % 4 {
+        0 => None,
+        1 => Some(AliasRegion::Heap),
+        2 => Some(AliasRegion::Table),
+        _ => Some(AliasRegion::Vmctx),
+    };
+    MemFlags::trusted().with_alias_region(region)
+}
+
+impl Lower<'_, '_> {
+    fn iconst(&mut self, v: i64) -> Value {
+        self.b.ins().iconst(types::I64, v)
+    }
+
+    fn prologue(&mut self, bufs: Value, params: Value) -> Result<(), JitError> {
+        let f = self.f;
+        let too_many = || JitError::Codegen("too many parameters or arrays".into());
+        for p in 0..f.params.len() {
+            let off = p
+                .checked_mul(8)
+                .and_then(|o| i32::try_from(o).ok())
+                .ok_or_else(too_many)?;
+            let v = self
+                .b
+                .ins()
+                .load(types::I64, MemFlags::trusted(), params, off);
+            self.params.push(v);
+        }
+        let psize = self.ptr_ty.bytes() as usize;
+        for (a, arr) in f.arrays.iter().enumerate() {
+            let off = a
+                .checked_mul(psize)
+                .and_then(|o| i32::try_from(o).ok())
+                .ok_or_else(too_many)?;
+            let base = self
+                .b
+                .ins()
+                .load(self.ptr_ty, MemFlags::trusted(), bufs, off);
+            let mut lo = Vec::new();
+            let mut hi = Vec::new();
+            let mut ext = Vec::new();
+            for d in &arr.dims {
+                let l = self.affine(&d.lower);
+                let e = self.affine(&d.extent);
+                let h = self.b.ins().iadd(l, e);
+                lo.push(l);
+                hi.push(h);
+                ext.push(e);
+            }
+            let n = arr.dims.len();
+            let mut stride = vec![self.iconst(1); n];
+            for k in (0..n.saturating_sub(1)).rev() {
+                stride[k] = self.b.ins().imul(stride[k + 1], ext[k + 1]);
+            }
+            let (elem, size_log2) = match arr.ty {
+                ElemType::Int => (types::I64, 3),
+                ElemType::Float => (types::F64, 3),
+                ElemType::Bool => (types::I8, 0),
+            };
+            self.arrays.push(ArrInfo {
+                base,
+                lo,
+                hi,
+                stride,
+                elem,
+                size_log2,
+            });
+        }
+        for _ in &f.loop_vars {
+            let v = self.b.declare_var(types::I64);
+            self.loop_vars.push(v);
+        }
+        for l in &f.locals {
+            let ty = cl_type(l.ty);
+            let v = self.b.declare_var(ty);
+            let z = match l.ty {
+                ElemType::Float => self.b.ins().f64const(0.0),
+                _ => self.b.ins().iconst(ty, 0),
+            };
+            self.b.def_var(v, z);
+            self.locals.push(v);
+        }
+        Ok(())
+    }
+
+    /// `constant + Σ c·sym` (the caller proved before the run that the
+    /// value cannot overflow). A loop variable inside an unrolled copy is
+    /// `base + offset`; `c·offset` is folded into the constant, so that
+    /// equal indices of different copies are equal SSA values (which lets
+    /// Cranelift eliminate redundant loads). The folding wraps: arithmetic
+    /// modulo 2^64 gives the exact value whenever the value fits in `i64`,
+    /// which the analysis proved.
+    fn affine(&mut self, e: &Affine) -> Value {
+        let mut k = e.constant;
+        for &(s, c) in &e.terms {
+            if let Sym::Loop(v) = s {
+                k = k.wrapping_add(c.wrapping_mul(self.offsets[v.0]));
+            }
+        }
+        let mut acc = self.iconst(k);
+        for &(s, c) in &e.terms {
+            if c == 0 {
+                continue;
+            }
+            let x = match s {
+                Sym::Loop(v) => self.b.use_var(self.loop_vars[v.0]),
+                Sym::Param(p) => self.params[p],
+            };
+            let t = if c == 1 {
+                x
+            } else {
+                self.b.ins().imul_imm(x, c)
+            };
+            acc = self.b.ins().iadd(acc, t);
+        }
+        acc
+    }
+
+    /// `⌊a / d⌋` (`floor`) or `⌈a / d⌉` for a constant `d >= 1`.
+    fn div_const(&mut self, a: Value, d: i64, floor: bool) -> Value {
+        if d == 1 {
+            return a;
+        }
+        let (cc, adj) = if floor {
+            (IntCC::SignedLessThan, -(d - 1))
+        } else {
+            (IntCC::SignedGreaterThan, d - 1)
+        };
+        let cond = self.b.ins().icmp_imm(cc, a, 0);
+        let shifted = self.b.ins().iadd_imm(a, adj);
+        let t = self.b.ins().select(cond, shifted, a);
+        self.b.ins().sdiv_imm(t, d)
+    }
+
+    fn bound(&mut self, b: &Bound, lower: bool) -> Value {
+        let mut acc: Option<Value> = None;
+        for t in &b.terms {
+            let e = self.affine(&t.expr);
+            let v = self.div_const(e, t.div, !lower);
+            acc = Some(match acc {
+                None => v,
+                Some(a) if lower => self.b.ins().smax(a, v),
+                Some(a) => self.b.ins().smin(a, v),
+            });
+        }
+        // `Function::check` guarantees at least one term.
+        acc.unwrap_or_else(|| self.iconst(0))
+    }
+
+    /// Emits `if !ok { record error; return code }` and continues in a
+    /// fresh block.
+    fn guard(&mut self, ok: Value, code: i64, array: Option<ArrayId>, point: &[Value]) {
+        let fail = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.set_cold_block(fail);
+        self.b.ins().brif(ok, cont, &[], fail, &[]);
+        self.b.seal_block(fail);
+        self.b.seal_block(cont);
+        self.b.switch_to_block(fail);
+        let c = self.iconst(code);
+        self.b.ins().store(MemFlags::trusted(), c, self.err_ptr, 0);
+        let a = self.iconst(array.map_or(-1, |a| a as i64));
+        self.b.ins().store(MemFlags::trusted(), a, self.err_ptr, 8);
+        let n = self.iconst(point.len() as i64);
+        self.b.ins().store(MemFlags::trusted(), n, self.err_ptr, 16);
+        for (k, &p) in point.iter().enumerate() {
+            self.b
+                .ins()
+                .store(MemFlags::trusted(), p, self.err_ptr, (24 + 8 * k) as i32);
+        }
+        self.b.ins().return_(&[c]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// Address of `array[index]`, with the run-time check that the access
+    /// contract requires (data-dependent indices, or every access in
+    /// checked mode).
+    fn address(&mut self, array: ArrayId, index: &[Expr]) -> Result<Value, JitError> {
+        let mut xs = Vec::with_capacity(index.len());
+        for e in index {
+            xs.push(self.expr(e)?);
+        }
+        let data_dependent = !index.iter().all(Expr::is_affine);
+        if data_dependent || self.check_all {
+            let mut ok = self.b.ins().iconst(types::I8, 1);
+            for (k, &x) in xs.iter().enumerate() {
+                let lo = self.arrays[array].lo[k];
+                let hi = self.arrays[array].hi[k];
+                let c1 = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, x, lo);
+                let c2 = self.b.ins().icmp(IntCC::SignedLessThan, x, hi);
+                let c = self.b.ins().band(c1, c2);
+                ok = self.b.ins().band(ok, c);
+            }
+            let code = if data_dependent {
+                status::OUT_OF_BOUNDS
+            } else {
+                status::CONTRACT
+            };
+            self.guard(ok, code, Some(array), &xs);
+            if data_dependent {
+                if let Some(dom) = &self.f.arrays[array].domain {
+                    // Inside the box, the constraints cannot overflow
+                    // (proved before the run by `analysis`).
+                    let mut any = self.b.ins().iconst(types::I8, 0);
+                    for piece in &dom.pieces {
+                        let mut all = self.b.ins().iconst(types::I8, 1);
+                        for c in piece {
+                            let mut v = self.iconst(c.aff.constant);
+                            for (k, &co) in c.aff.idx.iter().enumerate() {
+                                if co != 0 {
+                                    let t = self.b.ins().imul_imm(xs[k], co);
+                                    v = self.b.ins().iadd(v, t);
+                                }
+                            }
+                            for (p, &co) in c.aff.par.iter().enumerate() {
+                                if co != 0 {
+                                    let t = self.b.ins().imul_imm(self.params[p], co);
+                                    v = self.b.ins().iadd(v, t);
+                                }
+                            }
+                            let cc = match c.kind {
+                                ConstraintKind::Ge => IntCC::SignedGreaterThanOrEqual,
+                                ConstraintKind::Eq => IntCC::Equal,
+                            };
+                            let sat = self.b.ins().icmp_imm(cc, v, 0);
+                            all = self.b.ins().band(all, sat);
+                        }
+                        any = self.b.ins().bor(any, all);
+                    }
+                    self.guard(any, status::OUT_OF_BOUNDS, Some(array), &xs);
+                }
+            }
+        }
+        let info = &self.arrays[array];
+        let (base, size_log2) = (info.base, info.size_log2);
+        let los = info.lo.clone();
+        let strides = info.stride.clone();
+        let mut off: Option<Value> = None;
+        for (k, &x) in xs.iter().enumerate() {
+            let rel = self.b.ins().isub(x, los[k]);
+            let t = if k + 1 == xs.len() {
+                rel
+            } else {
+                self.b.ins().imul(rel, strides[k])
+            };
+            off = Some(match off {
+                None => t,
+                Some(o) => self.b.ins().iadd(o, t),
+            });
+        }
+        let off = match off {
+            Some(o) => o,
+            None => self.iconst(0),
+        };
+        let bytes = if size_log2 == 0 {
+            off
+        } else {
+            self.b.ins().ishl_imm(off, i64::from(size_log2))
+        };
+        let bytes = if self.ptr_ty == types::I64 {
+            bytes
+        } else {
+            self.b.ins().ireduce(self.ptr_ty, bytes)
+        };
+        Ok(self.b.ins().iadd(base, bytes))
+    }
+
+    fn call(&mut self, which: usize, args: &[Value]) -> Value {
+        let inst = self.b.ins().call(self.rt[which], args);
+        self.b.inst_results(inst)[0]
+    }
+}

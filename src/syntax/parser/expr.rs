@@ -1,0 +1,416 @@
+//! Building the AST of expressions: precedence climbing over operator
+//! chains, prefix operators, lists, and every operand form (restrictions,
+//! `if`, dependences, `val`, reductions, `case`, categorical draws,
+//! literals, accesses, calls, and the unsupported forms).
+
+use super::{bad, missing_ident, span_of, Builder, Rule, MAX_CHAIN};
+use crate::diag::{Diagnostic, Span};
+use crate::syntax::ast::*;
+use pest::iterators::Pair;
+
+impl Builder {
+    /// Precedence climbing over `operands[0] ops[0] operands[1] ...`; all
+    /// operators left-associative.
+    pub(super) fn climb(&mut self, operands: Vec<Expr>, ops: Vec<(BinOp, Span)>) -> Expr {
+        if operands.len() > MAX_CHAIN {
+            let s = operands
+                .first()
+                .map(|e| e.span)
+                .unwrap_or_default()
+                .join(operands.last().map(|e| e.span).unwrap_or_default());
+            self.errors.push(Diagnostic::error(
+                format!("expression with more than {MAX_CHAIN} operands"),
+                s,
+            ));
+            return bad();
+        }
+        // Shunting-yard: operand stack and operator stack.
+        let mut out: Vec<Expr> = Vec::new();
+        let mut stack: Vec<(BinOp, Span)> = Vec::new();
+        let mut it = operands.into_iter();
+        if let Some(first) = it.next() {
+            out.push(first);
+        }
+        for ((op, s), rhs) in ops.into_iter().zip(it) {
+            while let Some(&(top, _)) = stack.last() {
+                if prec(top) >= prec(op) {
+                    reduce_top(&mut out, &mut stack);
+                } else {
+                    break;
+                }
+            }
+            stack.push((op, s));
+            out.push(rhs);
+        }
+        while !stack.is_empty() {
+            reduce_top(&mut out, &mut stack);
+        }
+        out.pop().unwrap_or_else(bad)
+    }
+
+    /// `unary (bin_op unary)*` with precedence climbing.
+    pub(super) fn expr(&mut self, p: Pair<Rule>) -> Expr {
+        self.chain(p, Rule::unary, Rule::bin_op, Self::unary)
+    }
+
+    /// `prefix_op* operand`.
+    fn unary(&mut self, p: Pair<Rule>) -> Expr {
+        self.prefixed(p, Rule::prefix_op, Self::operand)
+    }
+
+    /// `operand (operator operand)*`, the children of `p` of the rules
+    /// `operand_rule` (built by `build`) and `operator_rule`, with
+    /// precedence climbing.
+    pub(super) fn chain(
+        &mut self,
+        p: Pair<Rule>,
+        operand_rule: Rule,
+        operator_rule: Rule,
+        build: fn(&mut Self, Pair<Rule>) -> Expr,
+    ) -> Expr {
+        let mut operands = Vec::new();
+        let mut ops = Vec::new();
+        for q in p.into_inner() {
+            if q.as_rule() == operand_rule {
+                operands.push(build(self, q));
+            } else if q.as_rule() == operator_rule {
+                ops.push((bin_op_of(q.as_str()), span_of(&q)));
+            }
+        }
+        self.climb(operands, ops)
+    }
+
+    /// `prefix* operand`: the children of `p` of rule `prefix_rule` (`-` is
+    /// negation, anything else `not`) applied to the last other child
+    /// (built by `build`).
+    pub(super) fn prefixed(
+        &mut self,
+        p: Pair<Rule>,
+        prefix_rule: Rule,
+        build: fn(&mut Self, Pair<Rule>) -> Expr,
+    ) -> Expr {
+        let mut prefixes = Vec::new();
+        let mut operand = bad();
+        for q in p.into_inner() {
+            if q.as_rule() == prefix_rule {
+                let op = if q.as_str().starts_with('-') {
+                    UnOp::Neg
+                } else {
+                    UnOp::Not
+                };
+                prefixes.push((op, span_of(&q)));
+            } else {
+                operand = build(self, q);
+            }
+        }
+        apply_prefix(prefixes, operand)
+    }
+
+    pub(super) fn afun(&mut self, p: Pair<Rule>) -> AffineFn {
+        let span = span_of(&p);
+        let mut params = Vec::new();
+        let mut exprs = Vec::new();
+        for q in p.into_inner() {
+            match q.as_rule() {
+                Rule::ident_list => params = self.ident_list(q),
+                Rule::aexpr_list => exprs = self.aexpr_list(q),
+                _ => {}
+            }
+        }
+        AffineFn {
+            params,
+            exprs,
+            span,
+        }
+    }
+
+    /// The `expr` children of `p`.
+    fn expr_list(&mut self, p: Pair<Rule>) -> Vec<Expr> {
+        self.list(p, Rule::expr, Self::expr)
+    }
+
+    /// The children of `p` of rule `item_rule`, built by `build`.
+    pub(super) fn list(
+        &mut self,
+        p: Pair<Rule>,
+        item_rule: Rule,
+        build: fn(&mut Self, Pair<Rule>) -> Expr,
+    ) -> Vec<Expr> {
+        p.into_inner()
+            .filter(|q| q.as_rule() == item_rule)
+            .map(|q| build(self, q))
+            .collect()
+    }
+
+    /// `ident [ expr_list ]`, `ident ( expr_list )` or
+    /// `ident ( aexpr_list )`: the name and the (possibly empty) list.
+    pub(super) fn name_and_list(&mut self, p: Pair<Rule>, span: Span) -> (Ident, Vec<Expr>) {
+        let mut name = missing_ident(span);
+        let mut list = Vec::new();
+        for q in p.into_inner() {
+            match q.as_rule() {
+                Rule::ident => name = self.ident(q),
+                Rule::expr_list => list = self.expr_list(q),
+                Rule::aexpr_list => list = self.aexpr_list(q),
+                _ => {}
+            }
+        }
+        (name, list)
+    }
+
+    fn operand(&mut self, p: Pair<Rule>) -> Expr {
+        let span = span_of(&p);
+        let kind = match p.as_rule() {
+            Rule::expr => return self.expr(p),
+            Rule::restrict => {
+                let mut domain = None;
+                let mut body = bad();
+                for q in p.into_inner() {
+                    match q.as_rule() {
+                        Rule::brace_set => domain = Some(self.brace_set(q)),
+                        Rule::expr => body = self.expr(q),
+                        _ => {}
+                    }
+                }
+                let domain = domain.unwrap_or(Domain {
+                    kind: DomainKind::Set(Vec::new()),
+                    span,
+                });
+                ExprKind::Restrict {
+                    domain,
+                    body: Box::new(body),
+                }
+            }
+            Rule::if_expr => {
+                let mut es = self.expr_list(p);
+                let else_branch = es.pop().unwrap_or_else(bad);
+                let then_branch = es.pop().unwrap_or_else(bad);
+                let cond = es.pop().unwrap_or_else(bad);
+                ExprKind::If {
+                    cond: Box::new(cond),
+                    then_branch: Box::new(then_branch),
+                    else_branch: Box::new(else_branch),
+                }
+            }
+            Rule::dep => {
+                let mut func = None;
+                let mut body = bad();
+                for q in p.into_inner() {
+                    match q.as_rule() {
+                        Rule::afun => func = Some(self.afun(q)),
+                        _ => body = self.operand(q),
+                    }
+                }
+                let func = func.unwrap_or(AffineFn {
+                    params: Vec::new(),
+                    exprs: Vec::new(),
+                    span,
+                });
+                ExprKind::Dep {
+                    func,
+                    body: Box::new(body),
+                }
+            }
+            Rule::val_expr => match p.into_inner().find(|q| q.as_rule() == Rule::afun) {
+                Some(f) => ExprKind::Val(self.afun(f)),
+                None => return bad(),
+            },
+            Rule::reduce => {
+                let mut op = ReduceOp::Add;
+                let mut op_span = span;
+                let mut projection = Projection::Names(Vec::new());
+                let mut body = bad();
+                for q in p.into_inner() {
+                    match q.as_rule() {
+                        Rule::red_op => {
+                            op_span = span_of(&q);
+                            op = match q.as_str() {
+                                "*" | "prod" => ReduceOp::Mul,
+                                "max" => ReduceOp::Max,
+                                "min" => ReduceOp::Min,
+                                "and" | "&&" => ReduceOp::And,
+                                "or" | "||" => ReduceOp::Or,
+                                _ => ReduceOp::Add,
+                            };
+                        }
+                        Rule::projection => {
+                            if let Some(r) = q.into_inner().next() {
+                                projection = if r.as_rule() == Rule::afun {
+                                    Projection::Function(self.afun(r))
+                                } else {
+                                    Projection::Names(self.idents_in(r))
+                                };
+                            }
+                        }
+                        Rule::expr => body = self.expr(q),
+                        _ => {}
+                    }
+                }
+                ExprKind::Reduce {
+                    op,
+                    op_span,
+                    projection,
+                    body: Box::new(body),
+                }
+            }
+            Rule::case_expr => ExprKind::Case(self.expr_list(p)),
+            Rule::categorical => {
+                let mut indices = Vec::new();
+                let mut body = bad();
+                for q in p.into_inner() {
+                    match q.as_rule() {
+                        Rule::index_list => indices = self.idents_in(q),
+                        Rule::expr => body = self.expr(q),
+                        _ => {}
+                    }
+                }
+                ExprKind::Categorical {
+                    indices,
+                    body: Box::new(body),
+                }
+            }
+            Rule::bool_lit => ExprKind::Bool(p.as_str() == "true"),
+            Rule::number => match p.into_inner().next() {
+                Some(q) if q.as_rule() == Rule::float_lit => match q.as_str().parse::<f64>() {
+                    Ok(v) if v.is_finite() => ExprKind::Float(v),
+                    _ => {
+                        self.errors.push(Diagnostic::error(
+                            "floating-point literal out of range",
+                            span_of(&q),
+                        ));
+                        return bad();
+                    }
+                },
+                Some(q) if q.as_rule() == Rule::juxt => return self.juxt(q),
+                Some(q) => ExprKind::Int(self.int(&q)),
+                None => return bad(),
+            },
+            Rule::access => {
+                let (var, indices) = self.name_and_list(p, span);
+                ExprKind::Access { var, indices }
+            }
+            Rule::call => {
+                let (func, args) = self.name_and_list(p, span);
+                ExprKind::Call { func, args }
+            }
+            Rule::name => ExprKind::Name(p.as_str().to_string()),
+            Rule::unsup_auto => {
+                self.unsupported("`auto` restriction", &p, 4);
+                return bad();
+            }
+            Rule::unsup_val_fuzzy => {
+                self.unsupported("fuzzy function `[[ ]]`", &p, 3);
+                return bad();
+            }
+            Rule::unsup_fuzzy_access => {
+                self.unsupported("fuzzy function `[[ ]]`", &p, p.as_str().len());
+                return bad();
+            }
+            Rule::unsup_argreduce => {
+                self.unsupported("`argreduce`", &p, 9);
+                return bad();
+            }
+            Rule::unsup_conv => {
+                self.unsupported("`conv` expression", &p, 4);
+                return bad();
+            }
+            Rule::unsup_select => {
+                self.unsupported("`select` expression", &p, 6);
+                return bad();
+            }
+            _ => return bad(),
+        };
+        Expr { kind, span }
+    }
+}
+
+/// Depth of an expression tree (a leaf has depth 1), computed without
+/// recursion so that it is safe on any tree.
+pub(super) fn expr_depth(e: &Expr) -> usize {
+    let mut max = 0;
+    let mut stack: Vec<(&Expr, usize)> = vec![(e, 1)];
+    while let Some((e, d)) = stack.pop() {
+        max = max.max(d);
+        let children: Vec<&Expr> = match &e.kind {
+            ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Name(_)
+            | ExprKind::Val(_) => Vec::new(),
+            ExprKind::Access { indices: xs, .. }
+            | ExprKind::Call { args: xs, .. }
+            | ExprKind::Case(xs) => xs.iter().collect(),
+            ExprKind::Dep { body, .. }
+            | ExprKind::Restrict { body, .. }
+            | ExprKind::Reduce { body, .. }
+            | ExprKind::Categorical { body, .. } => vec![body],
+            ExprKind::Unary { operand, .. } => vec![operand],
+            ExprKind::Binary { lhs, rhs, .. } => vec![lhs, rhs],
+            ExprKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => vec![cond, then_branch, else_branch],
+        };
+        stack.extend(children.into_iter().map(|c| (c, d + 1)));
+    }
+    max
+}
+pub(super) fn bin_op_of(s: &str) -> BinOp {
+    match s {
+        "+" => BinOp::Add,
+        "-" => BinOp::Sub,
+        "*" => BinOp::Mul,
+        "/" => BinOp::Div,
+        "%" => BinOp::Mod,
+        "==" | "=" => BinOp::Eq,
+        "!=" => BinOp::Ne,
+        "<" => BinOp::Lt,
+        "<=" => BinOp::Le,
+        ">" => BinOp::Gt,
+        ">=" => BinOp::Ge,
+        "&&" | "and" => BinOp::And,
+        _ => BinOp::Or,
+    }
+}
+
+/// Binding strength: `or` < `and` < comparisons < `+ -` < `* / %`.
+fn prec(op: BinOp) -> u8 {
+    match op {
+        BinOp::Or => 1,
+        BinOp::And => 2,
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 3,
+        BinOp::Add | BinOp::Sub => 4,
+        BinOp::Mul | BinOp::Div | BinOp::Mod => 5,
+    }
+}
+
+/// Pops one operator and two operands, pushes the combined node.
+fn reduce_top(out: &mut Vec<Expr>, stack: &mut Vec<(BinOp, Span)>) {
+    let (Some((op, _)), Some(rhs), Some(lhs)) = (stack.pop(), out.pop(), out.pop()) else {
+        return;
+    };
+    let span = lhs.span.join(rhs.span);
+    out.push(Expr {
+        kind: ExprKind::Binary {
+            op,
+            lhs: Box::new(lhs),
+            rhs: Box::new(rhs),
+        },
+        span,
+    });
+}
+
+/// Applies prefix operators, innermost (rightmost) first.
+fn apply_prefix(prefixes: Vec<(UnOp, Span)>, operand: Expr) -> Expr {
+    prefixes.into_iter().rev().fold(operand, |e, (op, s)| {
+        let span = s.join(e.span);
+        Expr {
+            kind: ExprKind::Unary {
+                op,
+                operand: Box::new(e),
+            },
+            span,
+        }
+    })
+}

@@ -212,16 +212,22 @@ fn fm_range(s: &System, f: &[i64]) -> Option<(Option<Rat>, Option<Rat>)> {
                 _ => rest.push(r),
             }
         }
-        let mut seen: std::collections::HashMap<Vec<i128>, usize> = rest
-            .iter()
-            .enumerate()
-            .map(|(k, r): (usize, &(Vec<i128>, u64))| (r.0.clone(), k))
-            .collect();
+        // Rows are deduplicated on (row, history), never on the row alone:
+        // the same row can arise from different multiplier vectors (e.g.
+        // `eq` and `-eq` cancel, or two inequalities differ by a multiple
+        // of an equality), and Chernikov's rule is only valid for the
+        // history of the multiplier that generated the row. Merging two
+        // histories into one (even the shorter) can make a later
+        // combination of the extreme multiplier look too long, and the
+        // only row carrying a bound is then pruned.
+        let mut seen: std::collections::HashSet<(Vec<i128>, u64)> = rest.iter().cloned().collect();
         for p in &pos {
             for q in &negs {
                 let mask = p.1 | q.1;
-                // Chernikov: after eliminating v+1 variables, a useful row
-                // combines at most v+2 original rows.
+                // Chernikov: after eliminating v+1 variables, an extreme
+                // multiplier has at most v+2 nonzero entries (its support
+                // solves v+1 homogeneous linear equations); longer
+                // histories are nonnegative combinations of shorter ones.
                 if mask.count_ones() as usize > v + 2 {
                     continue;
                 }
@@ -233,18 +239,8 @@ fn fm_range(s: &System, f: &[i64]) -> Option<(Option<Rat>, Option<Rat>)> {
                 if g > 1 {
                     comb.iter_mut().for_each(|x| *x /= g);
                 }
-                match seen.get(&comb) {
-                    Some(&k) => {
-                        // Keep the shorter history (Chernikov's rule is
-                        // stated for the smallest one).
-                        if mask.count_ones() < rest[k].1.count_ones() {
-                            rest[k].1 = mask;
-                        }
-                    }
-                    None => {
-                        seen.insert(comb.clone(), rest.len());
-                        rest.push((comb, mask));
-                    }
+                if seen.insert((comb.clone(), mask)) {
+                    rest.push((comb, mask));
                 }
             }
         }
@@ -644,5 +640,66 @@ proptest! {
         prop_assert_eq!(rational_min(&t, &objs[0]).unwrap(), rational_min(&big, &bobjs[0]).unwrap());
         prop_assert_eq!(implicit_equalities(&t).unwrap(), implicit_equalities(&big).unwrap());
         prop_assert_eq!(redundant_ineqs(&t).unwrap(), redundant_ineqs(&big).unwrap());
+    }
+}
+
+/// Regression (shrunk failure of `redundancy_keeps_the_polyhedron`): the
+/// same checks as the property, on its exact input. The solver was right;
+/// the oracle `fm_range` was wrong on `s` (it returned an unbounded
+/// minimum). By hand, with `z = 3x + y + 6` from the equality, the rows
+/// become `8x + y + 25 >= 0`, `y + 1 >= 0` (rows 1 and 3 are equal),
+/// `7 <= 2x + y <= 8`, so `x ∈ [-11/2, 9/2]`, the objective is
+/// `-3x - 12 ∈ [-51/2, 9/2]`, and exactly row 1 is redundant (the
+/// duplicate kept last). The lower bound's Farkas certificate uses the
+/// equality once, and the simple elimination used to merge it with
+/// another history of the same row and prune it by Chernikov's rule.
+#[test]
+fn redundancy_regression_3_vars_one_eq() {
+    let s = sys(
+        3,
+        &[&[3, 1, -1, 6]],
+        &[
+            &[-1, -2, 3, 7],
+            &[3, 2, -1, 7],
+            &[2, 1, 0, -7],
+            &[-3, 0, 1, -5],
+            &[-2, -1, 0, 8],
+        ],
+    );
+    let objs = [vec![0, 0, 0, 0], vec![3, 2, -2, 0], vec![0, 0, 0, 0]];
+    let half = |v: i64| BigRational::new(BigInt::from(v), BigInt::from(2));
+    assert_eq!(
+        fm_range(&s, &objs[1]),
+        Some((Some(half(-51)), Some(half(9))))
+    );
+    assert_eq!(
+        rational_min(&s, &objs[1]).unwrap(),
+        Optimum::Value(half(-51))
+    );
+    assert_eq!(rational_max(&s, &objs[1]).unwrap(), Optimum::Value(half(9)));
+    let red = redundant_ineqs(&s).unwrap();
+    assert_eq!(red, vec![1]);
+    let mut kept = s.clone();
+    kept.ineqs = s
+        .ineqs
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !red.contains(k))
+        .map(|(_, r)| r.clone())
+        .collect();
+    assert_eq!(brute(&with_box(&s, 4), 4), brute(&with_box(&kept, 4), 4));
+    for o in &objs {
+        assert_eq!(fm_range(&s, o), fm_range(&kept, o));
+    }
+    for (k, row) in kept.ineqs.iter().enumerate() {
+        let mut others = kept.clone();
+        others.ineqs.remove(k);
+        let r = fm_range(&others, row);
+        let implied = match &r {
+            None => true,
+            Some((Some(l), _)) => *l >= rat(0),
+            _ => false,
+        };
+        assert!(!implied, "kept row {k} is implied");
     }
 }

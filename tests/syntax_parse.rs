@@ -1,4 +1,4 @@
-//! Parser tests: every example parses; each construct of LANGUAGE.md
+//! Parser tests: every example parses; each construct of docs/language.md
 //! sections 1–5 parses to the expected AST shape (checked through a fully
 //! parenthesised rendering); section 6 constructs are rejected with
 //! `unsupported: ...` at the right line:col; syntax errors are readable.

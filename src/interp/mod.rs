@@ -3,7 +3,7 @@
 //! the oracle every transformation and the JIT are tested against, so it
 //! favours obvious correctness over speed.
 //!
-//! Semantics (see `LANGUAGE.md`):
+//! Semantics (see `docs/language.md`):
 //! - The value of `X[p]` is the value of `X`'s equation at `p`, computed on
 //!   first demand and memoized per element. An element demanded while it
 //!   is being computed is a dependence cycle, reported with the elements

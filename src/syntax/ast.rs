@@ -122,7 +122,7 @@ pub struct Domain {
 #[derive(Debug, Clone, PartialEq)]
 pub enum DomainKind {
     /// `{ P1 ; P2 ; ... }`: the union of the pieces. An empty list is `{}`,
-    /// which LANGUAGE.md defines as the scalar (zero-dimensional universe).
+    /// which docs/language.md defines as the scalar (zero-dimensional universe).
     Set(Vec<BasicSet>),
     /// `[E1, ..., En]`: `{ [i1..in] : 0 <= i1 < E1 and ... }`. `[]` is a scalar.
     Array(Vec<Expr>),

@@ -11,7 +11,7 @@
 //! [`crate::ir::check_domains`], run on the lowered program when everything
 //! else is correct.
 //!
-//! Choices where Alpha or LANGUAGE.md leave room (documented for users):
+//! Choices where Alpha or docs/language.md leave room (documented for users):
 //! - `if c then a else b` is strict for the domain checks: reads in both
 //!   branches must be inside their variables' domains (use `case` to guard
 //!   a read by a domain).

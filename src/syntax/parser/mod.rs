@@ -1,6 +1,6 @@
 //! Text → AST: runs the pest grammar (`grammar/alpha.pest`) and builds the
 //! [`ast`](super::ast) from its pairs, resolving operator precedence by
-//! precedence climbing and rejecting the constructs of LANGUAGE.md section 6
+//! precedence climbing and rejecting the constructs of docs/language.md section 6
 //! with `unsupported: <construct>` diagnostics.
 //!
 //! Owns: syntax errors and their wording. Must not know about names,
@@ -117,7 +117,7 @@ impl Builder {
         self.errors.push(
             Diagnostic::error(format!("unsupported: {what}"), Span::new(s.start, end))
                 .with_label("not in the supported subset of Alpha")
-                .with_note("see LANGUAGE.md, section 6"),
+                .with_note("see docs/language.md, section 6"),
         );
     }
 

@@ -79,12 +79,14 @@ fn var(name: &str, kind: VarKind, ty: ElemType, domain: Domain) -> Variable {
     }
 }
 fn equation(var: VarId, indices: &[&str], expr: Expr) -> Equation {
-    Equation {
+    let mut eq = Equation {
         var,
         indices: indices.iter().map(|s| s.to_string()).collect(),
         expr,
         span: sp(),
-    }
+    };
+    eq.number_reductions();
+    eq
 }
 /// A one-system program with parameter `N` and context `N >= 1`.
 fn program_n(vars: Vec<Variable>, equations: Vec<Equation>) -> Program {
@@ -112,6 +114,8 @@ fn reduce(
 ) -> Expr {
     ex(
         ExprKind::Reduce(Box::new(Reduction {
+            // Numbered by `equation`.
+            id: ReductionId { var: 0, ordinal: 0 },
             op,
             dims: dims.iter().map(|s| s.to_string()).collect(),
             proj,

@@ -32,13 +32,14 @@
 //! generation or the SDR transformation itself.
 
 use crate::ir::{
-    self, AffConstraint, AffExpr, ConstraintKind, Domain, Expr, ExprKind, Program, VarId,
+    self, AffConstraint, AffExpr, ConstraintKind, Domain, Expr, ExprKind, Program, StmtId, VarId,
 };
 use crate::poly::solver::{self, System};
 use crate::poly::{project, PolyError};
 use crate::schedule::{self, Model, Schedule, ScheduleError, Scheduler};
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
+use std::collections::HashMap;
 use thiserror::Error;
 
 /// Errors of dependence analysis and program scheduling.
@@ -72,10 +73,26 @@ pub enum StmtKind {
     Complete,
 }
 
+/// The identity of a polyhedral statement: what it computes in the IR
+/// (`id`), where (`parent`: the index in `SystemDeps::stmts` of the
+/// statement whose evaluation contains the reduction, `None` for an
+/// equation statement; a reduction is walked once per enclosing
+/// statement) and which convex piece (`piece`: of the variable's domain
+/// for an equation, of the evaluation context for a completion, of the
+/// body domain for an accumulation). Unique among a system's statements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StmtKey {
+    pub id: StmtId,
+    pub parent: Option<usize>,
+    pub piece: usize,
+}
+
 /// A polyhedral statement of the augmented program.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PolyStmt {
     pub name: String,
+    /// The statement's identity (see [`StmtKey`]).
+    pub key: StmtKey,
     pub kind: StmtKind,
     /// The variable whose equation this statement belongs to.
     pub var: VarId,
@@ -114,6 +131,18 @@ fn affine_index(e: &Expr, n: usize, n_par: usize) -> Option<AffExpr> {
         ExprKind::IntConst(v) => Some(AffExpr::constant(n, n_par, *v)),
         _ => None,
     }
+}
+
+/// The index of every statement by its key; `None` when two statements
+/// share a key (a bug of the construction).
+pub fn index_by_key(stmts: &[PolyStmt]) -> Option<HashMap<StmtKey, usize>> {
+    let mut out = HashMap::with_capacity(stmts.len());
+    for (k, st) in stmts.iter().enumerate() {
+        if out.insert(st.key, k).is_some() {
+            return None;
+        }
+    }
+    Some(out)
 }
 
 /// Statements, accesses, dependences and the statement graph of a system.
@@ -226,7 +255,7 @@ impl Builder<'_> {
     fn add_stmt(
         &mut self,
         name: String,
-        kind: StmtKind,
+        key: StmtKey,
         var: VarId,
         dims: Vec<String>,
         piece: &[AffConstraint],
@@ -244,8 +273,14 @@ impl Builder<'_> {
         };
         ce.into_iter().for_each(|r| dom.add_eq(embed(r)));
         ci.into_iter().for_each(|r| dom.add_ineq(embed(r)));
+        let kind = match key.id {
+            StmtId::Equation(_) => StmtKind::Equation,
+            StmtId::Accumulate(_) => StmtKind::Accumulate,
+            StmtId::Complete(_) => StmtKind::Complete,
+        };
         self.stmts.push(PolyStmt {
             name,
+            key,
             kind,
             var,
             dims,
@@ -435,7 +470,12 @@ impl Builder<'_> {
                 } else {
                     format!("{vname}_red{k}")
                 };
-                let c = self.add_stmt(name, StmtKind::Complete, var, dims.clone(), piece);
+                let key = StmtKey {
+                    id: StmtId::Complete(r.id),
+                    parent: Some(ctx.stmt),
+                    piece: pi,
+                };
+                let c = self.add_stmt(name, key, var, dims.clone(), piece);
                 // The enclosing statement reads the completed value: identity.
                 let ident: Vec<Option<AffExpr>> = (0..ctx.n_stmt)
                     .map(|j| Some(AffExpr::index(ctx.n_stmt, self.n_par, j)))
@@ -452,7 +492,12 @@ impl Builder<'_> {
             } else {
                 format!("{vname}_acc{k}")
             };
-            let acc = self.add_stmt(name, StmtKind::Accumulate, var, r.dims.clone(), bpiece);
+            let key = StmtKey {
+                id: StmtId::Accumulate(r.id),
+                parent: Some(ctx.stmt),
+                piece: bi,
+            };
+            let acc = self.add_stmt(name, key, var, r.dims.clone(), bpiece);
             // Acc[y] -> Comp[proj(y)].
             for &c in &comps {
                 // Piece over (y, x, p) with x = proj(y).
@@ -546,7 +591,12 @@ pub fn analyze_system(program: &Program, index: usize) -> Result<SystemDeps, Dep
             } else {
                 v.name.clone()
             };
-            let s = b.add_stmt(name, StmtKind::Equation, eq.var, eq.indices.clone(), piece);
+            let key = StmtKey {
+                id: StmtId::Equation(eq.var),
+                parent: None,
+                piece: pi,
+            };
+            let s = b.add_stmt(name, key, eq.var, eq.indices.clone(), piece);
             b.writers[eq.var].push(s);
             let ident = (0..eq.indices.len())
                 .map(|j| Some(AffExpr::index(eq.indices.len(), n_par, j)))
@@ -762,4 +812,122 @@ impl ProgramSchedule {
 /// text of [`ProgramSchedule::to_text`].
 pub fn schedule_text(program: &Program, scheduler: Scheduler) -> Result<String, DepsError> {
     Ok(schedule_program(program, scheduler)?.to_text())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::SourceFile;
+    use crate::ir::{ReductionId, StmtId};
+    use std::collections::HashSet;
+
+    fn lower(text: &str) -> Program {
+        let src = SourceFile::new("t.alpha", text);
+        let ast = crate::syntax::parse(&src).expect("parses");
+        crate::ir::lower::lower(&ast, &src).expect("lowers")
+    }
+
+    /// Every kind of multiplicity: a variable domain of two pieces (its
+    /// reduction is walked once per piece), a reduction in a case branch
+    /// over a union (two completions), a nested reduction (walked once per
+    /// piece of its parent's body domain) and a body domain of two pieces.
+    const PROGRAM: &str = "affine s [N] -> { : N > 5 } inputs A : [N]\n\
+         outputs E : { [i] : 0 <= i < 2 or N - 2 <= i < N }; C : [N]; B : [N]\n\
+         let E[i] = A[i] + reduce(+, [k], {: 0 <= k <= i} : A[k]);\n\
+             C[i] = case { {: i == 1} : A[i];\n\
+                           {: i != 1} : A[i] * reduce(max, [k], {: 0 <= k <= i} : A[k]\n\
+                               + reduce(+, [l], {: 0 <= l <= k} : A[l])); };\n\
+             B[i] = reduce(+, [k], {: k == 0 or 2 <= k <= i} : A[k] * reduce(+, [l], {: 0 <= l <= k} : A[l])); .";
+
+    #[test]
+    fn statement_keys_are_unique_and_name_their_reductions() {
+        let p = lower(PROGRAM);
+        let sys = &p.systems[0];
+        let d = analyze_system(&p, 0).expect("analysis");
+        let index = index_by_key(&d.stmts).expect("unique keys");
+        assert_eq!(index.len(), d.stmts.len());
+        let reds: HashMap<ReductionId, &ir::Reduction> =
+            sys.reductions().into_iter().map(|r| (r.id, r)).collect();
+        assert_eq!(reds.len(), sys.reductions().len(), "reduction ids unique");
+        let mut accumulated = HashSet::new();
+        for (k, st) in d.stmts.iter().enumerate() {
+            assert_eq!(index[&st.key], k);
+            let (rid, kind) = match st.key.id {
+                StmtId::Equation(v) => {
+                    assert_eq!(
+                        (st.kind, st.var, st.key.parent),
+                        (StmtKind::Equation, v, None)
+                    );
+                    assert!(st.key.piece < sys.vars[v].domain.pieces.len());
+                    assert_eq!(Some(&st.dims), sys.equation_of(v).map(|e| &e.indices));
+                    continue;
+                }
+                StmtId::Accumulate(r) => (r, StmtKind::Accumulate),
+                StmtId::Complete(r) => (r, StmtKind::Complete),
+            };
+            assert_eq!((st.kind, st.var), (kind, rid.var), "{}", st.name);
+            let r = reds[&rid];
+            let parent = st.key.parent.expect("a reduction statement has a parent");
+            assert!(parent < k);
+            assert_eq!(d.stmts[parent].var, rid.var);
+            if kind == StmtKind::Accumulate {
+                accumulated.insert(rid);
+                assert_eq!(st.dims, r.dims, "{}", st.name);
+                assert!(st.key.piece < r.body_domain.pieces.len());
+                // The key's piece is the body domain's piece: same points.
+                let (eqs, ineqs) = piece_rows(&r.body_domain.pieces[st.key.piece], r.dims.len(), 1);
+                let mut dom = System::new(r.dims.len() + 1);
+                eqs.into_iter().for_each(|r| dom.add_eq(r));
+                ineqs.into_iter().for_each(|r| dom.add_ineq(r));
+                assert_eq!(
+                    (&dom.eqs, &dom.ineqs),
+                    (
+                        &st.domain.eqs[..dom.eqs.len()].to_vec(),
+                        &st.domain.ineqs[..dom.ineqs.len()].to_vec()
+                    ),
+                    "{}",
+                    st.name
+                );
+            } else {
+                assert_eq!(st.dims, d.stmts[parent].dims);
+            }
+        }
+        assert_eq!(accumulated.len(), reds.len(), "every reduction accumulates");
+        let count = |f: &dyn Fn(&PolyStmt) -> bool| d.stmts.iter().filter(|s| f(s)).count();
+        let id = |var, ordinal| ReductionId { var, ordinal };
+        let (e, c, b) = (1, 2, 3);
+        // E has two domain pieces: two equation statements, each the parent
+        // of an accumulation (and of a completion) of E's reduction.
+        assert_eq!(count(&|s| s.key.id == StmtId::Equation(e)), 2);
+        assert_eq!(count(&|s| s.key.id == StmtId::Accumulate(id(e, 0))), 2);
+        assert_eq!(count(&|s| s.key.id == StmtId::Complete(id(e, 0))), 2);
+        // C's max is completed over `i != 1`: two context pieces.
+        assert_eq!(
+            count(&|s| s.key.id == StmtId::Complete(id(c, 0)) && s.key.piece == 1),
+            1
+        );
+        // B's body domain has two pieces, each the parent of the nested sum.
+        let outer = reds[&id(b, 0)].body_domain.pieces.len();
+        assert_eq!(outer, 2);
+        assert_eq!(count(&|s| s.key.id == StmtId::Accumulate(id(b, 0))), outer);
+        assert_eq!(count(&|s| s.key.id == StmtId::Accumulate(id(b, 1))), outer);
+        let parents: HashSet<Option<usize>> = d
+            .stmts
+            .iter()
+            .filter(|s| s.key.id == StmtId::Accumulate(id(b, 1)))
+            .map(|s| s.key.parent)
+            .collect();
+        assert_eq!(parents.len(), outer);
+    }
+
+    #[test]
+    fn normalized_programs_keep_unique_keys() {
+        let p = crate::sdr::normalize::normalize(&lower(PROGRAM)).expect("normalizes");
+        let sys = &p.systems[0];
+        let mut renumbered = sys.clone();
+        renumbered.number_reductions();
+        assert_eq!(&renumbered, sys, "normalize numbers its reductions");
+        let d = analyze_system(&p, 0).expect("analysis");
+        assert!(index_by_key(&d.stmts).is_some());
+    }
 }

@@ -10,8 +10,8 @@ use super::{element_name, InterpError, Options};
 use crate::diag::Span;
 use crate::ir::poly_bridge::{multi_aff_anon, to_set_anon};
 use crate::ir::{
-    BinOp, Builtin, Categorical, Distribution, ElemType, Expr, ExprKind, Program, ReduceOp,
-    Reduction, System, UnOp, VarId, VarKind,
+    BinOp, Builtin, CallSite, Categorical, Distribution, ElemType, Expr, ExprKind, Program,
+    ReduceOp, Reduction, ReductionId, System, UnOp, VarId, VarKind,
 };
 use crate::poly::scan::{self, PointScanner};
 use crate::runtime::rng::Stream;
@@ -35,6 +35,14 @@ struct Memo {
     state: Vec<State>,
 }
 
+/// What a cached point scanner belongs to: a reduction (its body domain
+/// projected on the outer space) or a categorical draw (its domain).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum ScanKey {
+    Reduce(ReductionId),
+    Categorical(CallSite),
+}
+
 pub(super) struct Evaluator<'a> {
     prog: &'a Program,
     sys: &'a System,
@@ -47,9 +55,8 @@ pub(super) struct Evaluator<'a> {
     eq_of: Vec<Option<usize>>,
     /// Elements being computed, outermost first.
     stack: Vec<(VarId, Vec<i64>)>,
-    /// Scanners of reductions and categoricals, by expression address
-    /// (the program is borrowed for the whole run, so addresses are stable).
-    scanners: HashMap<usize, Rc<PointScanner>>,
+    /// Scanners of reductions and categoricals, by their ids.
+    scanners: HashMap<ScanKey, Rc<PointScanner>>,
     /// Address of a local at the start of the evaluation thread.
     stack_base: usize,
     /// Stack bytes that may be used before evaluation stops.
@@ -467,9 +474,12 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// The scanner cached for the expression `e`.
-    fn scanner(&mut self, e: &Expr, make: impl FnOnce() -> R<PointScanner>) -> R<Rc<PointScanner>> {
-        let key = e as *const Expr as usize;
+    /// The scanner cached for the reduction or categorical `key`.
+    fn scanner(
+        &mut self,
+        key: ScanKey,
+        make: impl FnOnce() -> R<PointScanner>,
+    ) -> R<Rc<PointScanner>> {
         if let Some(s) = self.scanners.get(&key) {
             return Ok(s.clone());
         }
@@ -486,7 +496,7 @@ impl<'a> Evaluator<'a> {
             .map(|(v, _)| self.sys.vars[*v].name.clone())
             .unwrap_or_default();
         let params = self.params;
-        let s = self.scanner(e, || {
+        let s = self.scanner(ScanKey::Reduce(r.id), || {
             let set = to_set_anon(&r.body_domain, params.len())
                 .map_err(|e| RuntimeError::poly(&name, e))?;
             let proj = multi_aff_anon(&r.proj, r.body_domain.n_dims(), set.space().n_params())
@@ -554,7 +564,7 @@ impl<'a> Evaluator<'a> {
                 c.domain.n_dims()
             )));
         }
-        let s = self.scanner(e, || {
+        let s = self.scanner(ScanKey::Categorical(c.site), || {
             let set =
                 to_set_anon(&c.domain, params.len()).map_err(|e| RuntimeError::poly(&name, e))?;
             Ok(PointScanner::new(&set, n, params).map_err(|e| RuntimeError::scan(&name, e))?)

@@ -31,6 +31,10 @@
 //!    domains of the affine reads of the body (and of nested restrictions
 //!    and case pieces' union), canonicalized.
 //! 5. Stochastic call sites are numbered in pre-order within each equation.
+//! 6. Reductions are numbered in pre-order within each equation
+//!    ([`ReductionId`], `System::number_reductions`); `deps`, `codegen` and
+//!    `interp` identify reductions (and the statements made of them,
+//!    [`StmtId`]) by these ids, never by position or address.
 //!
 //! Must not know about: parsing details (pest), schedules, code generation.
 

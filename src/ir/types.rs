@@ -193,6 +193,53 @@ impl System {
     }
 }
 
+impl Expr {
+    /// Numbers the reductions of `self` (the right-hand side of the
+    /// equation of `var`) in pre-order: `ReductionId { var, ordinal }`
+    /// with ordinals from 0.
+    pub fn number_reductions(&mut self, var: VarId) {
+        fn go(e: &mut Expr, var: VarId, next: &mut u32) {
+            if let ExprKind::Reduce(r) = &mut e.kind {
+                r.id = ReductionId {
+                    var,
+                    ordinal: *next,
+                };
+                *next = next.saturating_add(1);
+            }
+            e.for_each_child_mut(&mut |c| go(c, var, next));
+        }
+        let mut next = 0;
+        go(self, var, &mut next);
+    }
+}
+
+impl Equation {
+    /// [`Expr::number_reductions`] of the right-hand side.
+    pub fn number_reductions(&mut self) {
+        self.expr.number_reductions(self.var);
+    }
+}
+
+impl System {
+    /// Renumbers the reductions of every equation (pre-order within each
+    /// equation, see [`ReductionId`]). Called by lowering and by every pass
+    /// that creates, moves or rebuilds reductions.
+    pub fn number_reductions(&mut self) {
+        self.equations
+            .iter_mut()
+            .for_each(Equation::number_reductions);
+    }
+
+    /// The reductions of every equation, in equation order and pre-order
+    /// within an equation.
+    pub fn reductions(&self) -> Vec<&Reduction> {
+        self.equations
+            .iter()
+            .flat_map(|eq| eq.expr.reductions())
+            .collect()
+    }
+}
+
 /// An external function declaration `external foo(2)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct External {
@@ -268,6 +315,30 @@ pub struct CallSite {
     pub ordinal: u32,
 }
 
+/// The identity of a reduction: the variable whose equation contains it
+/// and its position (pre-order ordinal among the reductions of that
+/// equation), like [`CallSite`] for stochastic calls. Assigned by
+/// [`System::number_reductions`] (lowering and every pass that builds
+/// reductions), so it depends only on the program's structure: the
+/// printer → parser → lowering round trip gives back the same ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ReductionId {
+    pub var: VarId,
+    pub ordinal: u32,
+}
+
+/// The identity of a statement of the augmented program (`deps`): the
+/// equation of a variable, or the accumulation or the completion of a
+/// reduction. One IR construct may give several polyhedral statements
+/// (one per convex piece, and one per enclosing statement); `deps` adds
+/// that to the id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StmtId {
+    Equation(VarId),
+    Accumulate(ReductionId),
+    Complete(ReductionId),
+}
+
 /// Expression forms. Index spaces: every form is evaluated at a point of
 /// the index space of its context (see the module comment).
 #[derive(Debug, Clone, PartialEq)]
@@ -320,6 +391,8 @@ pub enum ExprKind {
 /// The parts of a reduction (see [`ExprKind::Reduce`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reduction {
+    /// The reduction's identity (see [`ReductionId`]).
+    pub id: ReductionId,
     pub op: ReduceOp,
     /// Names of the body space's dimensions.
     pub dims: Vec<String>,
@@ -384,6 +457,22 @@ impl Expr {
     /// Calls `f` on every direct sub-expression, mutably, in source order.
     pub fn for_each_child_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
         visit_children!(self, f, mut)
+    }
+}
+
+impl Expr {
+    /// The reductions of `self`, nested ones included, in pre-order.
+    pub fn reductions(&self) -> Vec<&Reduction> {
+        fn go<'a>(e: &'a Expr, out: &mut Vec<&'a Reduction>) {
+            if let ExprKind::Reduce(r) = &e.kind {
+                out.push(r);
+            }
+            let f = &mut |c: &'a Expr| go(c, out);
+            visit_children!(e, f);
+        }
+        let mut out = Vec::new();
+        go(self, &mut out);
+        out
     }
 }
 

@@ -11,7 +11,8 @@
 //!    disjoint).
 //!
 //! Stochastic call sites keep their identity (`CallSite` is data), so draws
-//! are unchanged by the move.
+//! are unchanged by the move. Reductions are renumbered
+//! (`System::number_reductions`): their ids name their new places.
 
 use super::SdrError;
 use crate::ir::poly_bridge::{canonical_domain, from_set, to_set};
@@ -168,6 +169,9 @@ fn normalize_system(s: &mut System) -> Result<Vec<(String, String)>, SdrError> {
     out.append(&mut n.new_eqs);
     let born = std::mem::take(&mut n.born);
     s.equations = out;
+    // Reductions moved into new equations or split into pieces get the
+    // ids of their new places.
+    s.number_reductions();
     Ok(born)
 }
 
@@ -242,6 +246,7 @@ impl Normalizer<'_> {
                     let one = crate::poly::Set::from_basic(piece.clone());
                     let d = canonical_domain(&from_set(&one, &r.dims), &params)?;
                     let reduction = Reduction {
+                        id: r.id,
                         op: r.op,
                         dims: r.dims.clone(),
                         proj: r.proj.clone(),

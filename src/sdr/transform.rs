@@ -96,6 +96,9 @@ pub fn simplify_with_origins(
             let expr = cx.process(s, job, 0)?;
             s.equations[e].expr = expr;
         }
+        // The reductions moved into new locals get the ids of their new
+        // places.
+        s.number_reductions();
         decisions.append(&mut cx.decisions);
         born_all.push(cx.born);
     }

@@ -60,7 +60,7 @@ pub(super) fn simplify(a: Affine) -> Affine {
 /// Expression translation at one statement instance.
 pub(super) struct ExprGen<'a> {
     pub(super) n_par: usize,
-    pub(super) acc_of: &'a HashMap<(usize, usize), usize>,
+    pub(super) acc_of: &'a HashMap<(usize, ReductionId), usize>,
     pub(super) stmt: usize,
     /// The function's loop variables (a categorical draw binds a new one).
     pub(super) loop_vars: RefCell<&'a mut Names>,
@@ -300,7 +300,7 @@ impl ExprGen<'_> {
             }
             ExprKind::Restrict(_, a) => self.expr(a, x, Some(e.ty))?,
             ExprKind::Reduce(r) => {
-                let key = (self.stmt, &**r as *const ir::Reduction as usize);
+                let key = (self.stmt, r.id);
                 let Some(&arr) = self.acc_of.get(&key) else {
                     return Err(ScanError::Internal("reduction without accumulator".into()));
                 };

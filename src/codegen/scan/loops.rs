@@ -46,7 +46,7 @@ impl Names {
 pub(super) struct Gen<'a> {
     pub(super) n_par: usize,
     pub(super) loop_vars: Names,
-    pub(super) acc_of: &'a HashMap<(usize, usize), usize>,
+    pub(super) acc_of: &'a HashMap<(usize, ReductionId), usize>,
     pub(super) sys: &'a ir::System,
     /// (statement, iterator) → the loop variable of its one-trip loop,
     /// while that loop encloses the code being generated.

@@ -35,12 +35,13 @@ pub(super) struct Matcher<'a> {
     pub(super) sys: &'a ir::System,
     pub(super) stmts: &'a [deps::PolyStmt],
     pub(super) n_par: usize,
-    pub(super) next: usize,
+    /// The index of every statement by its key (`deps::index_by_key`).
+    pub(super) index: HashMap<StmtKey, usize>,
     pub(super) actions: Vec<Option<Action<'a>>>,
     /// Extra constraints (over the statement's iterators and params).
     pub(super) extra: Vec<Vec<AffConstraint>>,
-    /// (enclosing statement, reduction node address) → accumulator array.
-    pub(super) acc_of: HashMap<(usize, usize), usize>,
+    /// (enclosing statement, reduction) → accumulator array.
+    pub(super) acc_of: HashMap<(usize, ReductionId), usize>,
     pub(super) arrays: Vec<loop_ast::Array>,
     pub(super) inits: Vec<AccArray>,
     pub(super) counter: usize,
@@ -96,20 +97,14 @@ pub(super) fn pull_back(
 }
 
 impl<'a> Matcher<'a> {
-    pub(super) fn take(&mut self, kind: StmtKind) -> R<usize> {
-        let k = self.next;
-        let st = self
-            .stmts
-            .get(k)
-            .ok_or_else(|| ScanError::Internal("fewer statements than the IR needs".into()))?;
-        if st.kind != kind {
-            return Err(ScanError::Internal(format!(
-                "statement {} is not of the expected kind",
-                st.name
-            )));
-        }
-        self.next += 1;
-        Ok(k)
+    /// The statement `id` (convex piece `piece`) inside the statement
+    /// `parent` (none for an equation statement).
+    pub(super) fn stmt(&self, id: StmtId, parent: Option<usize>, piece: usize) -> R<usize> {
+        let key = StmtKey { id, parent, piece };
+        self.index
+            .get(&key)
+            .copied()
+            .ok_or_else(|| ScanError::Internal(format!("no statement {key:?} in the schedule")))
     }
 
     pub(super) fn walk(
@@ -209,8 +204,8 @@ impl<'a> Matcher<'a> {
             }
             var
         } else {
-            for _ in pieces {
-                let c = self.take(StmtKind::Complete)?;
+            for pi in 0..pieces.len() {
+                let c = self.stmt(StmtId::Complete(r.id), Some(stmt), pi)?;
                 self.actions[c] = Some(Action::Nothing);
             }
             if pieces.len() == 1 {
@@ -233,8 +228,7 @@ impl<'a> Matcher<'a> {
                 op: r.op,
                 ty: e.ty,
             });
-            self.acc_of
-                .insert((stmt, r as *const ir::Reduction as usize), id);
+            self.acc_of.insert((stmt, r.id), id);
             id
         };
         // Pull back the completion statement's domain (and context piece).
@@ -263,8 +257,8 @@ impl<'a> Matcher<'a> {
             c.aff.idx.resize(st_dims, 0);
             restrict.push(pull_back(&c, &r.proj, nb, self.n_par)?);
         }
-        for _ in &r.body_domain.pieces {
-            let acc = self.take(StmtKind::Accumulate)?;
+        for bi in 0..r.body_domain.pieces.len() {
+            let acc = self.stmt(StmtId::Accumulate(r.id), Some(stmt), bi)?;
             self.actions[acc] = Some(Action::Accumulate {
                 array,
                 proj: r.proj.clone(),

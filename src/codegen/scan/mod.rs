@@ -4,9 +4,10 @@
 //! schedule order.
 //!
 //! Construction:
-//! 1. *Statements → IR.* The IR is walked in the order `deps` builds the
-//!    augmented program, so that every polyhedral statement is matched to
-//!    what it computes: an equation statement assigns `X[x] = rhs(x)`; an
+//! 1. *Statements → IR.* The IR is walked and every polyhedral statement
+//!    is looked up by its key (`deps::StmtKey`: the IR construct's
+//!    `ir::StmtId`, the enclosing statement and the convex piece), so that
+//!    it is matched to what it computes: an equation statement assigns `X[x] = rhs(x)`; an
 //!    accumulation statement performs `acc[proj(y)] op= body(y)`; a
 //!    completion statement does nothing (the reader loads the accumulator).
 //!    A reduction that is the whole right-hand side of `X` accumulates into
@@ -58,10 +59,10 @@
 //! is `crate::poly`'s (`poly::bounds`).
 
 use super::loop_ast::{self, Affine, Bound, Cast, Dim, Expr, Function, LoopVar, MathFn, Stmt, Sym};
-use crate::deps::{self, DepsError, StmtKind, SystemSchedule};
+use crate::deps::{self, DepsError, StmtKey, SystemSchedule};
 use crate::ir::{
     self, AffConstraint, AffExpr, BinOp, Builtin, ConstraintKind, Domain, ElemType, ExprKind,
-    ReduceOp, UnOp, VarId,
+    ReduceOp, ReductionId, StmtId, UnOp, VarId,
 };
 use crate::poly::bounds;
 use crate::poly::solver::{self, System};
@@ -140,11 +141,13 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
             domain: Some(v.domain.clone()),
         });
     }
+    let index = deps::index_by_key(stmts)
+        .ok_or_else(|| ScanError::Internal("two statements with the same key".into()))?;
     let mut m = Matcher {
         sys,
         stmts,
         n_par,
-        next: 0,
+        index,
         actions: vec![None; stmts.len()],
         extra: vec![Vec::new(); stmts.len()],
         acc_of: HashMap::new(),
@@ -156,8 +159,8 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
     let mut eq_stmts = Vec::new();
     for eq in &sys.equations {
         let mut mine = Vec::new();
-        for _ in &sys.vars[eq.var].domain.pieces {
-            mine.push(m.take(StmtKind::Equation)?);
+        for pi in 0..sys.vars[eq.var].domain.pieces.len() {
+            mine.push(m.stmt(StmtId::Equation(eq.var), None, pi)?);
         }
         eq_stmts.push((eq, mine));
     }
@@ -173,11 +176,6 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
             });
             m.walk(&eq.expr, s, &[Vec::new()], true)?;
         }
-    }
-    if m.next != stmts.len() {
-        return Err(ScanError::Internal(
-            "more statements than the IR accounts for".into(),
-        ));
     }
     let mut g = Gen {
         n_par,

@@ -90,6 +90,12 @@ impl SysCx<'_> {
         let ty = b.ty;
         Some(mk(
             ExprKind::Reduce(Box::new(Reduction {
+                // Numbered when the equation is complete
+                // (`Equation::number_reductions`).
+                id: ReductionId {
+                    var: self.cur_var,
+                    ordinal: 0,
+                },
                 op: rop,
                 dims: inner.real.clone(),
                 proj,

@@ -312,11 +312,13 @@ impl SysCx<'_> {
             );
             return None;
         }
-        Some(Equation {
+        let mut eq = Equation {
             var: v,
             indices,
             expr: rhs,
             span: eq.span,
-        })
+        };
+        eq.number_reductions();
+        Some(eq)
     }
 }

@@ -438,3 +438,38 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn reduction_ids_are_pre_order_per_equation_and_survive_the_round_trip() {
+    let text = "affine s [N] -> { : N > 3 } inputs A : [N]\n\
+         outputs B : [N]; C : [N]; D : {}\n\
+         let B[i] = reduce(+, [k], {: 0 <= k <= i} : A[k]);\n\
+             C[i] = reduce(max, [k], {: 0 <= k <= i} : A[k] * reduce(+, [l], {: 0 <= l <= k} : A[l]))\n\
+                  + reduce(+, [k], {: i <= k < N} : A[k]);\n\
+             D = reduce(+, [i], {: 0 <= i < N} : B[i] + C[i]); .";
+    let p1 = ok(text);
+    let ids = |p: &Program| -> Vec<ReductionId> {
+        p.systems[0].reductions().iter().map(|r| r.id).collect()
+    };
+    let id = |var, ordinal| ReductionId { var, ordinal };
+    // Variables: A = 0, B = 1, C = 2, D = 3; pre-order within C's equation
+    // (the outer max, its nested sum, then the second sum).
+    let want = vec![id(1, 0), id(2, 0), id(2, 1), id(2, 2), id(3, 0)];
+    assert_eq!(ids(&p1), want);
+    let ExprKind::Binary(_, a, b) = &p1.systems[0].equations[1].expr.kind else {
+        panic!("C is a sum")
+    };
+    assert_eq!(a.reductions()[0].op, ReduceOp::Max);
+    assert_eq!(a.reductions()[1].id, id(2, 1));
+    assert_eq!(b.reductions()[0].id, id(2, 2));
+    let printed = program_to_alpha(&p1);
+    let p2 = match lower_text(&printed) {
+        Ok(p) => p,
+        Err(es) => panic!("printed text rejected:\n{printed}\n{}", es.join("\n")),
+    };
+    assert_eq!(ids(&p2), want, "\n{printed}");
+    // Renumbering a numbered system changes nothing.
+    let mut s = p2.systems[0].clone();
+    s.number_reductions();
+    assert_eq!(s, p2.systems[0]);
+}

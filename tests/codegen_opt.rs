@@ -292,7 +292,7 @@ fn every_example_runs_the_same_with_and_without_the_pass() {
                                 .map(|(a, b)| a * b)
                                 .sum::<i64>();
                         match c.kind {
-                            alphac::ir::types::ConstraintKind::Ge => val < 0,
+                            alphac::ir::types::ConstraintKind::Ineq => val < 0,
                             alphac::ir::types::ConstraintKind::Eq => val != 0,
                         }
                     })

@@ -25,7 +25,7 @@ fn aff(idx: &[i64], par: &[i64], c: i64) -> AffExpr {
 fn ge(idx: &[i64], par: &[i64], c: i64) -> AffConstraint {
     AffConstraint {
         aff: aff(idx, par, c),
-        kind: ConstraintKind::Ge,
+        kind: ConstraintKind::Ineq,
     }
 }
 fn eq(idx: &[i64], par: &[i64], c: i64) -> AffConstraint {

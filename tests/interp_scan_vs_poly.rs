@@ -18,7 +18,7 @@ fn con(idx: Vec<i64>, p: i64, c: i64, is_eq: bool) -> AffConstraint {
         kind: if is_eq {
             ConstraintKind::Eq
         } else {
-            ConstraintKind::Ge
+            ConstraintKind::Ineq
         },
     }
 }

@@ -59,7 +59,7 @@ fn context(np: usize, cons: &[(&[i64], i64)]) -> Domain {
                         par,
                         constant: *k,
                     },
-                    kind: ConstraintKind::Ge,
+                    kind: ConstraintKind::Ineq,
                 }
             })
             .collect()],
@@ -638,7 +638,7 @@ fn indirect() -> Function {
             par,
             constant: k,
         },
-        kind: ConstraintKind::Ge,
+        kind: ConstraintKind::Ineq,
     };
     let mut t = array("T", ElemType::Float, vec![p(1), p(1)]);
     t.domain = Some(Domain {

@@ -193,7 +193,7 @@ fn piece_rows(
         r[n_idx + n_par] = c.aff.constant;
         match c.kind {
             ConstraintKind::Eq => eqs.push(r),
-            ConstraintKind::Ge => ineqs.push(r),
+            ConstraintKind::Ineq => ineqs.push(r),
         }
     }
     (eqs, ineqs)

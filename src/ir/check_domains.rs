@@ -436,7 +436,7 @@ mod tests {
             kind: if eq {
                 ConstraintKind::Eq
             } else {
-                ConstraintKind::Ge
+                ConstraintKind::Ineq
             },
         }
     }

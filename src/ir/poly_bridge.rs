@@ -41,7 +41,7 @@ pub fn to_set(d: &Domain, params: &[String]) -> PolyResult<Set> {
         for c in piece {
             let row = aff_row(&c.aff);
             match c.kind {
-                ConstraintKind::Ge => b.add_ineq(row)?,
+                ConstraintKind::Ineq => b.add_ineq(row)?,
                 ConstraintKind::Eq => b.add_eq(row)?,
             }
         }
@@ -71,7 +71,7 @@ pub fn to_set_anon(d: &Domain, n_params: usize) -> PolyResult<Set> {
             row.resize(np + d.dims.len(), 0);
             row.push(c.aff.constant);
             match c.kind {
-                ConstraintKind::Ge => b.add_ineq(row)?,
+                ConstraintKind::Ineq => b.add_ineq(row)?,
                 ConstraintKind::Eq => b.add_eq(row)?,
             }
         }
@@ -121,7 +121,7 @@ pub fn from_set(s: &Set, dims: &[String]) -> Domain {
                 .collect();
             cs.extend(b.ineqs().iter().map(|r| AffConstraint {
                 aff: row_aff(r, n_par),
-                kind: ConstraintKind::Ge,
+                kind: ConstraintKind::Ineq,
             }));
             cs
         })
@@ -149,7 +149,7 @@ mod tests {
     fn ge(idx: Vec<i64>, par: Vec<i64>, constant: i64) -> AffConstraint {
         AffConstraint {
             aff: AffExpr { idx, par, constant },
-            kind: ConstraintKind::Ge,
+            kind: ConstraintKind::Ineq,
         }
     }
 

@@ -150,7 +150,7 @@ pub fn constraint_to_alpha(c: &AffConstraint, dims: &[String], params: &[String]
         neg.constant = c.aff.constant.saturating_neg();
     }
     let op = match c.kind {
-        ConstraintKind::Ge => ">=",
+        ConstraintKind::Ineq => ">=",
         ConstraintKind::Eq => "=",
     };
     format!(
@@ -480,7 +480,7 @@ mod tests {
     fn ge(idx: Vec<i64>, par: Vec<i64>, constant: i64) -> AffConstraint {
         AffConstraint {
             aff: AffExpr { idx, par, constant },
-            kind: ConstraintKind::Ge,
+            kind: ConstraintKind::Ineq,
         }
     }
 

@@ -70,14 +70,9 @@ impl AffExpr {
     }
 }
 
-/// The relation of an affine constraint to zero.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ConstraintKind {
-    /// `aff >= 0`
-    Ge,
-    /// `aff == 0`
-    Eq,
-}
+/// The relation of an affine constraint to zero (`Ineq`: `aff >= 0`,
+/// `Eq`: `aff == 0`): the polyhedral library's own word.
+pub use crate::poly::ConstraintKind;
 
 /// An affine constraint `aff >= 0` or `aff == 0`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -114,7 +109,7 @@ impl Domain {
         self.pieces.iter().any(|piece| {
             piece.iter().all(|c| match c.aff.eval(point, params) {
                 Some(v) => match c.kind {
-                    ConstraintKind::Ge => v >= 0,
+                    ConstraintKind::Ineq => v >= 0,
                     ConstraintKind::Eq => v == 0,
                 },
                 None => false,

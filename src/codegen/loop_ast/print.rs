@@ -176,7 +176,7 @@ impl Printer<'_> {
             );
         }
         let rel = match c.kind {
-            ConstraintKind::Ge => ">=",
+            ConstraintKind::Ineq => ">=",
             ConstraintKind::Eq => "==",
         };
         format!("{s} {rel} 0")

@@ -43,7 +43,7 @@ impl Facts {
                 row[nv..nv + np].copy_from_slice(&c.aff.par);
                 row[nv + np] = c.aff.constant;
                 match c.kind {
-                    ConstraintKind::Ge => facts.rows.push(row),
+                    ConstraintKind::Ineq => facts.rows.push(row),
                     ConstraintKind::Eq => {
                         if let Some(neg) = neg_row(&row) {
                             facts.rows.push(row);

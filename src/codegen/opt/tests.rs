@@ -106,7 +106,7 @@ fn nest(lo: Bound, hi: Bound, cond: Expr) -> Function {
                     par: vec![1],
                     constant: -1,
                 },
-                kind: ConstraintKind::Ge,
+                kind: ConstraintKind::Ineq,
             }]],
         },
         arrays: vec![super::super::loop_ast::Array {

@@ -132,7 +132,7 @@ pub(super) fn domain_polys(d: &Domain, n_par: usize) -> Vec<System> {
                 let r = constraint_row(c, nd, n_par);
                 match c.kind {
                     ConstraintKind::Eq => p.eqs.push(r),
-                    ConstraintKind::Ge => p.ineqs.push(r),
+                    ConstraintKind::Ineq => p.ineqs.push(r),
                 }
             }
             p

@@ -113,14 +113,14 @@ impl ExprGen<'_> {
                 match (con.kind, a.signum()) {
                     (_, 0) => conds.push(Expr::bin(
                         match con.kind {
-                            ConstraintKind::Ge => loop_ast::BinOp::Ge,
+                            ConstraintKind::Ineq => loop_ast::BinOp::Ge,
                             ConstraintKind::Eq => loop_ast::BinOp::Eq,
                         },
                         Expr::Aff(r.clone()),
                         Expr::Int(0),
                     )),
-                    (ConstraintKind::Ge, 1) => lower.push((neg()?, a)),
-                    (ConstraintKind::Ge, _) => upper.push((r.clone(), ov(a.checked_neg())?)),
+                    (ConstraintKind::Ineq, 1) => lower.push((neg()?, a)),
+                    (ConstraintKind::Ineq, _) => upper.push((r.clone(), ov(a.checked_neg())?)),
                     (ConstraintKind::Eq, 1) => {
                         lower.push((neg()?, a));
                         upper.push((neg()?, a));
@@ -203,7 +203,7 @@ impl ExprGen<'_> {
                 let e = Expr::Aff(self.aff(&a, x)?);
                 cs.push(Expr::bin(
                     match c.kind {
-                        ConstraintKind::Ge => loop_ast::BinOp::Ge,
+                        ConstraintKind::Ineq => loop_ast::BinOp::Ge,
                         ConstraintKind::Eq => loop_ast::BinOp::Eq,
                     },
                     e,

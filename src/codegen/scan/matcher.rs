@@ -239,7 +239,7 @@ impl<'a> Matcher<'a> {
             .eqs
             .iter()
             .map(|r| (ConstraintKind::Eq, r))
-            .chain(comp.ineqs.iter().map(|r| (ConstraintKind::Ge, r)))
+            .chain(comp.ineqs.iter().map(|r| (ConstraintKind::Ineq, r)))
             .collect();
         for (kind, row) in rows {
             let c = AffConstraint {

@@ -228,7 +228,7 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
             let r = constraint_row(c, d, n_par);
             match c.kind {
                 ConstraintKind::Eq => dom.eqs.push(r),
-                ConstraintKind::Ge => dom.ineqs.push(r),
+                ConstraintKind::Ineq => dom.ineqs.push(r),
             }
         }
         ts.push(time_space(

@@ -431,7 +431,7 @@ impl SysCx<'_> {
                             // 0 <= x_k and x_k <= E - 1
                             piece.push(AffConstraint {
                                 aff: x.clone(),
-                                kind: ConstraintKind::Ge,
+                                kind: ConstraintKind::Ineq,
                             });
                             let w = aff_widen(&a, n);
                             match aff_add(&w, &x, -1)
@@ -439,7 +439,7 @@ impl SysCx<'_> {
                             {
                                 Some(aff) => piece.push(AffConstraint {
                                     aff,
-                                    kind: ConstraintKind::Ge,
+                                    kind: ConstraintKind::Ineq,
                                 }),
                                 None => ok = false,
                             }
@@ -506,7 +506,7 @@ pub(super) fn cmp_atom(op: ast::CmpOp, a: &AffExpr, b: &AffExpr) -> Option<Vec<A
     let one = AffExpr::constant(n, np, 1);
     let ge = |x: AffExpr| AffConstraint {
         aff: x,
-        kind: ConstraintKind::Ge,
+        kind: ConstraintKind::Ineq,
     };
     let b_minus_a = aff_add(b, a, -1)?;
     let a_minus_b = aff_add(a, b, -1)?;

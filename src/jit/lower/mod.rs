@@ -30,7 +30,7 @@ mod vector;
 use super::abi::{host_decls, status};
 use super::JitError;
 use crate::codegen::loop_ast::{Affine, ArrayId, Bound, Expr, Function, LoopVar, Sym};
-use crate::ir::types::ConstraintKind;
+use crate::poly::ConstraintKind;
 use crate::vocab::ElemType;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
@@ -463,7 +463,7 @@ impl Lower<'_, '_> {
                                 }
                             }
                             let cc = match c.kind {
-                                ConstraintKind::Ge => IntCC::SignedGreaterThanOrEqual,
+                                ConstraintKind::Ineq => IntCC::SignedGreaterThanOrEqual,
                                 ConstraintKind::Eq => IntCC::Equal,
                             };
                             let sat = self.b.ins().icmp_imm(cc, v, 0);

@@ -9,7 +9,7 @@
 use alphac::codegen::loop_ast::{
     Affine, Array, BinOp, Bound, Dim, Expr, Function, Local, LoopVar, Stmt,
 };
-use alphac::ir::types::{Domain, ElemType};
+use alphac::ir::types::{ElemType, Set, Space};
 use alphac::jit::{Buffer, JitFunction};
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 
@@ -42,7 +42,7 @@ fn matmul() -> Function {
     Function {
         name: "matmul".into(),
         params: vec!["N".into()],
-        context: Domain::universe(vec![]),
+        context: Set::universe(Space::set(&["N"], &[] as &[&str])),
         arrays: vec![
             arr("A", 2, Affine::param(0)),
             arr("B", 2, Affine::param(0)),
@@ -141,7 +141,7 @@ fn jacobi() -> Function {
     Function {
         name: "jacobi1d".into(),
         params: vec!["T".into(), "N".into()],
-        context: Domain::universe(vec![]),
+        context: Set::universe(Space::set(&["T", "N"], &[] as &[&str])),
         arrays: vec![arr("A", 1, Affine::param(1)), arr("B", 1, Affine::param(1))],
         externals: vec![],
         loop_vars: vec!["t".into(), "i".into()],

@@ -193,7 +193,7 @@ fn run_jit(
         }
         let a = &ins[&v.name];
         for p in jit_box_points(&boxes[id]) {
-            if !v.domain.contains(&p, params) {
+            if !v.domain.contains(params, &p) {
                 continue;
             }
             let (Some(off), Ok(src)) = (offset(&boxes[id], &p), a.offset(&p)) else {
@@ -216,7 +216,7 @@ fn run_jit(
         }
         let mut vals = Vec::new();
         for p in jit_box_points(&boxes[id]) {
-            if !v.domain.contains(&p, params) {
+            if !v.domain.contains(params, &p) {
                 continue;
             }
             let off = offset(&boxes[id], &p).expect("in box");

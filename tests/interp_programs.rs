@@ -4,6 +4,7 @@
 use alphac::diag::Span;
 use alphac::interp::{self, InterpError, Options};
 use alphac::ir::*;
+use alphac::poly::Constraint;
 use alphac::runtime::rng::Stream;
 use alphac::runtime::{Array, ArrayData, ArraySpec, RuntimeError, Scalar};
 use proptest::prelude::*;
@@ -15,37 +16,33 @@ use std::sync::Arc;
 fn sp() -> Span {
     Span::default()
 }
-fn aff(idx: &[i64], par: &[i64], c: i64) -> AffExpr {
-    AffExpr {
-        idx: idx.to_vec(),
-        par: par.to_vec(),
-        constant: c,
-    }
+/// The space of `n` indices (`i`, `j`) and the parameter `N`.
+fn space(n: usize) -> Space {
+    Space::set(&["N"], &["i", "j"][..n])
 }
-fn ge(idx: &[i64], par: &[i64], c: i64) -> AffConstraint {
-    AffConstraint {
-        aff: aff(idx, par, c),
-        kind: ConstraintKind::Ineq,
-    }
+/// `Σ idx[k]·x_k + Σ par[p]·p_p + c` over the space of `idx.len()` indices.
+fn aff(idx: &[i64], par: &[i64], c: i64) -> Aff {
+    Aff::from_parts(space(idx.len()), par, idx, c).unwrap()
 }
-fn eq(idx: &[i64], par: &[i64], c: i64) -> AffConstraint {
-    AffConstraint {
-        aff: aff(idx, par, c),
-        kind: ConstraintKind::Eq,
-    }
+/// The row `[par, idx, c]`.
+fn row(idx: &[i64], par: &[i64], c: i64) -> Vec<i64> {
+    aff(idx, par, c).row().to_vec()
 }
-fn dom(dims: &[&str], pieces: Vec<Vec<AffConstraint>>) -> Domain {
-    Domain {
-        dims: dims.iter().map(|s| s.to_string()).collect(),
-        pieces,
-    }
+fn ge(idx: &[i64], par: &[i64], c: i64) -> Constraint {
+    Constraint::ineq(row(idx, par, c))
+}
+fn eq(idx: &[i64], par: &[i64], c: i64) -> Constraint {
+    Constraint::eq(row(idx, par, c))
+}
+fn dom(dims: &[&str], pieces: Vec<Vec<Constraint>>) -> Set {
+    Set::from_constraints(Space::set(&["N"], dims), pieces).unwrap()
 }
 /// `{ [i] : 0 <= i < N }` with one parameter `N`.
-fn range_n() -> Domain {
+fn range_n() -> Set {
     dom(&["i"], vec![vec![ge(&[1], &[0], 0), ge(&[-1], &[1], -1)]])
 }
 /// `{ [i, j] : 0 <= i < N and 0 <= j < N }`.
-fn square_n() -> Domain {
+fn square_n() -> Set {
     dom(
         &["i", "j"],
         vec![vec![
@@ -63,13 +60,15 @@ fn ex(kind: ExprKind, ty: ElemType) -> Expr {
         span: sp(),
     }
 }
-fn read(var: VarId, access: Vec<AffExpr>, ty: ElemType) -> Expr {
+/// `var[access]` (at least one access function: its space is the read's).
+fn read(var: VarId, access: Vec<Aff>, ty: ElemType) -> Expr {
+    let access = MultiAff::from_affs(access[0].space().clone(), &access).unwrap();
     ex(ExprKind::Read { var, access }, ty)
 }
 fn bin(op: BinOp, a: Expr, b: Expr, ty: ElemType) -> Expr {
     ex(ExprKind::Binary(op, Box::new(a), Box::new(b)), ty)
 }
-fn var(name: &str, kind: VarKind, ty: ElemType, domain: Domain) -> Variable {
+fn var(name: &str, kind: VarKind, ty: ElemType, domain: Set) -> Variable {
     Variable {
         name: name.into(),
         kind,
@@ -104,20 +103,14 @@ fn program_n(vars: Vec<Variable>, equations: Vec<Equation>) -> Program {
         }],
     }
 }
-fn reduce(
-    op: ReduceOp,
-    dims: &[&str],
-    proj: Vec<AffExpr>,
-    body_domain: Domain,
-    body: Expr,
-    ty: ElemType,
-) -> Expr {
+/// A reduction whose body space is `body_domain`'s.
+fn reduce(op: ReduceOp, proj: Vec<Aff>, body_domain: Set, body: Expr, ty: ElemType) -> Expr {
+    let proj = MultiAff::from_affs(body_domain.space().clone(), &proj).unwrap();
     ex(
         ExprKind::Reduce(Box::new(Reduction {
             // Numbered by `equation`.
             id: ReductionId { var: 0, ordinal: 0 },
             op,
-            dims: dims.iter().map(|s| s.to_string()).collect(),
             proj,
             body_domain,
             body,
@@ -168,7 +161,6 @@ fn prefix_sum_reduce() -> Program {
     let body = read(0, vec![aff(&[0, 1], &[0], 0)], ElemType::Float);
     let rhs = reduce(
         ReduceOp::Add,
-        &["i", "j"],
         vec![aff(&[1, 0], &[0], 0)],
         body_dom,
         body,
@@ -421,7 +413,6 @@ fn max_reduction_and_empty_identity() {
     );
     let rhs = reduce(
         ReduceOp::Max,
-        &["i", "j"],
         vec![aff(&[1, 0], &[0], 0)],
         body_dom,
         body,
@@ -466,7 +457,6 @@ fn union_body_counts_each_point_once() {
     );
     let rhs = reduce(
         ReduceOp::Add,
-        &["j"],
         vec![],
         body_dom,
         ex(ExprKind::IntConst(1), ElemType::Int),
@@ -648,7 +638,6 @@ fn random_draws_follow_the_counter_construction() {
     let body_dom = square_n();
     let red = reduce(
         ReduceOp::Add,
-        &["i", "j"],
         vec![aff(&[1, 0], &[0], 0)],
         body_dom,
         unif,
@@ -878,7 +867,7 @@ fn if_and_logic_evaluate_only_what_they_need() {
     assert_eq!(ints(&out["G"]), want);
 }
 
-fn arb_constraint() -> impl Strategy<Value = AffConstraint> {
+fn arb_constraint() -> impl Strategy<Value = Constraint> {
     (
         -2i64..=2,
         -2i64..=2,
@@ -899,17 +888,17 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(120))]
     /// `R[i] = reduce(+, (i, j -> i), D : A[j] * (i + 1))` for a random body
     /// domain `D` (random constraints inside `0 <= i, j < N`, possibly a union
-    /// of two pieces), against a brute-force sum over `Domain::contains`.
+    /// of two pieces), against a brute-force sum over `Set::contains`.
     #[test]
     fn random_reduction_domains_match_brute_force(
         pieces in proptest::collection::vec(proptest::collection::vec(arb_constraint(), 0..4), 1..3),
         n in 1i64..9,
         seed in any::<u64>(),
     ) {
-        let pieces: Vec<Vec<AffConstraint>> = pieces
+        let pieces: Vec<Vec<Constraint>> = pieces
             .into_iter()
             .map(|mut p| {
-                p.extend(square_n().pieces[0].iter().cloned());
+                p.extend(square_n().pieces()[0].constraints());
                 p
             })
             .collect();
@@ -920,7 +909,7 @@ proptest! {
             ex(ExprKind::Index(aff(&[1, 0], &[0], 1)), ElemType::Int),
             ElemType::Int,
         );
-        let rhs = reduce(ReduceOp::Add, &["i", "j"], vec![aff(&[1, 0], &[0], 0)], body_dom.clone(), body, ElemType::Int);
+        let rhs = reduce(ReduceOp::Add, vec![aff(&[1, 0], &[0], 0)], body_dom.clone(), body, ElemType::Int);
         let p = program_n(
             vec![
                 var("A", VarKind::Input, ElemType::Int, range_n()),
@@ -935,7 +924,7 @@ proptest! {
         for i in 0..n {
             let mut want = 0;
             for j in 0..n {
-                if body_dom.contains(&[i, j], &[n]) {
+                if body_dom.contains(&[n], &[i, j]) {
                     want += av[j as usize] * (i + 1);
                 }
             }
@@ -949,7 +938,6 @@ fn cycle_through_a_reduction_body() {
     // S[i] = reduce(+, [i, j], {0 <= j < N} : S[j]): S[0] needs S[0].
     let rhs = reduce(
         ReduceOp::Add,
-        &["i", "j"],
         vec![aff(&[1, 0], &[0], 0)],
         square_n(),
         read(0, vec![aff(&[0, 1], &[0], 0)], ElemType::Int),

@@ -3,27 +3,23 @@
 //! levels) and the polyhedral library's solver-based enumeration
 //! (`poly::Set::points` / `bounding_box`), on random bounded domains.
 
-use alphac::ir::poly_bridge::{multi_aff_anon, to_set};
-use alphac::ir::{AffConstraint, AffExpr, ConstraintKind, Domain};
 use alphac::poly::scan::{self, PointScanner};
+use alphac::poly::{Aff, Constraint, MultiAff, Set, Space};
 use proptest::prelude::*;
 
-fn con(idx: Vec<i64>, p: i64, c: i64, is_eq: bool) -> AffConstraint {
-    AffConstraint {
-        aff: AffExpr {
-            idx,
-            par: vec![p],
-            constant: c,
-        },
-        kind: if is_eq {
-            ConstraintKind::Eq
-        } else {
-            ConstraintKind::Ineq
-        },
+/// `p·N + idx·x + c >= 0` (or `== 0`): the row `[p, idx, c]`.
+fn con(idx: Vec<i64>, p: i64, c: i64, is_eq: bool) -> Constraint {
+    let mut row = vec![p];
+    row.extend(idx);
+    row.push(c);
+    if is_eq {
+        Constraint::eq(row)
+    } else {
+        Constraint::ineq(row)
     }
 }
 
-fn arb_domain() -> impl Strategy<Value = Domain> {
+fn arb_domain() -> impl Strategy<Value = Set> {
     (1usize..=3).prop_flat_map(|n| {
         let c = (
             proptest::collection::vec(-3i64..=3, n),
@@ -33,9 +29,9 @@ fn arb_domain() -> impl Strategy<Value = Domain> {
         )
             .prop_map(|(idx, p, c, e)| con(idx, p, c, e));
         proptest::collection::vec(proptest::collection::vec(c, 0..4), 1..3).prop_map(
-            move |pieces| Domain {
-                dims: (0..n).map(|i| format!("x{i}")).collect(),
-                pieces: pieces
+            move |pieces| {
+                let dims: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+                let pieces = pieces
                     .into_iter()
                     .map(|mut p| {
                         // Bounded by -N - 2 <= x_k <= N + 2.
@@ -48,7 +44,8 @@ fn arb_domain() -> impl Strategy<Value = Domain> {
                         }
                         p
                     })
-                    .collect(),
+                    .collect();
+                Set::from_constraints(Space::set(&["N"], &dims), pieces).unwrap()
             },
         )
     })
@@ -57,26 +54,24 @@ fn arb_domain() -> impl Strategy<Value = Domain> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
     #[test]
-    fn points_and_boxes_agree_with_poly(d in arb_domain(), n in 0i64..=4) {
-        let set = to_set(&d, &["N".to_string()]).unwrap();
+    fn points_and_boxes_agree_with_poly(set in arb_domain(), n in 0i64..=4) {
         let want = set.points(&[n]).unwrap();
         prop_assert_eq!(scan::points(&set, &[n]).unwrap(), want);
         prop_assert_eq!(scan::bounding_box(&set, &[n]).unwrap(), set.bounding_box(&[n]).unwrap());
     }
 
     #[test]
-    fn projection_scans_agree_with_poly(d in arb_domain(), n in 0i64..=4,
+    fn projection_scans_agree_with_poly(set in arb_domain(), n in 0i64..=4,
                                         f in proptest::collection::vec(-2i64..=2, 3), x in -9i64..=9) {
-        let dims = d.n_dims();
-        let proj = AffExpr { idx: f[..dims].to_vec(), par: vec![1], constant: 0 };
-        let set = to_set(&d, &["N".to_string()]).unwrap();
+        let dims = set.n_dims();
+        let proj = Aff::from_parts(set.space().clone(), &[1], &f[..dims], 0).unwrap();
         let want: Vec<Vec<i64>> = set
             .points(&[n])
             .unwrap()
             .into_iter()
-            .filter(|p| proj.eval(p, &[n]) == Some(x))
+            .filter(|p| proj.eval(&[n], p) == Ok(x))
             .collect();
-        let proj = multi_aff_anon(&[proj], dims, 1).unwrap();
+        let proj = MultiAff::from_affs(set.space().clone(), &[proj]).unwrap();
         let s = PointScanner::for_projection(&set, &proj, &[n]).unwrap();
         prop_assert_eq!(s.points(&[x]).unwrap(), want);
     }

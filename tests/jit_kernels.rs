@@ -5,8 +5,9 @@ use alphac::codegen::loop_ast::{
     Affine, Array, BinOp, Bound, Cast, Dim, Distribution, Expr, Function, Local, LoopVar, MathFn,
     ReduceOp, Stmt, Sym,
 };
-use alphac::ir::types::{AffConstraint, AffExpr, ConstraintKind, Domain, ElemType};
+use alphac::ir::types::{ElemType, Set, Space};
 use alphac::jit::{host_fns, Buffer, ExecError, JitFunction, JitOptions};
+use alphac::poly::Constraint;
 
 // ---------------------------------------------------------------------------
 // Builders.
@@ -44,26 +45,19 @@ fn for_(var: usize, lo: Bound, hi: Bound, body: Vec<Stmt>) -> Stmt {
         body,
     }
 }
-/// Parameter constraints `Σ coeffs·p + k >= 0`.
-fn context(np: usize, cons: &[(&[i64], i64)]) -> Domain {
-    Domain {
-        dims: vec![],
-        pieces: vec![cons
-            .iter()
-            .map(|(co, k)| {
-                let mut par = vec![0; np];
-                par[..co.len()].copy_from_slice(co);
-                AffConstraint {
-                    aff: AffExpr {
-                        idx: vec![],
-                        par,
-                        constant: *k,
-                    },
-                    kind: ConstraintKind::Ineq,
-                }
-            })
-            .collect()],
-    }
+/// Constraints `Σ coeffs·p + k >= 0` on the parameters `params`.
+fn context(params: &[&str], cons: &[(&[i64], i64)]) -> Set {
+    let np = params.len();
+    let piece = cons
+        .iter()
+        .map(|(co, k)| {
+            let mut row = vec![0; np + 1];
+            row[..co.len()].copy_from_slice(co);
+            row[np] = *k;
+            Constraint::ineq(row)
+        })
+        .collect();
+    Set::from_constraints(Space::set(params, &[] as &[&str]), vec![piece]).unwrap()
 }
 /// An array with box `[0, ext_k)` per dimension.
 fn array(name: &str, ty: ElemType, exts: Vec<Affine>) -> Array {
@@ -112,7 +106,7 @@ fn matmul() -> Function {
     Function {
         name: "matmul".into(),
         params: vec!["N".into()],
-        context: context(1, &[(&[1], 0)]),
+        context: context(&["N"], &[(&[1], 0)]),
         arrays: vec![
             array("A", ElemType::Float, vec![p(0), p(0)]),
             array("B", ElemType::Float, vec![p(0), p(0)]),
@@ -225,7 +219,7 @@ fn jacobi() -> Function {
     Function {
         name: "jacobi1d".into(),
         params: vec!["T".into(), "N".into()],
-        context: context(2, &[(&[1], 0), (&[0, 1], -2)]),
+        context: context(&["T", "N"], &[(&[1], 0), (&[0, 1], -2)]),
         arrays: vec![
             array("A", ElemType::Float, vec![p(1)]),
             array("B", ElemType::Float, vec![p(1)]),
@@ -294,7 +288,7 @@ fn prefix_sum() -> Function {
     Function {
         name: "prefix".into(),
         params: vec!["N".into()],
-        context: context(1, &[(&[1], 0)]),
+        context: context(&["N"], &[(&[1], 0)]),
         arrays: vec![
             array("X", ElemType::Int, vec![p(0)]),
             array("S", ElemType::Int, vec![p(0)]),
@@ -366,7 +360,7 @@ fn triangular() -> Function {
     Function {
         name: "tri".into(),
         params: vec!["N".into()],
-        context: context(1, &[(&[1], 0)]),
+        context: context(&["N"], &[(&[1], 0)]),
         arrays: vec![array("O", ElemType::Int, vec![p(0), p(0)])],
         externals: vec![],
         loop_vars: vec!["i".into(), "j".into()],
@@ -440,7 +434,7 @@ fn max_reduce() -> Function {
     Function {
         name: "maxred".into(),
         params: vec!["N".into()],
-        context: context(1, &[(&[1], -1)]),
+        context: context(&["N"], &[(&[1], -1)]),
         arrays: vec![
             array("X", ElemType::Float, vec![p(0)]),
             array("R", ElemType::Float, vec![c(3)]),
@@ -527,7 +521,7 @@ fn int_bool() -> Function {
     Function {
         name: "intbool".into(),
         params: vec!["N".into()],
-        context: context(1, &[(&[1], 0)]),
+        context: context(&["N"], &[(&[1], 0)]),
         arrays: vec![
             array("X", ElemType::Int, vec![p(0)]),
             array("E", ElemType::Bool, vec![p(0)]),
@@ -632,27 +626,22 @@ fn int_bool_program_matches_rust() {
 /// 2-D variant, `Z[i] = T[I[i], J[i]]` with `T` on the triangle
 /// `{[a, b] : 0 <= b <= a < M}` inside its `M × M` box.
 fn indirect() -> Function {
-    let ge = |idx: Vec<i64>, par: Vec<i64>, k: i64| AffConstraint {
-        aff: AffExpr {
-            idx,
-            par,
-            constant: k,
-        },
-        kind: ConstraintKind::Ineq,
+    // Rows [N, M, a, b, constant].
+    let ge = |idx: [i64; 2], par: [i64; 2], k: i64| {
+        Constraint::ineq([&par[..], &idx[..], &[k]].concat())
     };
     let mut t = array("T", ElemType::Float, vec![p(1), p(1)]);
-    t.domain = Some(Domain {
-        dims: vec!["a".into(), "b".into()],
-        pieces: vec![vec![
-            ge(vec![0, 1], vec![0, 0], 0),
-            ge(vec![1, -1], vec![0, 0], 0),
-            ge(vec![-1, 0], vec![0, 1], -1),
-        ]],
-    });
+    let space = Space::set(&["N", "M"], &["a", "b"]);
+    let piece = vec![
+        ge([0, 1], [0, 0], 0),
+        ge([1, -1], [0, 0], 0),
+        ge([-1, 0], [0, 1], -1),
+    ];
+    t.domain = Some(Set::from_constraints(space, vec![piece]).unwrap());
     Function {
         name: "gather".into(),
         params: vec!["N".into(), "M".into()],
-        context: context(2, &[(&[1], 0), (&[0, 1], 0)]),
+        context: context(&["N", "M"], &[(&[1], 0), (&[0, 1], 0)]),
         arrays: vec![
             array("I", ElemType::Int, vec![p(0)]),
             array("X", ElemType::Float, vec![p(1)]),
@@ -797,7 +786,7 @@ fn affine_contract_violations_are_errors() {
         Function {
             name: "shift".into(),
             params: vec!["N".into()],
-            context: context(1, &[(&[1], -1)]),
+            context: context(&["N"], &[(&[1], -1)]),
             arrays: vec![array("A", ElemType::Int, vec![p(0)])],
             externals: vec![],
             loop_vars: vec!["i".into()],
@@ -841,7 +830,7 @@ fn huge_parameters_are_refused_before_running() {
     let f = Function {
         name: "big".into(),
         params: vec!["N".into()],
-        context: context(1, &[(&[1], 0)]),
+        context: context(&["N"], &[(&[1], 0)]),
         arrays: vec![array("A", ElemType::Int, vec![c(1)])],
         externals: vec![],
         loop_vars: vec!["i".into()],
@@ -935,7 +924,7 @@ fn math_and_rng_match_runtime() {
     let f = Function {
         name: "math".into(),
         params: vec!["N".into(), "seed".into()],
-        context: context(2, &[(&[1], 0)]),
+        context: context(&["N", "seed"], &[(&[1], 0)]),
         arrays,
         externals: vec![],
         loop_vars: vec!["i".into()],
@@ -997,7 +986,7 @@ fn runtime_errors_of_data_arithmetic() {
     let f = Function {
         name: "div".into(),
         params: vec!["N".into()],
-        context: context(1, &[(&[1], 0)]),
+        context: context(&["N"], &[(&[1], 0)]),
         arrays: vec![
             array("X", ElemType::Int, vec![p(0)]),
             array("D", ElemType::Int, vec![p(0)]),
@@ -1106,7 +1095,7 @@ fn in_place_recurrences_survive_unrolling() {
     let f = Function {
         name: "inplace".into(),
         params: vec!["N".into()],
-        context: context(1, &[(&[1], 0)]),
+        context: context(&["N"], &[(&[1], 0)]),
         arrays: vec![
             array("A", ElemType::Int, vec![p(0)]),
             array("B", ElemType::Float, vec![p(0)]),
@@ -1168,7 +1157,7 @@ fn if_else_and_blocks() {
     let f = Function {
         name: "ifelse".into(),
         params: vec!["N".into()],
-        context: context(1, &[(&[1], 0)]),
+        context: context(&["N"], &[(&[1], 0)]),
         arrays: vec![array("A", ElemType::Int, vec![p(0)])],
         externals: vec![],
         loop_vars: vec!["i".into()],
@@ -1225,7 +1214,7 @@ fn discrete_draws_match_runtime() {
     let f = Function {
         name: "draws".into(),
         params: vec!["N".into()],
-        context: context(1, &[(&[1], 0)]),
+        context: context(&["N"], &[(&[1], 0)]),
         arrays: vec![
             array("P", ElemType::Float, vec![p(0)]),
             array("Bern", ElemType::Bool, vec![p(0)]),
@@ -1330,7 +1319,7 @@ fn accumulations_match_rust_folds() {
             let f = Function {
                 name: "acc".into(),
                 params: vec!["N".into()],
-                context: context(1, &[(&[1], 0)]),
+                context: context(&["N"], &[(&[1], 0)]),
                 arrays: vec![array("X", ty, vec![p(0)]), array("R", ty, vec![c(2)])],
                 externals: vec![],
                 loop_vars: vec!["i".into()],
@@ -1454,7 +1443,7 @@ fn printer_shows_max_min_bounds_and_guards() {
     let f = Function {
         name: "bounds".into(),
         params: vec!["N".into(), "M".into()],
-        context: context(2, &[(&[1, -1], 0)]),
+        context: context(&["N", "M"], &[(&[1, -1], 0)]),
         arrays: vec![array("A", ElemType::Float, vec![p(0)])],
         externals: vec![],
         loop_vars: vec!["i".into()],

@@ -9,7 +9,7 @@
 use alphac::codegen::loop_ast::{
     Affine, Array, BinOp, Bound, BoundTerm, Dim, Expr, Function, Local, LoopVar, Stmt, Sym,
 };
-use alphac::ir::types::{Domain, ElemType};
+use alphac::ir::types::{ElemType, Set, Space};
 use alphac::jit::{Buffer, ExecError, JitFunction, JitOptions};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -75,7 +75,7 @@ fn nest(lo_i: &[Term], hi_i: &[Term], lo_j: &[Term], hi_j: &[Term]) -> Function 
     Function {
         name: "nest".into(),
         params: vec!["N".into()],
-        context: Domain::universe(vec![]),
+        context: Set::universe(Space::set(&["N"], &[] as &[&str])),
         arrays: vec![Array {
             name: "T".into(),
             ty: ElemType::Int,
@@ -202,7 +202,7 @@ fn elementwise(op: BinOp) -> Function {
     Function {
         name: "elementwise".into(),
         params: vec!["N".into()],
-        context: Domain::universe(vec![]),
+        context: Set::universe(Space::set(&["N"], &[] as &[&str])),
         arrays: vec![arr("X"), arr("Y"), arr("Z")],
         externals: vec![],
         loop_vars: vec!["k".into()],
@@ -360,7 +360,7 @@ fn guarded_fn(g: &Guarded) -> Function {
     Function {
         name: "guarded".into(),
         params: vec!["N".into(), "M".into()],
-        context: Domain::universe(vec![]),
+        context: Set::universe(Space::set(&["N", "M"], &[] as &[&str])),
         arrays: vec![Array {
             name: "A".into(),
             ty: ElemType::Int,
@@ -533,7 +533,7 @@ fn vector_loops_match_scalar_loops() {
             let f = Function {
                 name: "vec".into(),
                 params: vec!["N".into()],
-                context: Domain::universe(vec![]),
+                context: Set::universe(Space::set(&["N"], &[] as &[&str])),
                 arrays: vec![
                     farr("A", -4, Affine::param(0).offset(8).expect("small")),
                     farr("B", 0, Affine::cst(3)),

@@ -8,7 +8,7 @@ use alphac::codegen::loop_ast::{
     acc_bin_op, Affine, Array, BinOp, Bound, Dim, Expr, Function, Local, LoopVar, ReduceOp, Stmt,
     UnOp,
 };
-use alphac::ir::types::{Domain, ElemType};
+use alphac::ir::types::{ElemType, Set, Space};
 use alphac::jit::{Buffer, ExecError, JitFunction, JitOptions};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -122,7 +122,7 @@ fn program(body: Vec<Stmt>) -> Function {
     Function {
         name: "random".into(),
         params: vec!["N".into()],
-        context: Domain::universe(vec![]),
+        context: Set::universe(Space::set(&["N"], &[] as &[&str])),
         arrays: vec![arr("X", n4.clone()), arr("Y", n4), arr("Z", Affine::cst(1))],
         externals: vec![],
         loop_vars: vec!["i".into()],

@@ -448,7 +448,7 @@ fn load_array(
     let a = a.clone().with_lo(spec.lo.clone());
     let hi = a.hi();
     for_box(&spec.lo, &hi, |p| {
-        if !var.domain.contains(p, params) {
+        if !var.domain.contains(params, p) {
             return Ok(());
         }
         let Some(off) = jit_offset(bx, p) else {
@@ -479,7 +479,7 @@ fn store_array(
     let hi = a.hi();
     let lo = a.lo().to_vec();
     for_box(&lo, &hi, |p| {
-        if !var.domain.contains(p, params) {
+        if !var.domain.contains(params, p) {
             return Ok(());
         }
         let Some(off) = jit_offset(bx, p) else {

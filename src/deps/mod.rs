@@ -31,11 +31,9 @@
 //! statement graph and `schedule_program`. Must not know about code
 //! generation or the SDR transformation itself.
 
-use crate::ir::{
-    self, AffConstraint, AffExpr, ConstraintKind, Domain, Expr, ExprKind, Program, StmtId, VarId,
-};
+use crate::ir::{self, ConstraintKind, Expr, ExprKind, Program, StmtId, VarId};
 use crate::poly::solver::{self, System};
-use crate::poly::{project, PolyError};
+use crate::poly::{project, Aff, Constraint, PolyError, Set, Space};
 use crate::schedule::{self, Model, Schedule, ScheduleError, Scheduler};
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
@@ -109,9 +107,10 @@ pub struct Access {
     pub var: VarId,
     /// One entry per dimension of `var`: the affine index function over
     /// the statement's iterators (and any expression-local indices) and the
-    /// parameters, or `None` for a data-dependent index of an indirect
-    /// read (any value within `var`'s domain).
-    pub map: Vec<Option<AffExpr>>,
+    /// parameters (an `Aff` over that index space), or `None` for a
+    /// data-dependent index of an indirect read (any value within `var`'s
+    /// domain).
+    pub map: Vec<Option<Aff>>,
     pub write: bool,
 }
 
@@ -123,14 +122,14 @@ impl Access {
 }
 
 /// The affine index function of an index expression of an indirect read
-/// (an `Index` or an int constant) over `n` indices and `n_par` parameters;
-/// `None` when the index is data-dependent.
-fn affine_index(e: &Expr, n: usize, n_par: usize) -> Option<AffExpr> {
-    match &e.kind {
+/// (an `Index` or an int constant) over the index space `space`; `None`
+/// when the index is data-dependent.
+fn affine_index(e: &Expr, space: &Space) -> Result<Option<Aff>, DepsError> {
+    Ok(match &e.kind {
         ExprKind::Index(a) => Some(a.clone()),
-        ExprKind::IntConst(v) => Some(AffExpr::constant(n, n_par, *v)),
+        ExprKind::IntConst(v) => Some(Aff::constant(space.clone(), *v)?),
         _ => None,
-    }
+    })
 }
 
 /// The index of every statement by its key; `None` when two statements
@@ -177,20 +176,20 @@ impl SystemDeps {
     }
 }
 
-/// Rows over `(iterators, parameters, 1)` of a domain piece.
-fn piece_rows(
-    piece: &[AffConstraint],
-    n_idx: usize,
-    n_par: usize,
-) -> (Vec<Vec<i64>>, Vec<Vec<i64>>) {
+/// Rows over `(iterators, parameters, 1)` of a domain piece: constraints
+/// in the IR's layout `[parameters (n_par), indices, constant]`, whose
+/// indices are a prefix of the `n_idx` iterators (missing ones are 0).
+fn piece_rows(piece: &[Constraint], n_idx: usize, n_par: usize) -> (Vec<Vec<i64>>, Vec<Vec<i64>>) {
     let mut eqs = Vec::new();
     let mut ineqs = Vec::new();
     for c in piece {
+        let n = c.row.len().saturating_sub(1);
+        let np = n_par.min(n);
+        let idx = &c.row[np..n];
         let mut r = vec![0i64; n_idx + n_par + 1];
-        r[..c.aff.idx.len().min(n_idx)].copy_from_slice(&c.aff.idx[..c.aff.idx.len().min(n_idx)]);
-        r[n_idx..n_idx + c.aff.par.len().min(n_par)]
-            .copy_from_slice(&c.aff.par[..c.aff.par.len().min(n_par)]);
-        r[n_idx + n_par] = c.aff.constant;
+        r[..idx.len().min(n_idx)].copy_from_slice(&idx[..idx.len().min(n_idx)]);
+        r[n_idx..n_idx + np].copy_from_slice(&c.row[..np]);
+        r[n_idx + n_par] = c.row.get(n).copied().unwrap_or(0);
         match c.kind {
             ConstraintKind::Eq => eqs.push(r),
             ConstraintKind::Ineq => ineqs.push(r),
@@ -208,9 +207,13 @@ struct Ctx {
     n_stmt: usize,
     /// Expression-local indices after them (categorical draws).
     n_ex: usize,
+    /// The index space of the expression: the statement's iterators, then
+    /// the locals.
+    space: Space,
     /// Context pieces over `(stmt iterators, locals, params)`: constraint
-    /// lists; the context is their union.
-    pieces: Vec<Vec<AffConstraint>>,
+    /// lists (rows in the IR's layout, see [`piece_rows`]); the context is
+    /// their union.
+    pieces: Vec<Vec<Constraint>>,
     /// Is the expression the whole right-hand side of the statement's
     /// equation (a top-level reduction is then completed by it)?
     top: bool,
@@ -228,12 +231,12 @@ struct Builder<'a> {
     counter: Vec<usize>,
 }
 
-fn cross(a: &[Vec<AffConstraint>], b: &Domain) -> Vec<Vec<AffConstraint>> {
+fn cross(a: &[Vec<Constraint>], b: &Set) -> Vec<Vec<Constraint>> {
     let mut out = Vec::new();
     for p in a {
-        for q in &b.pieces {
+        for q in b.pieces() {
             let mut r = p.clone();
-            r.extend(q.iter().cloned());
+            r.extend(q.constraints());
             out.push(r);
         }
     }
@@ -244,8 +247,8 @@ impl Builder<'_> {
     fn context_rows(&self) -> (Vec<Vec<i64>>, Vec<Vec<i64>>) {
         let mut eqs = Vec::new();
         let mut ineqs = Vec::new();
-        for piece in self.sys.context.pieces.iter().take(1) {
-            let (e, i) = piece_rows(piece, 0, self.n_par);
+        for piece in self.sys.context.pieces().iter().take(1) {
+            let (e, i) = piece_rows(&piece.constraints(), 0, self.n_par);
             eqs = e;
             ineqs = i;
         }
@@ -258,7 +261,7 @@ impl Builder<'_> {
         key: StmtKey,
         var: VarId,
         dims: Vec<String>,
-        piece: &[AffConstraint],
+        piece: &[Constraint],
     ) -> usize {
         let d = dims.len();
         let mut dom = System::new(d + self.n_par);
@@ -297,8 +300,8 @@ impl Builder<'_> {
         &mut self,
         src: usize,
         ctx: &Ctx,
-        f: &[Option<AffExpr>],
-        piece: &[AffConstraint],
+        f: &[Option<Aff>],
+        piece: &[Constraint],
     ) -> Result<(), DepsError> {
         let ds = self.stmts[src].dims.len();
         let (nt, nx, m) = (ctx.n_stmt, ctx.n_ex, self.n_par);
@@ -324,13 +327,13 @@ impl Builder<'_> {
             // s_k - a(t, ex, p) = 0
             let mut r = vec![0i64; n + 1];
             r[k] = 1;
-            for (j, c) in a.idx.iter().enumerate().take(nt + nx) {
+            for (j, c) in a.dim_coeffs().iter().enumerate().take(nt + nx) {
                 r[ds + j] = c.checked_neg().ok_or(DepsError::Overflow)?;
             }
-            for (j, c) in a.par.iter().enumerate().take(m) {
+            for (j, c) in a.param_coeffs().iter().enumerate().take(m) {
                 r[ds + nt + nx + j] = c.checked_neg().ok_or(DepsError::Overflow)?;
             }
-            r[n] = a.constant.checked_neg().ok_or(DepsError::Overflow)?;
+            r[n] = a.constant_term().checked_neg().ok_or(DepsError::Overflow)?;
             sys.add_eq(r);
         }
         let sys = project_out(sys, ds + nt, nx)?;
@@ -340,7 +343,7 @@ impl Builder<'_> {
 
     /// The access `var[map(t)]` of `ctx.stmt` and its dependences on every
     /// writer of `var`.
-    fn read(&mut self, ctx: &Ctx, var: VarId, map: Vec<Option<AffExpr>>) -> Result<(), DepsError> {
+    fn read(&mut self, ctx: &Ctx, var: VarId, map: Vec<Option<Aff>>) -> Result<(), DepsError> {
         for w in self.writers[var].clone() {
             for piece in &ctx.pieces {
                 self.add_read_dep(w, ctx, &map, piece)?;
@@ -367,15 +370,14 @@ impl Builder<'_> {
             | ExprKind::BoolConst(_)
             | ExprKind::Index(_) => Ok(()),
             ExprKind::Read { var, access } => {
-                let map: Vec<Option<AffExpr>> = access.iter().cloned().map(Some).collect();
+                let map: Vec<Option<Aff>> = access.affs().into_iter().map(Some).collect();
                 self.read(ctx, *var, map)
             }
             ExprKind::IndirectRead { var, indices } => {
-                let n = ctx.n_stmt + ctx.n_ex;
                 let map = indices
                     .iter()
-                    .map(|x| affine_index(x, n, self.n_par))
-                    .collect();
+                    .map(|x| affine_index(x, &ctx.space))
+                    .collect::<Result<_, _>>()?;
                 self.read(ctx, *var, map)?;
                 let inner = Ctx {
                     top: false,
@@ -436,8 +438,11 @@ impl Builder<'_> {
                 args.iter().try_for_each(|x| self.walk(x, &inner))
             }
             ExprKind::Categorical(c) => {
+                let mut dims = ctx.space.output.dims.clone();
+                dims.push(c.index.clone());
                 let inner = Ctx {
                     n_ex: ctx.n_ex + 1,
+                    space: Space::set(&self.sys.params, &dims),
                     pieces: cross(&ctx.pieces, &c.domain),
                     top: false,
                     ..ctx.clone()
@@ -477,17 +482,18 @@ impl Builder<'_> {
                 };
                 let c = self.add_stmt(name, key, var, dims.clone(), piece);
                 // The enclosing statement reads the completed value: identity.
-                let ident: Vec<Option<AffExpr>> = (0..ctx.n_stmt)
-                    .map(|j| Some(AffExpr::index(ctx.n_stmt, self.n_par, j)))
+                // (`ctx.n_ex == 0` here: `ctx.space` is the statement's.)
+                let ident: Vec<Option<Aff>> = (0..ctx.n_stmt)
+                    .map(|j| Some(Aff::dim(ctx.space.clone(), j)))
                     .collect();
                 self.add_read_dep(c, ctx, &ident, piece)?;
                 v.push(c);
             }
             v
         };
-        let nb = r.dims.len();
-        for (bi, bpiece) in r.body_domain.pieces.iter().enumerate() {
-            let name = if r.body_domain.pieces.len() > 1 {
+        let nb = r.dims().len();
+        for (bi, bpiece) in r.body_domain.pieces().iter().enumerate() {
+            let name = if r.body_domain.pieces().len() > 1 {
                 format!("{vname}_acc{k}_{bi}")
             } else {
                 format!("{vname}_acc{k}")
@@ -497,30 +503,30 @@ impl Builder<'_> {
                 parent: Some(ctx.stmt),
                 piece: bi,
             };
-            let acc = self.add_stmt(name, key, var, r.dims.clone(), bpiece);
+            let acc = self.add_stmt(name, key, var, r.dims().to_vec(), &bpiece.constraints());
             // Acc[y] -> Comp[proj(y)].
             for &c in &comps {
                 // Piece over (y, x, p) with x = proj(y).
                 let n = nb + self.stmts[c].dims.len() + self.n_par;
                 let nc = self.stmts[c].dims.len();
-                if r.proj.len() != nc {
+                if r.proj.n_out() != nc {
                     return Err(DepsError::Unsupported(format!(
                         "reduction projection with {} results into a {nc}-dimensional context",
-                        r.proj.len()
+                        r.proj.n_out()
                     )));
                 }
                 let mut sys = System::new(n);
-                for (j, a) in r.proj.iter().enumerate() {
+                for (j, a) in r.proj.affs().iter().enumerate() {
                     // x_j - proj_j(y) = 0
                     let mut row = vec![0i64; n + 1];
                     row[nb + j] = 1;
-                    for (q, cf) in a.idx.iter().enumerate().take(nb) {
+                    for (q, cf) in a.dim_coeffs().iter().enumerate().take(nb) {
                         row[q] = cf.checked_neg().ok_or(DepsError::Overflow)?;
                     }
-                    for (q, cf) in a.par.iter().enumerate().take(self.n_par) {
+                    for (q, cf) in a.param_coeffs().iter().enumerate().take(self.n_par) {
                         row[nb + nc + q] = cf.checked_neg().ok_or(DepsError::Overflow)?;
                     }
-                    row[n] = a.constant.checked_neg().ok_or(DepsError::Overflow)?;
+                    row[n] = a.constant_term().checked_neg().ok_or(DepsError::Overflow)?;
                     sys.add_eq(row);
                 }
                 self.deps.push((acc, c, sys));
@@ -529,6 +535,7 @@ impl Builder<'_> {
                 stmt: acc,
                 n_stmt: nb,
                 n_ex: 0,
+                space: Space::set(&self.sys.params, r.dims()),
                 pieces: vec![Vec::new()],
                 top: false,
             };
@@ -564,7 +571,7 @@ pub fn analyze_system(program: &Program, index: usize) -> Result<SystemDeps, Dep
         .get(index)
         .ok_or_else(|| DepsError::Unsupported(format!("no system {index}")))?;
     let n_par = sys.params.len();
-    if sys.context.pieces.len() > 1 {
+    if sys.context.pieces().len() > 1 {
         return Err(DepsError::Unsupported(format!(
             "system {}: a non-convex parameter context",
             sys.name
@@ -583,9 +590,10 @@ pub fn analyze_system(program: &Program, index: usize) -> Result<SystemDeps, Dep
     let mut eq_stmts = Vec::new();
     for eq in &sys.equations {
         let v = &sys.vars[eq.var];
-        let np = v.domain.pieces.len();
+        let np = v.domain.pieces().len();
         let mut mine = Vec::new();
-        for (pi, piece) in v.domain.pieces.iter().enumerate() {
+        let space = Space::set(&sys.params, &eq.indices);
+        for (pi, piece) in v.domain.pieces().iter().enumerate() {
             let name = if np > 1 {
                 format!("{}_{pi}", v.name)
             } else {
@@ -596,10 +604,10 @@ pub fn analyze_system(program: &Program, index: usize) -> Result<SystemDeps, Dep
                 parent: None,
                 piece: pi,
             };
-            let s = b.add_stmt(name, key, eq.var, eq.indices.clone(), piece);
+            let s = b.add_stmt(name, key, eq.var, eq.indices.clone(), &piece.constraints());
             b.writers[eq.var].push(s);
             let ident = (0..eq.indices.len())
-                .map(|j| Some(AffExpr::index(eq.indices.len(), n_par, j)))
+                .map(|j| Some(Aff::dim(space.clone(), j)))
                 .collect();
             b.accesses.push(Access {
                 stmt: s,
@@ -618,6 +626,7 @@ pub fn analyze_system(program: &Program, index: usize) -> Result<SystemDeps, Dep
                 stmt: s,
                 n_stmt: eq.indices.len(),
                 n_ex: 0,
+                space: Space::set(&sys.params, &eq.indices),
                 pieces: vec![Vec::new()],
                 top: true,
             };
@@ -858,7 +867,7 @@ mod tests {
                         (st.kind, st.var, st.key.parent),
                         (StmtKind::Equation, v, None)
                     );
-                    assert!(st.key.piece < sys.vars[v].domain.pieces.len());
+                    assert!(st.key.piece < sys.vars[v].domain.pieces().len());
                     assert_eq!(Some(&st.dims), sys.equation_of(v).map(|e| &e.indices));
                     continue;
                 }
@@ -872,11 +881,15 @@ mod tests {
             assert_eq!(d.stmts[parent].var, rid.var);
             if kind == StmtKind::Accumulate {
                 accumulated.insert(rid);
-                assert_eq!(st.dims, r.dims, "{}", st.name);
-                assert!(st.key.piece < r.body_domain.pieces.len());
+                assert_eq!(st.dims, r.dims(), "{}", st.name);
+                assert!(st.key.piece < r.body_domain.pieces().len());
                 // The key's piece is the body domain's piece: same points.
-                let (eqs, ineqs) = piece_rows(&r.body_domain.pieces[st.key.piece], r.dims.len(), 1);
-                let mut dom = System::new(r.dims.len() + 1);
+                let (eqs, ineqs) = piece_rows(
+                    &r.body_domain.pieces()[st.key.piece].constraints(),
+                    r.dims().len(),
+                    1,
+                );
+                let mut dom = System::new(r.dims().len() + 1);
                 eqs.into_iter().for_each(|r| dom.add_eq(r));
                 ineqs.into_iter().for_each(|r| dom.add_ineq(r));
                 assert_eq!(
@@ -907,7 +920,7 @@ mod tests {
             1
         );
         // B's body domain has two pieces, each the parent of the nested sum.
-        let outer = reds[&id(b, 0)].body_domain.pieces.len();
+        let outer = reds[&id(b, 0)].body_domain.pieces().len();
         assert_eq!(outer, 2);
         assert_eq!(count(&|s| s.key.id == StmtId::Accumulate(id(b, 0))), outer);
         assert_eq!(count(&|s| s.key.id == StmtId::Accumulate(id(b, 1))), outer);

@@ -8,12 +8,12 @@
 
 use super::{element_name, InterpError, Options};
 use crate::diag::Span;
-use crate::ir::poly_bridge::{multi_aff_anon, to_set_anon};
 use crate::ir::{
     BinOp, Builtin, CallSite, Categorical, Distribution, ElemType, Expr, ExprKind, Program,
     ReduceOp, Reduction, ReductionId, System, UnOp, VarId, VarKind,
 };
 use crate::poly::scan::{self, PointScanner};
+use crate::poly::PolyError;
 use crate::runtime::rng::Stream;
 use crate::runtime::RuntimeError;
 use crate::runtime::{math, Array, ArraySpec, Scalar};
@@ -129,9 +129,7 @@ impl<'a> Evaluator<'a> {
                 if var.kind != kind {
                     continue;
                 }
-                let set = to_set_anon(&var.domain, self.params.len())
-                    .map_err(|e| RuntimeError::poly(&var.name, e))?;
-                let points = scan::points(&set, self.params)
+                let points = scan::points(&var.domain, self.params)
                     .map_err(|e| RuntimeError::scan(&var.name, e))?;
                 for p in points {
                     self.element(id, &p, var.span)?;
@@ -234,6 +232,15 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// The error of evaluating an affine function (`what`) at `p`: an
+    /// overflow, or (malformed IR) a function over the wrong space.
+    fn affine_err(&self, e: PolyError, p: &[i64], span: Span, what: &str) -> InterpError {
+        match e {
+            PolyError::Overflow => self.err(p, span, format!("integer overflow in {what}")),
+            e => InterpError::Internal(format!("{what} at {p:?}: {e}")),
+        }
+    }
+
     fn as_float(&self, v: Scalar, p: &[i64], span: Span) -> R<f64> {
         match v {
             Scalar::Float(x) => Ok(x),
@@ -273,7 +280,7 @@ impl<'a> Evaluator<'a> {
             .vars
             .get(v)
             .ok_or_else(|| InterpError::Internal(format!("variable id {v}")))?;
-        if q.len() != var.domain.n_dims() || !var.domain.contains(q, self.params) {
+        if q.len() != var.domain.n_dims() || !var.domain.contains(self.params, q) {
             let kind = if indirect { "indirect read" } else { "read" };
             return Err(self.err(
                 p,
@@ -299,16 +306,13 @@ impl<'a> Evaluator<'a> {
             ExprKind::FloatConst(x) => Ok(Scalar::Float(*x)),
             ExprKind::BoolConst(x) => Ok(Scalar::Bool(*x)),
             ExprKind::Index(a) => a
-                .eval(p, self.params)
+                .eval(self.params, p)
                 .map(Scalar::Int)
-                .ok_or_else(|| self.err(p, span, "integer overflow in an index expression")),
+                .map_err(|e| self.affine_err(e, p, span, "an index expression")),
             ExprKind::Read { var, access } => {
-                let mut q = Vec::with_capacity(access.len());
-                for a in access {
-                    q.push(a.eval(p, self.params).ok_or_else(|| {
-                        self.err(p, span, "integer overflow in an access function")
-                    })?);
-                }
+                let q = access
+                    .eval(self.params, p)
+                    .map_err(|e| self.affine_err(e, p, span, "an access function"))?;
                 self.read(*var, &q, p, span, false)
             }
             ExprKind::IndirectRead { var, indices } => {
@@ -345,7 +349,7 @@ impl<'a> Evaluator<'a> {
             }
             ExprKind::Case(pieces) => {
                 for (d, x) in pieces {
-                    if d.contains(p, self.params) {
+                    if d.contains(self.params, p) {
                         let v = self.eval(x, p)?;
                         return self.coerce(v, e.ty, p, span);
                     }
@@ -353,7 +357,7 @@ impl<'a> Evaluator<'a> {
                 Err(self.err(p, span, "no case branch contains the point"))
             }
             ExprKind::Restrict(d, x) => {
-                if !d.contains(p, self.params) {
+                if !d.contains(self.params, p) {
                     return Err(self.err(p, span, "the point is outside the restriction's domain"));
                 }
                 let v = self.eval(x, p)?;
@@ -497,12 +501,8 @@ impl<'a> Evaluator<'a> {
             .unwrap_or_default();
         let params = self.params;
         let s = self.scanner(ScanKey::Reduce(r.id), || {
-            let set = to_set_anon(&r.body_domain, params.len())
-                .map_err(|e| RuntimeError::poly(&name, e))?;
-            let proj = multi_aff_anon(&r.proj, r.body_domain.n_dims(), set.space().n_params())
-                .map_err(|e| RuntimeError::poly(&name, e))?;
-            Ok(PointScanner::for_projection(&set, &proj, params)
-                .map_err(|e| RuntimeError::scan(&name, e))?)
+            PointScanner::for_projection(&r.body_domain, &r.proj, params)
+                .map_err(|e| RuntimeError::scan(&name, e).into())
         })?;
         let points = s.points(p).map_err(|e| RuntimeError::scan(&name, e))?;
         let mut acc = r.op.identity(e.ty);
@@ -565,9 +565,7 @@ impl<'a> Evaluator<'a> {
             )));
         }
         let s = self.scanner(ScanKey::Categorical(c.site), || {
-            let set =
-                to_set_anon(&c.domain, params.len()).map_err(|e| RuntimeError::poly(&name, e))?;
-            Ok(PointScanner::new(&set, n, params).map_err(|e| RuntimeError::scan(&name, e))?)
+            PointScanner::new(&c.domain, n, params).map_err(|e| RuntimeError::scan(&name, e).into())
         })?;
         let ks = s.points(p).map_err(|e| RuntimeError::scan(&name, e))?;
         let mut weights = Vec::with_capacity(ks.len());

@@ -19,36 +19,26 @@
 
 use std::collections::HashSet;
 
-use super::poly_bridge::{aff_row, to_set};
 use super::types::*;
 use crate::diag::{Diagnostic, Span};
-use crate::poly::{BasicSet, MultiAff, PolyError, PolyResult, Set, Space, Tuple};
+use crate::poly::{BasicSet, MultiAff, PolyError, PolyResult, Set, Space};
 
 /// Runs every domain check on every equation of `p`.
 pub fn check_program(p: &Program) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     for s in &p.systems {
-        let ctx = match to_set(&s.context, &s.params) {
-            Ok(c) => c,
-            Err(e) => {
-                errors.push(poly_failure(e, s.span));
-                continue;
-            }
-        };
+        let ctx = &s.context;
         for eq in &s.equations {
             let mut w = Walker {
                 sys: s,
                 eq,
-                context: &ctx,
+                context: ctx,
                 errors: &mut errors,
                 reported: HashSet::new(),
             };
-            let mut dom = s.vars[eq.var].domain.clone();
             // Name the points with the equation's own index names.
-            if dom.dims.len() == eq.indices.len() {
-                dom.dims = eq.indices.clone();
-            }
-            match to_set(&dom, &s.params) {
+            let dom = &s.vars[eq.var].domain;
+            match dom.renamed(Space::set(&s.params, &eq.indices)) {
                 Ok(dom) => w.walk(&eq.expr, &dom, false),
                 Err(e) => w.errors.push(poly_failure(e, eq.expr.span)),
             }
@@ -62,8 +52,8 @@ fn poly_failure(e: PolyError, span: Span) -> Diagnostic {
         .with_label("the polyhedral library could not decide this")
 }
 
-fn apply(f: &[AffExpr], x: &[i64], params: &[i64]) -> Option<Vec<i64>> {
-    f.iter().map(|a| a.eval(x, params)).collect()
+fn apply(f: &MultiAff, x: &[i64], params: &[i64]) -> Option<Vec<i64>> {
+    f.eval(params, x).ok()
 }
 
 struct Walker<'a> {
@@ -131,19 +121,6 @@ impl Walker<'_> {
         }))
     }
 
-    fn set(&self, d: &Domain) -> PolyResult<Set> {
-        to_set(d, &self.sys.params)
-    }
-
-    /// The function `fs` from a space with dimensions `dims`.
-    fn func(&self, fs: &[AffExpr], dims: &[String]) -> PolyResult<MultiAff> {
-        MultiAff::new(
-            Space::set(&self.sys.params, dims),
-            Tuple::anonymous("o", fs.len()),
-            fs.iter().map(aff_row).collect(),
-        )
-    }
-
     /// `i = 1, j = 2 when N = 3`.
     fn witness(&self, names: &[String], x: &[i64], params: &[i64]) -> String {
         let pt: Vec<String> = names
@@ -195,7 +172,7 @@ impl Walker<'_> {
                     return Ok(());
                 }
                 let v = &self.sys.vars[*var];
-                let pre = self.set(&v.domain)?.preimage(&self.func(access, dims)?)?;
+                let pre = v.domain.preimage(access)?;
                 let bad = ctx.subtract(&pre)?;
                 if let Some((ps, x)) = self.witness_of(&bad)? {
                     let y = apply(access, &x, &ps).unwrap_or_default();
@@ -215,7 +192,7 @@ impl Walker<'_> {
             }
             ExprKind::Restrict(d, x) => {
                 if !in_body {
-                    let bad = ctx.subtract(&self.set(d)?)?;
+                    let bad = ctx.subtract(d)?;
                     if let Some((ps, p)) = self.witness_of(&bad)? {
                         let msg = format!(
                             "`{}` is only partly defined: `{}` is excluded by this restriction ({})",
@@ -229,18 +206,15 @@ impl Walker<'_> {
                         self.report(e.span, PARTIAL, diag);
                     }
                 }
-                let inner = ctx.intersect(&self.set(d)?)?;
+                let inner = ctx.intersect(d)?;
                 self.walk(x, &inner, in_body);
             }
             ExprKind::Case(pieces) => {
                 let c = ctx;
-                let sets: Vec<Set> = pieces
-                    .iter()
-                    .map(|(d, _)| self.set(d))
-                    .collect::<PolyResult<_>>()?;
+                let sets: Vec<&Set> = pieces.iter().map(|(d, _)| d).collect();
                 'overlap: for i in 0..sets.len() {
                     for j in i + 1..sets.len() {
-                        let both = c.intersect(&sets[i])?.intersect(&sets[j])?;
+                        let both = c.intersect(sets[i])?.intersect(sets[j])?;
                         if let Some((ps, p)) = self.witness_of(&both)? {
                             let names = if in_body {
                                 (0..p.len()).map(|k| format!("x{k}")).collect()
@@ -286,10 +260,10 @@ impl Walker<'_> {
                 }
             }
             ExprKind::Reduce(r) => {
-                let proj = self.func(&r.proj, &r.dims)?;
-                let pulled = ctx.preimage(&proj)?;
-                let inner = self.set(&r.body_domain)?.intersect(&pulled)?;
-                if self.unbounded(&inner, &proj) {
+                let proj = &r.proj;
+                let pulled = ctx.preimage(proj)?;
+                let inner = r.body_domain.intersect(&pulled)?;
+                if self.unbounded(&inner, proj) {
                     let d = Diagnostic::error(
                         "the body of this reduction is unbounded: for a fixed result point, its domain has infinitely many points",
                         e.span,
@@ -303,12 +277,13 @@ impl Walker<'_> {
                 let n_outer = dims.len();
                 let mut dims = dims.clone();
                 dims.push(c.index.clone());
-                let proj: Vec<AffExpr> = (0..n_outer)
-                    .map(|k| AffExpr::index(n_outer + 1, self.np(), k))
+                let space = Space::set(&self.sys.params, &dims);
+                let rows = (0..n_outer)
+                    .map(|k| Aff::dim(space.clone(), k).row().to_vec())
                     .collect();
-                let proj = self.func(&proj, &dims)?;
+                let proj = MultiAff::from_rows(space, rows)?;
                 let lifted = ctx.preimage(&proj)?;
-                let inner = self.set(&c.domain)?.intersect(&lifted)?;
+                let inner = c.domain.intersect(&lifted)?;
                 if self.unbounded(&inner, &proj) {
                     let d = Diagnostic::error(
                         format!(
@@ -426,40 +401,36 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn ge(i: i64, k: i64, c: i64, eq: bool) -> AffConstraint {
-        AffConstraint {
-            aff: AffExpr {
-                idx: vec![i, k],
-                par: vec![],
-                constant: c,
-            },
-            kind: if eq {
-                ConstraintKind::Eq
-            } else {
-                ConstraintKind::Ineq
-            },
+    use crate::poly::Constraint;
+
+    /// `i·x0 + k·x1 + c >= 0` (or `= 0`) over two dimensions, no parameters.
+    fn ge(i: i64, k: i64, c: i64, eq: bool) -> Constraint {
+        if eq {
+            Constraint::eq(vec![i, k, c])
+        } else {
+            Constraint::ineq(vec![i, k, c])
         }
     }
 
-    fn proj_i() -> Vec<AffExpr> {
-        vec![AffExpr::index(2, 0, 0)]
+    /// The projection `(x0, x1) -> x0`.
+    fn proj_i() -> Vec<Vec<i64>> {
+        vec![vec![1, 0, 0]]
+    }
+
+    fn set_of(piece: &[Constraint], n: usize) -> Option<Set> {
+        let dims: Vec<String> = (0..n).map(|k| format!("x{k}")).collect();
+        Set::from_constraints(
+            Space::set::<String, String>(&[], &dims),
+            vec![piece.to_vec()],
+        )
+        .ok()
     }
 
     /// `piece_unbounded` of a constraint list over `n` indices (`None` on
     /// failure).
-    fn unbounded_of(piece: &[AffConstraint], proj: &[AffExpr], n: usize) -> Option<bool> {
-        let dims: Vec<String> = (0..n).map(|k| format!("x{k}")).collect();
-        let d = Domain {
-            dims: dims.clone(),
-            pieces: vec![piece.to_vec()],
-        };
-        let set = to_set(&d, &[]).ok()?;
-        let f = MultiAff::new(
-            Space::set::<String, String>(&[], &dims),
-            Tuple::anonymous("o", proj.len()),
-            proj.iter().map(aff_row).collect(),
-        )
-        .ok()?;
+    fn unbounded_of(piece: &[Constraint], proj: &[Vec<i64>], n: usize) -> Option<bool> {
+        let set = set_of(piece, n)?;
+        let f = MultiAff::from_rows(set.space().clone(), proj.to_vec()).ok()?;
         let mut any = false;
         for b in set.pieces() {
             any |= piece_unbounded(b, &f).ok()?;
@@ -492,13 +463,13 @@ mod tests {
         fn boundedness_agrees_with_enumeration(
             cons in proptest::collection::vec((-2i64..=2, -2i64..=2, -4i64..=4, proptest::bool::weighted(0.2)), 1..4)
         ) {
-            let piece: Vec<AffConstraint> = cons.iter().map(|&(a, b, c, e)| ge(a, b, c, e)).collect();
+            let piece: Vec<Constraint> = cons.iter().map(|&(a, b, c, e)| ge(a, b, c, e)).collect();
             let verdict = unbounded_of(&piece, &proj_i(), 2);
-            let d = Domain { dims: vec!["i".into(), "k".into()], pieces: vec![piece.clone()] };
+            let d = set_of(&piece, 2).expect("rows of the right length");
             let mut far = false;
             for i in -5i64..=5 {
                 for k in -60i64..=60 {
-                    if k.abs() >= 50 && d.contains(&[i, k], &[]) {
+                    if k.abs() >= 50 && d.contains(&[], &[i, k]) {
                         far = true;
                     }
                 }

@@ -1,8 +1,7 @@
 //! The intermediate representation: checked, typed, normalized programs.
 //!
 //! Owns: the IR data types (`types`), lowering from the AST with every
-//! static check (`lower`, `check*`), conversion of IR domains to
-//! polyhedral sets (`poly_bridge`), and the pretty-printer back to valid
+//! static check (`lower`, `check*`), and the pretty-printer back to valid
 //! `.alpha` (`print`), which re-parses to the same IR.
 //!
 //! Contract for later stages: a `Program` that exists has passed every
@@ -21,10 +20,10 @@
 //!    literal folds into one `ExprKind::Index(aff)`; when `aff` has no index
 //!    and no parameter term it is `ExprKind::IntConst` instead. Unary minus
 //!    of a float literal folds into the literal.
-//! 3. Every `Domain` is in the canonical form of
-//!    `poly_bridge::canonical_domain` (exact simplification through
-//!    `poly`: redundant constraints removed, equalities detected, empty
-//!    pieces dropped, normalized order).
+//! 3. Every domain (a `poly::Set` over the system's parameters and the
+//!    index space it lives in) is in the canonical form of `Set::simplify`
+//!    (redundant constraints removed, equalities detected, empty pieces
+//!    dropped, normalized order).
 //! 4. A restriction directly around a reduction body (`reduce(+, [k],
 //!    {: c} : E)`) is merged into `Reduction::body_domain`, not kept as a
 //!    `Restrict` node; `body_domain` is that restriction intersected with the
@@ -40,7 +39,6 @@
 
 pub mod check_domains;
 pub mod lower;
-pub mod poly_bridge;
 pub mod print;
 pub mod types;
 

@@ -4,6 +4,7 @@
 //! the canonical form documented in `ir/mod.rs`. Printing is deterministic.
 
 use super::types::*;
+use crate::poly::Constraint;
 use std::fmt::Write;
 
 /// Prints a whole program.
@@ -87,12 +88,12 @@ pub fn system_to_alpha(p: &Program, s: &System) -> String {
 }
 
 /// `{[i, j] : c and c or c}` (a declaration domain with its tuple).
-pub fn domain_to_alpha(d: &Domain, params: &[String]) -> String {
+pub fn domain_to_alpha(d: &Set, params: &[String]) -> String {
     let body = constraints_to_alpha(d, params);
-    let tuple = if d.dims.is_empty() {
+    let tuple = if d.dims().is_empty() {
         String::new()
     } else {
-        format!("[{}] ", d.dims.join(", "))
+        format!("[{}] ", d.dims().join(", "))
     };
     if body.is_empty() {
         format!("{{{}: }}", tuple)
@@ -103,19 +104,20 @@ pub fn domain_to_alpha(d: &Domain, params: &[String]) -> String {
 
 /// The constraint part `c and c or c` of a domain; empty for the universe,
 /// `0 = 1` for the empty domain.
-pub fn constraints_to_alpha(d: &Domain, params: &[String]) -> String {
-    if d.pieces.is_empty() {
+pub fn constraints_to_alpha(d: &Set, params: &[String]) -> String {
+    if d.pieces().is_empty() {
         return "0 = 1".to_string();
     }
-    if d.pieces.iter().any(|p| p.is_empty()) {
+    if d.pieces().iter().any(|p| p.constraints().is_empty()) {
         return String::new();
     }
-    d.pieces
+    d.pieces()
         .iter()
         .map(|piece| {
             piece
+                .constraints()
                 .iter()
-                .map(|c| constraint_to_alpha(c, &d.dims, params))
+                .map(|c| constraint_to_alpha(c, d.dims(), params))
                 .collect::<Vec<_>>()
                 .join(" and ")
         })
@@ -125,52 +127,56 @@ pub fn constraints_to_alpha(d: &Domain, params: &[String]) -> String {
 
 /// `lhs >= rhs` / `lhs = rhs` with positive terms on the left and negative
 /// terms on the right (`i - j + 3 >= 0` prints as `i + 3 >= j`).
-pub fn constraint_to_alpha(c: &AffConstraint, dims: &[String], params: &[String]) -> String {
-    let mut pos = AffExpr::zero(c.aff.idx.len(), c.aff.par.len());
-    let mut neg = AffExpr::zero(c.aff.idx.len(), c.aff.par.len());
-    for (k, &v) in c.aff.idx.iter().enumerate() {
-        if v > 0 {
-            pos.idx[k] = v;
-        } else {
-            neg.idx[k] = v.saturating_neg();
-        }
-    }
-    for (k, &v) in c.aff.par.iter().enumerate() {
-        if v > 0 {
-            pos.par[k] = v;
-        } else {
-            neg.par[k] = v.saturating_neg();
-        }
-    }
+pub fn constraint_to_alpha(c: &Constraint, dims: &[String], params: &[String]) -> String {
+    let np = params.len();
+    let n = c.row.len().saturating_sub(1);
+    let (par, idx) = c.row[..n].split_at(np.min(n));
+    let constant = c.row.get(n).copied().unwrap_or(0);
+    let split = |keep: &dyn Fn(i64) -> i64| -> Vec<i64> {
+        par.iter().chain(idx).map(|&v| keep(v)).collect()
+    };
+    let pos = split(&|v| v.max(0));
+    let neg = split(&|v| v.min(0).saturating_neg());
     // A positive constant stays on the left, a negative one goes right:
     // `i - j - 1 >= 0` prints as `i >= j + 1`.
-    if c.aff.constant > 0 {
-        pos.constant = c.aff.constant;
+    let (pc, nc) = if constant > 0 {
+        (constant, 0)
     } else {
-        neg.constant = c.aff.constant.saturating_neg();
-    }
+        (0, constant.saturating_neg())
+    };
     let op = match c.kind {
         ConstraintKind::Ineq => ">=",
         ConstraintKind::Eq => "=",
     };
     format!(
         "{} {} {}",
-        aff_to_alpha(&pos, dims, params),
+        terms_to_alpha(&pos[np..], &pos[..np], pc, dims, params),
         op,
-        aff_to_alpha(&neg, dims, params)
+        terms_to_alpha(&neg[np..], &neg[..np], nc, dims, params)
     )
 }
 
 /// An affine expression as `2*i - j + N - 1` (`0` when zero).
-pub fn aff_to_alpha(a: &AffExpr, dims: &[String], params: &[String]) -> String {
+pub fn aff_to_alpha(a: &Aff, dims: &[String], params: &[String]) -> String {
+    terms_to_alpha(
+        a.dim_coeffs(),
+        a.param_coeffs(),
+        a.constant_term(),
+        dims,
+        params,
+    )
+}
+
+/// `Σ idx[k]·dims[k] + Σ par[p]·params[p] + c` as `2*i - j + N - 1`.
+fn terms_to_alpha(idx: &[i64], par: &[i64], c: i64, dims: &[String], params: &[String]) -> String {
     let mut terms: Vec<(i64, String)> = Vec::new();
-    for (k, &v) in a.idx.iter().enumerate() {
+    for (k, &v) in idx.iter().enumerate() {
         if v != 0 {
             let name = dims.get(k).cloned().unwrap_or_else(|| format!("i{k}"));
             terms.push((v, name));
         }
     }
-    for (k, &v) in a.par.iter().enumerate() {
+    for (k, &v) in par.iter().enumerate() {
         if v != 0 {
             let name = params.get(k).cloned().unwrap_or_else(|| format!("p{k}"));
             terms.push((v, name));
@@ -194,7 +200,6 @@ pub fn aff_to_alpha(a: &AffExpr, dims: &[String], params: &[String]) -> String {
             out.push_str(&term);
         }
     }
-    let c = a.constant;
     if out.is_empty() {
         out = c.to_string();
     } else if c != 0 {
@@ -313,17 +318,19 @@ impl Ctx<'_> {
             ExprKind::BoolConst(b) => b.to_string(),
             ExprKind::Index(a) => {
                 let s = aff_to_alpha(a, &self.names, params);
-                let nterms = a.idx.iter().chain(&a.par).filter(|&&v| v != 0).count()
-                    + usize::from(a.constant != 0);
-                let simple = nterms <= 1 && a.idx.iter().chain(&a.par).all(|&v| v == 0 || v == 1);
+                let coeffs = &a.row()[..a.row().len() - 1];
+                let nterms = coeffs.iter().filter(|&&v| v != 0).count()
+                    + usize::from(a.constant_term() != 0);
+                let simple = nterms <= 1 && coeffs.iter().all(|&v| v == 0 || v == 1);
                 Self::paren(s, if simple { PREC_ATOM } else { PREC_ADD }, min)
             }
             ExprKind::Read { var, access } => {
                 let name = &self.system.vars[*var].name;
-                if access.is_empty() {
+                if access.n_out() == 0 {
                     name.clone()
                 } else {
                     let idx: Vec<String> = access
+                        .affs()
                         .iter()
                         .map(|a| aff_to_alpha(a, &self.names, params))
                         .collect();
@@ -415,28 +422,30 @@ impl Ctx<'_> {
     /// `reduce(op, (i, k -> i), {: D} : body)`.
     fn reduction(&self, r: &Reduction) -> String {
         let params = &self.system.params;
-        let n_outer = r.proj.len();
-        let prefix_form = r.dims.len() >= n_outer
-            && r.dims[..n_outer] == self.names[..]
-            && r.proj.iter().enumerate().all(|(k, a)| {
-                a.constant == 0
-                    && a.par.iter().all(|&v| v == 0)
-                    && a.idx
+        let n_outer = r.proj.n_out();
+        let dims = r.dims();
+        let prefix_form = dims.len() >= n_outer
+            && dims[..n_outer] == self.names[..]
+            && r.proj.affs().iter().enumerate().all(|(k, a)| {
+                a.constant_term() == 0
+                    && a.param_coeffs().iter().all(|&v| v == 0)
+                    && a.dim_coeffs()
                         .iter()
                         .enumerate()
                         .all(|(m, &v)| v == i64::from(m == k))
             });
         let head = if prefix_form {
-            format!("[{}]", r.dims[n_outer..].join(", "))
+            format!("[{}]", dims[n_outer..].join(", "))
         } else {
             let outs: Vec<String> = r
                 .proj
+                .affs()
                 .iter()
-                .map(|a| aff_to_alpha(a, &r.dims, params))
+                .map(|a| aff_to_alpha(a, dims, params))
                 .collect();
-            format!("({} -> {})", r.dims.join(", "), outs.join(", "))
+            format!("({} -> {})", dims.join(", "), outs.join(", "))
         };
-        let inner = self.with_names(r.dims.clone());
+        let inner = self.with_names(dims.to_vec());
         let dom = constraints_to_alpha(&r.body_domain, params);
         format!(
             "reduce({}, {}, {{: {}}} : {})",
@@ -477,11 +486,12 @@ fn clear_expr_spans(e: &mut Expr) {
 mod tests {
     use super::*;
 
-    fn ge(idx: Vec<i64>, par: Vec<i64>, constant: i64) -> AffConstraint {
-        AffConstraint {
-            aff: AffExpr { idx, par, constant },
-            kind: ConstraintKind::Ineq,
-        }
+    /// `idx·x + par·p + constant >= 0` as a row `[par, idx, constant]`.
+    fn ge(idx: Vec<i64>, par: Vec<i64>, constant: i64) -> Constraint {
+        let mut row = par;
+        row.extend(idx);
+        row.push(constant);
+        Constraint::ineq(row)
     }
 
     #[test]
@@ -508,20 +518,15 @@ mod tests {
 
     #[test]
     fn domains_print_with_tuple_and_or() {
-        let d = Domain {
-            dims: vec!["i".into()],
-            pieces: vec![
-                vec![ge(vec![-1], vec![0], 2)],
-                vec![ge(vec![1], vec![0], -8)],
-            ],
-        };
+        let d = Set::from_constraints(
+            Space::set::<String, _>(&[], &["i"]),
+            vec![vec![ge(vec![-1], vec![], 2)], vec![ge(vec![1], vec![], -8)]],
+        )
+        .unwrap();
         assert_eq!(domain_to_alpha(&d, &[]), "{[i] : 2 >= i or i >= 8}");
-        let empty = Domain {
-            dims: vec![],
-            pieces: vec![],
-        };
-        assert_eq!(domain_to_alpha(&empty, &[]), "{: 0 = 1}");
-        assert_eq!(domain_to_alpha(&Domain::universe(vec![]), &[]), "{: }");
+        let none = Space::set::<String, String>(&[], &[]);
+        assert_eq!(domain_to_alpha(&Set::empty(none.clone()), &[]), "{: 0 = 1}");
+        assert_eq!(domain_to_alpha(&Set::universe(none), &[]), "{: }");
     }
 
     #[test]

@@ -7,12 +7,11 @@
 //!   lives in the space of the equation's left-hand-side indices; the body
 //!   of a reduction lives in the reduction's own body space
 //!   (`Reduce::dims`).
-//! - Affine functions of the indices and parameters are [`AffExpr`] values
-//!   whose `idx` length is the dimension of the index space they live in.
-//! - Domains are [`Domain`]s: finite unions of conjunctions of affine
-//!   constraints over an index space and the parameters. They are a
-//!   structural form, converted to `poly::Set` where polyhedral operations
-//!   are needed (`ir::poly_bridge`).
+//! - Affine functions of the indices and parameters are `poly::Aff` values
+//!   over the index space they live in (`[params] -> { [indices] }`);
+//!   access functions and projections are `poly::MultiAff`s.
+//! - Domains are `poly::Set`s over an index space and the parameters: no
+//!   stage converts them to another representation.
 //! - Dependence expressions `f @ E` of the source do not survive lowering:
 //!   `f` is substituted into `E` (the Alpha normalization), so every read is
 //!   an access function of the index space it is evaluated in.
@@ -20,103 +19,15 @@
 use crate::diag::Span;
 pub use crate::vocab::{Distribution, ElemType, ReduceOp, UnOp};
 
-/// An affine function of the indices in scope and the parameters:
-/// `Σ idx[k]·x_k + Σ par[p]·p_p + constant`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct AffExpr {
-    /// One coefficient per index of the index space (outermost first).
-    pub idx: Vec<i64>,
-    /// One coefficient per parameter of the system.
-    pub par: Vec<i64>,
-    pub constant: i64,
-}
-
-impl AffExpr {
-    /// The zero function over `n_idx` indices and `n_par` parameters.
-    pub fn zero(n_idx: usize, n_par: usize) -> AffExpr {
-        AffExpr {
-            idx: vec![0; n_idx],
-            par: vec![0; n_par],
-            constant: 0,
-        }
-    }
-    /// The constant function `c`.
-    pub fn constant(n_idx: usize, n_par: usize, c: i64) -> AffExpr {
-        AffExpr {
-            constant: c,
-            ..AffExpr::zero(n_idx, n_par)
-        }
-    }
-    /// The function `x_k` (index `k` of the space).
-    pub fn index(n_idx: usize, n_par: usize, k: usize) -> AffExpr {
-        let mut a = AffExpr::zero(n_idx, n_par);
-        a.idx[k] = 1;
-        a
-    }
-    /// Value at an index point and parameter values; `None` on overflow.
-    pub fn eval(&self, point: &[i64], params: &[i64]) -> Option<i64> {
-        let mut v = self.constant;
-        for (c, x) in self.idx.iter().zip(point) {
-            v = v.checked_add(c.checked_mul(*x)?)?;
-        }
-        for (c, x) in self.par.iter().zip(params) {
-            v = v.checked_add(c.checked_mul(*x)?)?;
-        }
-        Some(v)
-    }
-    /// True when the function does not depend on the indices.
-    pub fn is_index_free(&self) -> bool {
-        self.idx.iter().all(|&c| c == 0)
-    }
-}
-
-/// The relation of an affine constraint to zero (`Ineq`: `aff >= 0`,
-/// `Eq`: `aff == 0`): the polyhedral library's own word.
-pub use crate::poly::ConstraintKind;
-
-/// An affine constraint `aff >= 0` or `aff == 0`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct AffConstraint {
-    pub aff: AffExpr,
-    pub kind: ConstraintKind,
-}
-
-/// A finite union of conjunctions of affine constraints over the index
-/// space `dims` and the system's parameters: `∪_p { x : ∧ c(x, params) }`.
-/// An empty `pieces` is the empty set; a piece with no constraints is the
-/// universe.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Domain {
-    /// Names of the dimensions (the index space the domain lives in).
-    pub dims: Vec<String>,
-    pub pieces: Vec<Vec<AffConstraint>>,
-}
-
-impl Domain {
-    /// The whole index space.
-    pub fn universe(dims: Vec<String>) -> Domain {
-        Domain {
-            dims,
-            pieces: vec![Vec::new()],
-        }
-    }
-    pub fn n_dims(&self) -> usize {
-        self.dims.len()
-    }
-    /// Membership of an integer point for given parameter values
-    /// (overflow counts as "not a member").
-    pub fn contains(&self, point: &[i64], params: &[i64]) -> bool {
-        self.pieces.iter().any(|piece| {
-            piece.iter().all(|c| match c.aff.eval(point, params) {
-                Some(v) => match c.kind {
-                    ConstraintKind::Ineq => v >= 0,
-                    ConstraintKind::Eq => v == 0,
-                },
-                None => false,
-            })
-        })
-    }
-}
+/// The polyhedral objects of the IR are the polyhedral library's own:
+/// - a domain is a [`Set`] over the space `[params] -> { [index names] }`
+///   (a finite union of conjunctions of affine constraints; rows are
+///   parameters, then dimensions, then the constant);
+/// - an affine function of the indices in scope and the parameters is an
+///   [`Aff`] over that space;
+/// - an access function or a reduction's projection is a [`MultiAff`] from
+///   the index space it is evaluated in.
+pub use crate::poly::{Aff, ConstraintKind, MultiAff, Set, Space};
 
 /// Index of a variable in `System::vars`.
 pub type VarId = usize;
@@ -135,9 +46,9 @@ pub struct Variable {
     pub name: String,
     pub kind: VarKind,
     pub ty: ElemType,
-    /// The variable's domain; its `dims` are the declared index names (or
-    /// generated ones `i0, i1, ...` for the `[N, M]` shorthand).
-    pub domain: Domain,
+    /// The variable's domain; its dimensions are the declared index names
+    /// (or generated ones `i0, i1, ...` for the `[N, M]` shorthand).
+    pub domain: Set,
     pub span: Span,
 }
 
@@ -157,8 +68,8 @@ pub struct Equation {
 pub struct System {
     pub name: String,
     pub params: Vec<String>,
-    /// Constraints on the parameters (a domain with no dimensions).
-    pub context: Domain,
+    /// Constraints on the parameters (a set with no dimensions).
+    pub context: Set,
     pub vars: Vec<Variable>,
     /// Exactly one equation per output and local (checked by lowering),
     /// in source order.
@@ -343,11 +254,11 @@ pub enum ExprKind {
     BoolConst(bool),
     /// The value of an affine function of the indices and parameters
     /// (`i`, `N`, `val (i, j -> i + j)`), an int.
-    Index(AffExpr),
+    Index(Aff),
     /// `var[f(x)]`: an affine read.
     Read {
         var: VarId,
-        access: Vec<AffExpr>,
+        access: MultiAff,
     },
     /// `var[e_1, ..., e_n]` where some `e_k` is data-dependent; every index
     /// is an int expression (affine ones are `Index` expressions). A point
@@ -361,9 +272,9 @@ pub enum ExprKind {
     /// `if c then a else b`, pointwise.
     If(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `case { D_1 : E_1; ... }`: the pieces' domains are disjoint (checked).
-    Case(Vec<(Domain, Expr)>),
+    Case(Vec<(Set, Expr)>),
     /// `{: c} : E`: `E` restricted to a subdomain of the current space.
-    Restrict(Domain, Box<Expr>),
+    Restrict(Set, Box<Expr>),
     /// `reduce(op, proj, body)`: for an outer point `x`,
     /// `⊕ { body(y) : y ∈ body_domain, proj(y) = x }` (the operator's
     /// identity when empty). The body lives in the space `dims`; for the
@@ -389,15 +300,21 @@ pub struct Reduction {
     /// The reduction's identity (see [`ReductionId`]).
     pub id: ReductionId,
     pub op: ReduceOp,
-    /// Names of the body space's dimensions.
-    pub dims: Vec<String>,
     /// The projection: for each outer index, an affine function of the body
-    /// space (`dims`) and the parameters.
-    pub proj: Vec<AffExpr>,
+    /// space and the parameters (input space: `body_domain`'s).
+    pub proj: MultiAff,
     /// Where the body is evaluated: the explicit restriction intersected
-    /// with the domains of everything the body reads (a domain over `dims`).
-    pub body_domain: Domain,
+    /// with the domains of everything the body reads, over the body space
+    /// (whose dimension names are [`Reduction::dims`]).
+    pub body_domain: Set,
     pub body: Expr,
+}
+
+impl Reduction {
+    /// Names of the body space's dimensions.
+    pub fn dims(&self) -> &[String] {
+        self.body_domain.dims()
+    }
 }
 
 /// The parts of a categorical draw (see [`ExprKind::Categorical`]).
@@ -406,7 +323,7 @@ pub struct Categorical {
     /// Name of the drawn index.
     pub index: String,
     /// Domain over the outer indices followed by the drawn index.
-    pub domain: Domain,
+    pub domain: Set,
     pub weight: Expr,
     pub site: CallSite,
 }
@@ -486,7 +403,7 @@ pub enum ParamsRefused {
 /// no solver.
 pub fn check_param_values(
     n_params: usize,
-    context: &Domain,
+    context: &Set,
     values: &[i64],
 ) -> Result<(), ParamsRefused> {
     if values.len() != n_params {
@@ -495,7 +412,7 @@ pub fn check_param_values(
             got: values.len(),
         });
     }
-    if !context.contains(&[], values) {
+    if !context.contains(values, &[]) {
         return Err(ParamsRefused::OutsideContext);
     }
     Ok(())

@@ -85,13 +85,18 @@ impl An<'_> {
     fn domains(&mut self) {
         for (a, arr) in self.f.arrays.iter().enumerate() {
             let Some(dom) = &arr.domain else { continue };
-            for c in dom.pieces.iter().flatten() {
+            let np = dom.n_params();
+            for c in dom.pieces().iter().flat_map(|p| p.constraints()) {
+                // Rows are `[params, dims, 1]` over the function's
+                // parameters and the array's dimensions (checked).
+                let (par, rest) = c.row.split_at(np.min(c.row.len()));
+                let (&constant, idx) = rest.split_last().unwrap_or((&0, &[]));
                 let mut acc = Iv {
-                    lo: i128::from(c.aff.constant),
-                    hi: i128::from(c.aff.constant),
+                    lo: i128::from(constant),
+                    hi: i128::from(constant),
                 };
                 let mut terms = Vec::new();
-                for (k, &co) in c.aff.idx.iter().enumerate() {
+                for (k, &co) in idx.iter().enumerate() {
                     let (lo, ext) = self.boxes[a][k];
                     let x = Iv {
                         lo: i128::from(lo),
@@ -99,7 +104,7 @@ impl An<'_> {
                     };
                     terms.push((co, x));
                 }
-                for (p, &co) in c.aff.par.iter().enumerate() {
+                for (p, &co) in par.iter().enumerate() {
                     let v = i128::from(self.params[p]);
                     terms.push((co, Iv { lo: v, hi: v }));
                 }

@@ -19,7 +19,7 @@
 //! unions (see `set`).
 
 use super::constraint::{
-    ceil_div, combine_sub, eval, floor_div, negate, negate_ineq, normalize_eq, normalize_ineq,
+    ceil_div, combine_sub, eval_at, floor_div, negate, negate_ineq, normalize_eq, normalize_ineq,
     remove_cols, substitute_prefix, to_i64, Constraint, ConstraintKind, EqsIneqs, Norm,
 };
 use super::error::{PolyError, PolyResult};
@@ -225,8 +225,8 @@ impl BasicSet {
         if params.len() != self.space.n_params() || point.len() != self.space.n_dims() {
             return false;
         }
-        let x: Vec<i64> = params.iter().chain(point).copied().collect();
-        self.eqs.iter().all(|r| eval(r, &x) == 0) && self.ineqs.iter().all(|r| eval(r, &x) >= 0)
+        self.eqs.iter().all(|r| eval_at(r, params, point) == 0)
+            && self.ineqs.iter().all(|r| eval_at(r, params, point) >= 0)
     }
 
     /// Simplified, canonical form of the same integer set:

@@ -203,6 +203,17 @@ pub fn eval(row: &[i64], x: &[i64]) -> i128 {
     s
 }
 
+/// [`eval`] at the point `(params, point)` given in two parts (no
+/// allocation): `row · (params, point, 1)`.
+pub fn eval_at(row: &[i64], params: &[i64], point: &[i64]) -> i128 {
+    let n = row.len() - 1;
+    let mut s = row[n] as i128;
+    for (c, v) in row[..n].iter().zip(params.iter().chain(point)) {
+        s += (*c as i128) * (*v as i128);
+    }
+    s
+}
+
 /// Substitutes the first `k = vals.len()` variables by the given values:
 /// returns a row over the remaining variables.
 pub fn substitute_prefix(row: &[i64], vals: &[i64]) -> PolyResult<Vec<i64>> {

@@ -11,7 +11,7 @@
 //!
 //! Must not know about: the solver (images go through `Map`).
 
-use super::constraint::{eval, to_i64};
+use super::constraint::{eval_at, to_i64};
 use super::error::{PolyError, PolyResult};
 use super::map::{BasicMap, Map};
 use super::set::Set;
@@ -73,6 +73,78 @@ impl Aff {
     pub fn space(&self) -> &Space {
         &self.space
     }
+    /// The zero expression over the set space `space` (for a map space:
+    /// over its wrapped set space).
+    pub fn zero(space: Space) -> Aff {
+        let space = space.wrapped();
+        let row = vec![0; space.n_vars() + 1];
+        Aff { space, row }
+    }
+    /// Dimension `k` of the set space `space` (parameters not counted);
+    /// the zero expression when `k` is out of range.
+    pub fn dim(space: Space, k: usize) -> Aff {
+        let mut a = Aff::zero(space);
+        let np = a.space.n_params();
+        if k < a.space.n_dims() {
+            a.row[np + k] = 1;
+        }
+        a
+    }
+    /// `Σ par[p]·p_p + Σ dims[k]·x_k + constant` over the set space
+    /// `space` (`par` and `dims` must have the space's lengths).
+    pub fn from_parts(space: Space, par: &[i64], dims: &[i64], constant: i64) -> PolyResult<Aff> {
+        let mut row = Vec::with_capacity(par.len() + dims.len() + 1);
+        row.extend_from_slice(par);
+        row.extend_from_slice(dims);
+        row.push(constant);
+        Aff::new(space, row)
+    }
+    /// Number of parameters of the space.
+    pub fn n_params(&self) -> usize {
+        self.space.n_params()
+    }
+    /// Number of dimensions of the space.
+    pub fn n_dims(&self) -> usize {
+        self.space.n_dims()
+    }
+    /// The coefficients of the parameters.
+    pub fn param_coeffs(&self) -> &[i64] {
+        &self.row[..self.space.n_params()]
+    }
+    /// The coefficients of the dimensions.
+    pub fn dim_coeffs(&self) -> &[i64] {
+        let np = self.space.n_params();
+        &self.row[np..np + self.space.n_dims()]
+    }
+    /// Mutable coefficients of the dimensions.
+    pub fn dim_coeffs_mut(&mut self) -> &mut [i64] {
+        let np = self.space.n_params();
+        let nd = self.space.n_dims();
+        &mut self.row[np..np + nd]
+    }
+    /// Mutable coefficients of the parameters.
+    pub fn param_coeffs_mut(&mut self) -> &mut [i64] {
+        let np = self.space.n_params();
+        &mut self.row[..np]
+    }
+    /// The constant term.
+    pub fn constant_term(&self) -> i64 {
+        self.row.last().copied().unwrap_or(0)
+    }
+    /// Mutable constant term.
+    pub fn constant_term_mut(&mut self) -> &mut i64 {
+        let n = self.row.len() - 1;
+        &mut self.row[n]
+    }
+    /// True when the expression does not depend on the dimensions.
+    pub fn is_dim_free(&self) -> bool {
+        self.dim_coeffs().iter().all(|&c| c == 0)
+    }
+    /// The same expression over a space with the same numbers of
+    /// parameters and dimensions (new names).
+    pub fn with_space(&self, space: Space) -> PolyResult<Aff> {
+        Aff::new(space.wrapped(), self.row.clone())
+    }
     /// The row: coefficients of parameters, dimensions, then the constant.
     pub fn row(&self) -> &[i64] {
         &self.row
@@ -85,6 +157,41 @@ impl Aff {
             row: super::constraint::combine(1, &self.row, k, &other.row)?,
         })
     }
+    /// `k·self` (checked).
+    pub fn scaled(&self, k: i64) -> PolyResult<Aff> {
+        let zero = vec![0; self.row.len()];
+        Ok(Aff {
+            space: self.space.clone(),
+            row: super::constraint::combine(k, &self.row, 0, &zero)?,
+        })
+    }
+    /// The constant value when the expression depends on neither the
+    /// parameters nor the dimensions.
+    pub fn as_constant(&self) -> Option<i64> {
+        let n = self.row.len() - 1;
+        self.row[..n].iter().all(|&c| c == 0).then(|| self.row[n])
+    }
+    /// `self ∘ g`: `x -> self(g(x))` (`g`'s outputs are `self`'s
+    /// dimensions).
+    pub fn pullback(&self, g: &MultiAff) -> PolyResult<Aff> {
+        if g.rows.len() != self.space.n_dims() || g.space.params != self.space.params {
+            return Err(PolyError::SpaceMismatch(format!(
+                "pullback: {} after {}",
+                self.space.describe(),
+                g.space.describe()
+            )));
+        }
+        let row = substitute(
+            &self.row,
+            self.space.n_params(),
+            g.space.n_params() + g.space.n_in() + 1,
+            &g.rows,
+        )?;
+        Ok(Aff {
+            space: g.space.domain(),
+            row,
+        })
+    }
     /// The value at `(params, point)`.
     pub fn eval(&self, params: &[i64], point: &[i64]) -> PolyResult<i64> {
         if params.len() != self.space.n_params() || point.len() != self.space.n_dims() {
@@ -92,8 +199,7 @@ impl Aff {
                 "Aff::eval: wrong number of values".into(),
             ));
         }
-        let x: Vec<i64> = params.iter().chain(point).copied().collect();
-        to_i64(eval(&self.row, &x))
+        to_i64(eval_at(&self.row, params, point))
     }
 }
 
@@ -148,6 +254,25 @@ impl MultiAff {
         }
         let out = Tuple::anonymous("o", affs.len());
         MultiAff::new(domain, out, affs.iter().map(|a| a.row.clone()).collect())
+    }
+    /// The tuple of the given rows (one per output, over the parameters
+    /// and dimensions of the set space `domain`, then the constant), with
+    /// an anonymous output tuple.
+    pub fn from_rows(domain: Space, rows: Vec<Vec<i64>>) -> PolyResult<MultiAff> {
+        let out = Tuple::anonymous("o", rows.len());
+        MultiAff::new(domain, out, rows)
+    }
+    /// The outputs as `Aff`s over the domain.
+    pub fn affs(&self) -> Vec<Aff> {
+        (0..self.rows.len()).map(|k| self.get(k)).collect()
+    }
+    /// Number of input dimensions.
+    pub fn n_in(&self) -> usize {
+        self.space.n_in()
+    }
+    /// Number of parameters.
+    pub fn n_params(&self) -> usize {
+        self.space.n_params()
     }
     /// The identity on a set space.
     pub fn identity(domain: Space) -> PolyResult<MultiAff> {
@@ -205,8 +330,14 @@ impl MultiAff {
     }
     /// The value `f(params, point)`.
     pub fn eval(&self, params: &[i64], point: &[i64]) -> PolyResult<Vec<i64>> {
-        (0..self.rows.len())
-            .map(|k| self.get(k).eval(params, point))
+        if params.len() != self.space.n_params() || point.len() != self.space.n_in() {
+            return Err(PolyError::Invalid(
+                "MultiAff::eval: wrong number of values".into(),
+            ));
+        }
+        self.rows
+            .iter()
+            .map(|r| to_i64(eval_at(r, params, point)))
             .collect()
     }
     /// `self ∘ g`: `x -> self(g(x))` (`g`'s output feeds `self`'s input).

@@ -17,6 +17,7 @@ use num_rational::BigRational;
 use num_traits::{One, ToPrimitive, Zero};
 
 use super::basic_set::BasicSet;
+use super::constraint::Constraint;
 use super::error::{PolyError, PolyResult};
 use super::space::{Space, Tuple};
 
@@ -102,6 +103,48 @@ impl Set {
     /// `simplify`).
     pub fn pieces(&self) -> &[BasicSet] {
         &self.pieces
+    }
+    /// The names of the dimensions.
+    pub fn dims(&self) -> &[String] {
+        &self.space.output.dims
+    }
+    /// Number of dimensions.
+    pub fn n_dims(&self) -> usize {
+        self.space.n_dims()
+    }
+    /// Number of parameters.
+    pub fn n_params(&self) -> usize {
+        self.space.n_params()
+    }
+    /// `⋃_pieces { x : ∧ constraints }` over `space` (rows over the
+    /// parameters, dimensions and constant of `space`).
+    pub fn from_constraints(space: Space, pieces: Vec<Vec<Constraint>>) -> PolyResult<Set> {
+        let mut out = Vec::with_capacity(pieces.len());
+        for piece in pieces {
+            let mut b = BasicSet::universe(space.clone());
+            for c in piece {
+                b.add_constraint(c)?;
+            }
+            out.push(b);
+        }
+        Set::from_basics(space, out)
+    }
+    /// The same set over a space with the same numbers of parameters and
+    /// dimensions (new names; the rows are unchanged).
+    pub fn renamed(&self, space: Space) -> PolyResult<Set> {
+        if space.n_params() != self.space.n_params() || space.n_dims() != self.space.n_dims() {
+            return Err(PolyError::SpaceMismatch(format!(
+                "renamed: {} as {}",
+                self.space.describe(),
+                space.describe()
+            )));
+        }
+        let mut s = self.clone();
+        for p in &mut s.pieces {
+            p.space = space.clone();
+        }
+        s.space = space;
+        Ok(s)
     }
 
     /// `self ∪ other`.

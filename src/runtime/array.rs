@@ -43,9 +43,8 @@ impl ArraySpec {
     /// empty box `0 ..= -1` in every dimension).
     pub fn of_variable(var: &Variable, params: &[i64]) -> Result<ArraySpec, RuntimeError> {
         let n = var.domain.n_dims();
-        let set = crate::ir::poly_bridge::to_set_anon(&var.domain, params.len())
-            .map_err(|e| RuntimeError::poly(&var.name, e))?;
-        let bx = scan::bounding_box(&set, params).map_err(|e| RuntimeError::scan(&var.name, e))?;
+        let bx = scan::bounding_box(&var.domain, params)
+            .map_err(|e| RuntimeError::scan(&var.name, e))?;
         let (lo, hi) = match bx {
             Some(b) => b.into_iter().unzip(),
             None => (vec![0; n], vec![-1; n]),

@@ -2,7 +2,6 @@
 //! I/O). Nothing in `runtime` panics on user input.
 
 use crate::poly::scan::PointScanError;
-use crate::poly::PolyError;
 use thiserror::Error;
 
 /// An error from the run-time support.
@@ -98,17 +97,6 @@ impl RuntimeError {
                 msg: format!("missing value of parameter {k}"),
             },
             PointScanError::Invalid(msg) => RuntimeError::Data { name, msg },
-        }
-    }
-
-    /// A failure of the polyhedral library on the domain of `name`.
-    pub fn poly(name: &str, e: PolyError) -> RuntimeError {
-        match e {
-            PolyError::Overflow => RuntimeError::Overflow(name.to_string()),
-            e => RuntimeError::Data {
-                name: name.to_string(),
-                msg: e.to_string(),
-            },
         }
     }
 }

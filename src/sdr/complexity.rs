@@ -9,7 +9,6 @@
 //! where that module says so); sums drop dominated terms.
 
 use super::{Optimized, SdrError};
-use crate::ir::poly_bridge::{aff_row, to_set};
 use crate::ir::*;
 use crate::poly::complexity::{complexity, Complexity};
 use crate::poly::{MultiAff, Set, Tuple};
@@ -27,10 +26,10 @@ pub struct EquationCost {
 pub fn equation_costs(s: &System) -> Result<Vec<EquationCost>, SdrError> {
     let mut out = Vec::with_capacity(s.equations.len());
     for eq in &s.equations {
-        let dom = to_set(&s.vars[eq.var].domain, &s.params)?;
-        let mut cost = complexity(&dom)?;
+        let dom = &s.vars[eq.var].domain;
+        let mut cost = complexity(dom)?;
         let mut extra = Vec::new();
-        collect_work(&eq.expr, &dom, &s.params, &mut extra)?;
+        collect_work(&eq.expr, dom, &s.params, &mut extra)?;
         for c in extra {
             cost = cost.add(&c)?;
         }
@@ -52,20 +51,13 @@ fn collect_work(
 ) -> Result<(), SdrError> {
     match &e.kind {
         ExprKind::Reduce(r) => {
-            let body = to_set(&r.body_domain, params)?;
-            let rows: Vec<Vec<i64>> = r.proj.iter().map(aff_row).collect();
-            let f = MultiAff::new(
-                body.space().clone(),
-                Tuple::anonymous("x", rows.len()),
-                rows,
-            )?;
-            let used = body.intersect(&ctx.preimage(&f)?)?;
+            let used = r.body_domain.intersect(&ctx.preimage(&r.proj)?)?;
             out.push(complexity(&used)?);
             // a reduction nested in the body is evaluated over the body
             collect_work(&r.body, &used, params, out)?;
         }
         ExprKind::Categorical(c) => {
-            let dom = to_set(&c.domain, params)?;
+            let dom = &c.domain;
             // ctx × k: extend ctx with the drawn index (unconstrained).
             let np = params.len();
             let n = ctx.space().n_dims();

@@ -15,7 +15,6 @@
 //! (`System::number_reductions`): their ids name their new places.
 
 use super::SdrError;
-use crate::ir::poly_bridge::{canonical_domain, from_set, to_set};
 use crate::ir::*;
 use std::collections::HashSet;
 
@@ -44,12 +43,12 @@ pub(crate) fn used_names(s: &System) -> HashSet<String> {
     let mut names: HashSet<String> = s.vars.iter().map(|v| v.name.clone()).collect();
     names.extend(s.params.iter().cloned());
     for v in &s.vars {
-        names.extend(v.domain.dims.iter().cloned());
+        names.extend(v.domain.dims().iter().cloned());
     }
     fn walk(e: &Expr, names: &mut HashSet<String>) {
         visit_children(e, &mut |c| walk(c, names));
         match &e.kind {
-            ExprKind::Reduce(r) => names.extend(r.dims.iter().cloned()),
+            ExprKind::Reduce(r) => names.extend(r.dims().iter().cloned()),
             ExprKind::Categorical(c) => {
                 names.insert(c.index.clone());
             }
@@ -98,43 +97,44 @@ pub(crate) fn combine(op: ReduceOp, a: Expr, b: Expr, ty: ElemType) -> Expr {
     Expr { kind, ty, span }
 }
 
-/// The identity read `var[x]` over an index space of `n` indices.
-pub(crate) fn identity_read(var: VarId, n: usize, n_par: usize, ty: ElemType, span: Span) -> Expr {
-    Expr {
+/// The identity read `var[x]` over the index space `space`.
+pub(crate) fn identity_read(
+    var: VarId,
+    space: &Space,
+    ty: ElemType,
+    span: Span,
+) -> Result<Expr, SdrError> {
+    let np = space.n_params();
+    let n = space.n_dims();
+    let rows = (0..n)
+        .map(|k| {
+            let mut r = vec![0; np + n + 1];
+            r[np + k] = 1;
+            r
+        })
+        .collect();
+    Ok(Expr {
         kind: ExprKind::Read {
             var,
-            access: (0..n).map(|k| AffExpr::index(n, n_par, k)).collect(),
+            access: MultiAff::from_rows(space.clone(), rows)?,
         },
         ty,
         span,
-    }
+    })
 }
 
 use crate::diag::Span;
 
-/// `a ∩ b` of two domains over the same dims, canonical.
-pub(crate) fn intersect_domains(
-    a: &Domain,
-    b: &Domain,
-    params: &[String],
-) -> Result<Domain, SdrError> {
-    let s = to_set(a, params)?.intersect(&to_set(b, params)?)?;
-    Ok(canonical_domain(&from_set(&s, &a.dims), params)?)
+/// `a ∩ b` of two domains over the same index space (named as `a`),
+/// canonical.
+pub(crate) fn intersect_domains(a: &Set, b: &Set) -> Result<Set, SdrError> {
+    Ok(a.intersect(b)?.simplify()?)
 }
 
 /// `P ∩ proj⁻¹(ctx)` for a reduction evaluated over `ctx`, canonical.
-fn restrict_to_used(r: &Reduction, ctx: &Domain, params: &[String]) -> Result<Domain, SdrError> {
-    use crate::ir::poly_bridge::aff_row;
-    use crate::poly::{MultiAff, Tuple};
-    let body = to_set(&r.body_domain, params)?;
-    let rows: Vec<Vec<i64>> = r.proj.iter().map(aff_row).collect();
-    let f = MultiAff::new(
-        body.space().clone(),
-        Tuple::anonymous("x", rows.len()),
-        rows,
-    )?;
-    let used = body.intersect(&to_set(ctx, params)?.preimage(&f)?)?;
-    Ok(canonical_domain(&from_set(&used, &r.dims), params)?)
+fn restrict_to_used(r: &Reduction, ctx: &Set) -> Result<Set, SdrError> {
+    let used = r.body_domain.intersect(&ctx.preimage(&r.proj)?)?;
+    Ok(used.simplify()?)
 }
 
 struct Normalizer<'a> {
@@ -157,11 +157,9 @@ fn normalize_system(s: &mut System) -> Result<Vec<(String, String)>, SdrError> {
     };
     let mut out = Vec::with_capacity(eqs.len());
     for eq in eqs {
-        let ctx = n.sys.vars[eq.var].domain.clone();
-        let ctx = Domain {
-            dims: eq.indices.clone(),
-            pieces: ctx.pieces,
-        };
+        let ctx = n.sys.vars[eq.var]
+            .domain
+            .renamed(Space::set(&n.sys.params, &eq.indices))?;
         let owner = n.sys.vars[eq.var].name.clone();
         let expr = n.expr(eq.expr, &ctx, true, &owner)?;
         out.push(Equation { expr, ..eq });
@@ -181,8 +179,8 @@ impl Normalizer<'_> {
     }
 
     /// Adds a local variable over `domain` defined by `expr` (in the index
-    /// space `domain.dims`); returns its id.
-    fn new_local(&mut self, owner: &str, tag: &str, domain: Domain, expr: Expr) -> VarId {
+    /// space `domain.dims()`); returns its id.
+    fn new_local(&mut self, owner: &str, tag: &str, domain: Set, expr: Expr) -> VarId {
         let name = fresh_name(&mut self.used, owner, tag);
         self.born.push((name.clone(), owner.to_string()));
         let id = self.sys.vars.len();
@@ -195,7 +193,7 @@ impl Normalizer<'_> {
         });
         self.new_eqs.push(Equation {
             var: id,
-            indices: domain.dims.clone(),
+            indices: domain.dims().to_vec(),
             span: expr.span,
             expr,
         });
@@ -205,7 +203,7 @@ impl Normalizer<'_> {
     /// Normalizes `e`, evaluated over the domain `ctx` (whose dims are the
     /// index space of `e`). `top` is true when `e` is the whole right-hand
     /// side of an equation.
-    fn expr(&mut self, e: Expr, ctx: &Domain, top: bool, owner: &str) -> Result<Expr, SdrError> {
+    fn expr(&mut self, e: Expr, ctx: &Set, top: bool, owner: &str) -> Result<Expr, SdrError> {
         let Expr { kind, ty, span } = e;
         let params = self.params();
         let kind = match kind {
@@ -215,14 +213,11 @@ impl Normalizer<'_> {
                 // used: P := P ∩ proj⁻¹(ctx). This also bounds the body
                 // dimensions that lowering leaves free (a prefix sum's `i`),
                 // so that locals extracted from the body have bounded domains.
-                r.body_domain = restrict_to_used(&r, ctx, &params)?;
-                let body_ctx = Domain {
-                    dims: r.dims.clone(),
-                    pieces: r.body_domain.pieces.clone(),
-                };
+                r.body_domain = restrict_to_used(&r, ctx)?;
+                let body_ctx = r.body_domain.clone();
                 let body = self.expr(r.body, &body_ctx, false, owner)?;
-                let dom = canonical_domain(&r.body_domain, &params)?;
-                let pieces = to_set(&dom, &params)?.make_disjoint()?;
+                let dom = r.body_domain.simplify()?;
+                let pieces = dom.make_disjoint()?;
                 let mut parts: Vec<Expr> = Vec::new();
                 let n_pieces = pieces.pieces().len();
                 if n_pieces <= 1 {
@@ -240,15 +235,14 @@ impl Normalizer<'_> {
                         return Ok(red);
                     }
                     let id = self.new_local(owner, "red", ctx.clone(), red);
-                    return Ok(identity_read(id, ctx.dims.len(), params.len(), ty, span));
+                    return identity_read(id, ctx.space(), ty, span);
                 }
                 for piece in pieces.pieces() {
-                    let one = crate::poly::Set::from_basic(piece.clone());
-                    let d = canonical_domain(&from_set(&one, &r.dims), &params)?;
+                    let one = Set::from_basic(piece.clone());
+                    let d = one.renamed(dom.space().clone())?.simplify()?;
                     let reduction = Reduction {
                         id: r.id,
                         op: r.op,
-                        dims: r.dims.clone(),
                         proj: r.proj.clone(),
                         body_domain: d,
                         body: body.clone(),
@@ -259,7 +253,7 @@ impl Normalizer<'_> {
                         span,
                     };
                     let id = self.new_local(owner, "part", ctx.clone(), red);
-                    parts.push(identity_read(id, ctx.dims.len(), params.len(), ty, span));
+                    parts.push(identity_read(id, ctx.space(), ty, span)?);
                 }
                 let mut it = parts.into_iter();
                 // Invariant: n_pieces >= 2 here, so there is a first part.
@@ -270,39 +264,22 @@ impl Normalizer<'_> {
                 return Ok(combined);
             }
             ExprKind::Restrict(d, x) => {
-                let inner = intersect_domains(
-                    ctx,
-                    &Domain {
-                        dims: ctx.dims.clone(),
-                        pieces: d.pieces.clone(),
-                    },
-                    &params,
-                )?;
+                let inner = intersect_domains(ctx, &d)?;
                 ExprKind::Restrict(d, Box::new(self.expr(*x, &inner, false, owner)?))
             }
             ExprKind::Case(pieces) => {
                 let mut out = Vec::with_capacity(pieces.len());
                 for (d, x) in pieces {
-                    let inner = intersect_domains(
-                        ctx,
-                        &Domain {
-                            dims: ctx.dims.clone(),
-                            pieces: d.pieces.clone(),
-                        },
-                        &params,
-                    )?;
+                    let inner = intersect_domains(ctx, &d)?;
                     out.push((d, self.expr(x, &inner, false, owner)?));
                 }
                 ExprKind::Case(out)
             }
             ExprKind::Categorical(c) => {
                 let c = *c;
-                let mut dims = ctx.dims.clone();
+                let mut dims = ctx.dims().to_vec();
                 dims.push(c.index.clone());
-                let inner = Domain {
-                    dims,
-                    pieces: c.domain.pieces.clone(),
-                };
+                let inner = c.domain.renamed(Space::set(&params, &dims))?;
                 let weight = self.expr(c.weight, &inner, false, owner)?;
                 ExprKind::Categorical(Box::new(Categorical { weight, ..c }))
             }
@@ -335,7 +312,7 @@ impl Normalizer<'_> {
         Ok(Expr { kind, ty, span })
     }
 
-    fn exprs(&mut self, xs: Vec<Expr>, ctx: &Domain, owner: &str) -> Result<Vec<Expr>, SdrError> {
+    fn exprs(&mut self, xs: Vec<Expr>, ctx: &Set, owner: &str) -> Result<Vec<Expr>, SdrError> {
         xs.into_iter()
             .map(|x| self.expr(x, ctx, false, owner))
             .collect()

@@ -26,18 +26,22 @@ pub fn linear_parts(e: &Expr, n: usize) -> Option<Vec<Vec<i64>>> {
     shareable.then_some(rows)
 }
 
-fn push_domain(d: &Domain, n: usize, rows: &mut Vec<Vec<i64>>) {
-    for piece in &d.pieces {
-        for c in piece {
-            rows.push(c.aff.idx.iter().copied().take(n).collect());
+fn push_domain(d: &Set, n: usize, rows: &mut Vec<Vec<i64>>) {
+    let np = d.n_params();
+    for piece in d.pieces() {
+        for c in piece.constraints() {
+            let end = c.row.len().saturating_sub(1);
+            rows.push(c.row[np.min(end)..end].iter().copied().take(n).collect());
         }
     }
 }
 
 fn collect(e: &Expr, n: usize, rows: &mut Vec<Vec<i64>>, shareable: &mut bool) {
     match &e.kind {
-        ExprKind::Index(a) => rows.push(a.idx.clone()),
-        ExprKind::Read { access, .. } => rows.extend(access.iter().map(|a| a.idx.clone())),
+        ExprKind::Index(a) => rows.push(a.dim_coeffs().to_vec()),
+        ExprKind::Read { access, .. } => {
+            rows.extend(access.affs().iter().map(|a| a.dim_coeffs().to_vec()))
+        }
         ExprKind::Case(pieces) => {
             for (d, _) in pieces {
                 push_domain(d, n, rows);
@@ -76,7 +80,16 @@ mod tests {
     use super::*;
     use crate::diag::Span;
 
-    fn read(var: VarId, access: Vec<AffExpr>) -> Expr {
+    /// Index `k` of an index space of `n` indices with `n_par` parameters.
+    fn index(n: usize, n_par: usize, k: usize) -> Aff {
+        let params: Vec<String> = (0..n_par).map(|p| format!("p{p}")).collect();
+        let dims: Vec<String> = (0..n).map(|d| format!("i{d}")).collect();
+        Aff::dim(Space::set(&params, &dims), k)
+    }
+
+    fn read(var: VarId, access: Vec<Aff>) -> Expr {
+        let space = access[0].space().clone();
+        let access = MultiAff::from_affs(space, &access).unwrap();
         Expr {
             kind: ExprKind::Read { var, access },
             ty: ElemType::Float,
@@ -87,7 +100,7 @@ mod tests {
     #[test]
     fn prefix_sum_body_is_shared_along_i() {
         // body A[j] over (i, j): kernel of [0 1] is spanned by (±1, 0)
-        let body = read(0, vec![AffExpr::index(2, 1, 1)]);
+        let body = read(0, vec![index(2, 1, 1)]);
         let s = share_space(&body, 2, &[]).unwrap();
         assert_eq!(s.len(), 1);
         assert_eq!(s[0][1], 0);
@@ -97,8 +110,8 @@ mod tests {
     #[test]
     fn product_of_two_reads_shares_nothing_when_all_indices_used() {
         // A[i, k] * B[k, j] over (i, j, k): nothing shared
-        let a = read(0, vec![AffExpr::index(3, 0, 0), AffExpr::index(3, 0, 2)]);
-        let b = read(1, vec![AffExpr::index(3, 0, 2), AffExpr::index(3, 0, 1)]);
+        let a = read(0, vec![index(3, 0, 0), index(3, 0, 2)]);
+        let b = read(1, vec![index(3, 0, 2), index(3, 0, 1)]);
         let body = Expr {
             kind: ExprKind::Binary(BinOp::Mul, Box::new(a), Box::new(b)),
             ty: ElemType::Float,

@@ -35,7 +35,6 @@ use super::normalize::{combine, fresh_name, used_names};
 use super::share::share_space;
 use super::{Decision, ResultOrder, SdrError};
 use crate::diag::Span;
-use crate::ir::poly_bridge::{aff_row, canonical_domain, from_set, to_set};
 use crate::ir::*;
 use crate::poly::solver::{rational_max, Optimum, System as LinSystem};
 use crate::poly::{BasicSet, MultiAff, Set, Space};
@@ -63,7 +62,7 @@ pub fn simplify_with_origins(
     let mut decisions = Vec::new();
     let mut born_all = Vec::new();
     for (si, s) in out.systems.iter_mut().enumerate() {
-        let context = to_set(&s.context, &s.params)?;
+        let context = s.context.clone();
         let mut cx = Cx {
             used: used_names(s),
             params: s.params.clone(),
@@ -176,8 +175,7 @@ impl Cx {
     /// The body domain of a reduction as one basic set (normalized
     /// reductions have a single convex piece); `None` when empty.
     fn piece(&self, r: &Reduction) -> Result<Option<BasicSet>, SdrError> {
-        let s = to_set(&r.body_domain, &self.params)?;
-        match s.pieces() {
+        match r.body_domain.pieces() {
             [] => Ok(None),
             [one] => Ok(Some(one.clone())),
             _ => Err(SdrError::Internal(
@@ -192,13 +190,13 @@ impl Cx {
     fn image(
         &self,
         piece: &BasicSet,
-        proj: &[AffExpr],
+        proj: &MultiAff,
         shift: &[i64],
         target: &Space,
     ) -> Result<Set, SdrError> {
         let np = self.params.len();
         let ny = piece.space().n_dims();
-        let nx = proj.len();
+        let nx = proj.n_out();
         let mut dims: Vec<String> = (0..ny).map(|k| format!("y{k}")).collect();
         dims.extend((0..nx).map(|k| format!("x{k}")));
         let joint = Space::set(&self.params, &dims);
@@ -215,9 +213,8 @@ impl Cx {
         for r in piece.ineqs() {
             b.add_ineq(widen(r))?;
         }
-        for (k, a) in proj.iter().enumerate() {
+        for (k, pr) in proj.rows().iter().enumerate() {
             // x_k − proj_k(y) − shift_k = 0
-            let pr = aff_row(a);
             let mut row = vec![0i64; np + ny + nx + 1];
             for c in 0..np + ny {
                 row[c] = -pr[c];
@@ -232,16 +229,6 @@ impl Cx {
         let (img, _exact) = b.project_out(0, ny)?;
         let img = BasicSet::from_rows(target.clone(), img.eqs().to_vec(), img.ineqs().to_vec())?;
         Ok(Set::from_basic(img))
-    }
-
-    /// The projection of a reduction as a function on its body space.
-    fn proj_map(&self, red: &Reduction, body: &Space) -> Result<MultiAff, SdrError> {
-        let rows: Vec<Vec<i64>> = red.proj.iter().map(aff_row).collect();
-        Ok(MultiAff::new(
-            body.clone(),
-            crate::poly::Tuple::anonymous("x", rows.len()),
-            rows,
-        )?)
     }
 
     /// `P` is not of constant thickness along `r`: `max { t : y ∈ P,
@@ -333,7 +320,7 @@ impl Cx {
             span: job.span,
         };
         let np = self.params.len();
-        let n = job.red.dims.len();
+        let n = job.red.dims().len();
         let Some(piece) = self.piece(&job.red)? else {
             self.decide(&target_name, -1, None, "empty body domain");
             return Ok(original);
@@ -342,12 +329,11 @@ impl Cx {
         // used: P := P ∩ proj⁻¹(D_X) (when D_X is convex), which makes the
         // share space and the shells those of the reduction actually
         // computed.
-        let d_x = to_set(&s.vars[job.target].domain, &self.params)?;
+        let d_x = s.vars[job.target].domain.clone();
         let mut job = job;
         let piece = match d_x.pieces() {
             [one] => {
-                let f = self.proj_map(&job.red, piece.space())?;
-                let pre = Set::from_basic(one.clone()).preimage(&f)?;
+                let pre = Set::from_basic(one.clone()).preimage(&job.red.proj)?;
                 match pre.pieces() {
                     [p] => {
                         let eff = piece.intersect(p)?.simplify()?;
@@ -355,10 +341,9 @@ impl Cx {
                             self.decide(&target_name, -1, None, "empty body domain");
                             return Ok(identity(job.red.op, job.ty, job.span));
                         }
-                        job.red.body_domain = canonical_domain(
-                            &from_set(&Set::from_basic(eff.clone()), &job.red.dims),
-                            &self.params,
-                        )?;
+                        job.red.body_domain = Set::from_basic(eff.clone())
+                            .renamed(job.red.body_domain.space().clone())?
+                            .simplify()?;
                         eff
                     }
                     _ => piece,
@@ -377,7 +362,13 @@ impl Cx {
             self.decide(&target_name, face_dim, None, "no share direction");
             return Ok(original);
         }
-        let proj_lin: Vec<Vec<i64>> = job.red.proj.iter().map(|a| a.idx.clone()).collect();
+        let proj_lin: Vec<Vec<i64>> = job
+            .red
+            .proj
+            .affs()
+            .iter()
+            .map(|a| a.dim_coeffs().to_vec())
+            .collect();
         let x_space = d_x.space().clone();
         let mut reason = "share directions lie in the projection's kernel";
         for b in &basis {
@@ -452,15 +443,15 @@ impl Cx {
         let x_names = s
             .equation_of(job.target)
             .map(|e| e.indices.clone())
-            .unwrap_or_else(|| s.vars[job.target].domain.dims.clone());
+            .unwrap_or_else(|| s.vars[job.target].domain.dims().to_vec());
         let nx = x_names.len();
+        let x_space = Space::set(&self.params, &x_names);
         let base = s.vars[job.target].name.clone();
-        let dom = |set: &Set, this: &Self| -> Result<Domain, SdrError> {
-            Ok(canonical_domain(&from_set(set, &x_names), &this.params)?)
-        };
+        let dom =
+            |set: &Set| -> Result<Set, SdrError> { Ok(set.renamed(x_space.clone())?.simplify()?) };
         // R1 ∪ R2a = D_X − R2b, written as the latter so that it stays one
         // piece when R2b is empty (the usual case).
-        let d_x = to_set(&s.vars[job.target].domain, &self.params)?;
+        let d_x = s.vars[job.target].domain.clone();
         let use_add = if r2b.is_empty()? {
             d_x
         } else {
@@ -469,7 +460,7 @@ impl Cx {
         // Added shell: one local per piece, defined where it is used.
         let mut adds: Vec<VarId> = Vec::new();
         if !use_add.is_empty()? {
-            let domain = dom(&use_add, self)?;
+            let domain = dom(&use_add)?;
             for q in add_pieces {
                 let proj = job.red.proj.clone();
                 adds.push(self.shell_local(s, job, depth, q, proj, &domain, "add", &x_names)?);
@@ -477,65 +468,71 @@ impl Cx {
         }
         // Removed shell: proj(y) + r_X, defined on R1.
         let mut subs: Vec<VarId> = Vec::new();
-        let r1_domain = dom(&r1, self)?;
+        let r1_domain = dom(&r1)?;
         for q in sub_pieces {
-            let mut proj = Vec::with_capacity(r_x.len());
-            for (a, &d) in job.red.proj.iter().zip(r_x) {
-                let constant = a
-                    .constant
-                    .checked_add(d)
-                    .ok_or(crate::poly::PolyError::Overflow)?;
-                proj.push(AffExpr {
-                    constant,
-                    ..a.clone()
-                });
+            let mut rows = job.red.proj.rows().to_vec();
+            for (row, &d) in rows.iter_mut().zip(r_x) {
+                if let Some(c) = row.last_mut() {
+                    *c = c.checked_add(d).ok_or(crate::poly::PolyError::Overflow)?;
+                }
             }
+            let proj = MultiAff::new(
+                job.red.proj.domain_space(),
+                job.red.proj.space().output.clone(),
+                rows,
+            )?;
             subs.push(self.shell_local(s, job, depth, q, proj, &r1_domain, "sub", &x_names)?);
         }
-        let read = |var: VarId, shift: Option<&[i64]>| Expr {
-            kind: ExprKind::Read {
-                var,
-                access: (0..nx)
-                    .map(|k| {
-                        let mut a = AffExpr::index(nx, np, k);
-                        if let Some(d) = shift {
-                            a.constant = -d[k];
-                        }
-                        a
-                    })
-                    .collect(),
-            },
-            ty: job.ty,
-            span: job.span,
-        };
-        let sum_adds = |start: Option<Expr>| -> Option<Expr> {
-            adds.iter().fold(start, |acc, &id| {
-                let term = read(id, None);
-                Some(match acc {
-                    None => term,
-                    Some(a) => combine(job.red.op, a, term, job.ty),
+        let read = |var: VarId, shift: Option<&[i64]>| -> Result<Expr, SdrError> {
+            let rows = (0..nx)
+                .map(|k| {
+                    let mut r = vec![0; np + nx + 1];
+                    r[np + k] = 1;
+                    if let Some(d) = shift {
+                        r[np + nx] = -d[k];
+                    }
+                    r
                 })
+                .collect();
+            Ok(Expr {
+                kind: ExprKind::Read {
+                    var,
+                    access: MultiAff::from_rows(x_space.clone(), rows)?,
+                },
+                ty: job.ty,
+                span: job.span,
             })
         };
-        let mut pieces: Vec<(Domain, Expr)> = Vec::new();
+        let sum_adds = |start: Option<Expr>| -> Result<Option<Expr>, SdrError> {
+            let mut acc = start;
+            for &id in &adds {
+                let term = read(id, None)?;
+                acc = Some(match acc {
+                    None => term,
+                    Some(a) => combine(job.red.op, a, term, job.ty),
+                });
+            }
+            Ok(acc)
+        };
+        let mut pieces: Vec<(Set, Expr)> = Vec::new();
         if !r1.is_empty()? {
-            let mut e = sum_adds(Some(read(job.target, Some(r_x))))
+            let mut e = sum_adds(Some(read(job.target, Some(r_x))?))?
                 .ok_or_else(|| SdrError::Internal("empty reuse expression".into()))?;
             for &id in &subs {
                 e = Expr {
-                    kind: ExprKind::Binary(BinOp::Sub, Box::new(e), Box::new(read(id, None))),
+                    kind: ExprKind::Binary(BinOp::Sub, Box::new(e), Box::new(read(id, None)?)),
                     ty: job.ty,
                     span: job.span,
                 };
             }
-            pieces.push((dom(&r1, self)?, e));
+            pieces.push((dom(&r1)?, e));
         }
         if !r2a.is_empty()? {
-            let e = match sum_adds(None) {
+            let e = match sum_adds(None)? {
                 Some(e) => e,
                 None => identity(job.red.op, job.ty, job.span),
             };
-            pieces.push((dom(&r2a, self)?, e));
+            pieces.push((dom(&r2a)?, e));
         }
         if !r2b.is_empty()? {
             let original = Expr {
@@ -543,9 +540,9 @@ impl Cx {
                 ty: job.ty,
                 span: job.span,
             };
-            let id = self.new_local(s, &base, "init", dom(&r2b, self)?, job.ty, job.span);
+            let id = self.new_local(s, &base, "init", dom(&r2b)?, job.ty, job.span);
             self.define(s, id, &x_names, original);
-            pieces.push((dom(&r2b, self)?, read(id, None)));
+            pieces.push((dom(&r2b)?, read(id, None)?));
         }
         Ok(match pieces.len() {
             0 => identity(job.red.op, job.ty, job.span),
@@ -567,17 +564,16 @@ impl Cx {
         job: &Job,
         depth: usize,
         piece: BasicSet,
-        proj: Vec<AffExpr>,
-        domain: &Domain,
+        proj: MultiAff,
+        domain: &Set,
         tag: &str,
         x_names: &[String],
     ) -> Result<VarId, SdrError> {
         let red = Reduction {
             proj,
-            body_domain: canonical_domain(
-                &from_set(&Set::from_basic(piece), &job.red.dims),
-                &self.params,
-            )?,
+            body_domain: Set::from_basic(piece)
+                .renamed(job.red.body_domain.space().clone())?
+                .simplify()?,
             ..job.red.clone()
         };
         let base = s.vars[job.target].name.clone();
@@ -599,7 +595,7 @@ impl Cx {
         s: &mut System,
         base: &str,
         tag: &str,
-        domain: Domain,
+        domain: Set,
         ty: ElemType,
         span: Span,
     ) -> VarId {

@@ -55,14 +55,7 @@ impl Function {
     /// dimension, and every expression is well typed.
     pub fn check(&self) -> Result<(), AstError> {
         let np = self.params.len();
-        if self.context.n_dims() != 0
-            || self
-                .context
-                .pieces
-                .iter()
-                .flatten()
-                .any(|c| c.aff.par.len() != np || !c.aff.idx.is_empty())
-        {
+        if self.context.n_dims() != 0 || self.context.n_params() != np {
             return Err(AstError::BadContext);
         }
         for a in &self.arrays {
@@ -81,12 +74,7 @@ impl Function {
                 }
             }
             if let Some(dom) = &a.domain {
-                let ok = dom.n_dims() == a.dims.len()
-                    && dom
-                        .pieces
-                        .iter()
-                        .flatten()
-                        .all(|c| c.aff.idx.len() == a.dims.len() && c.aff.par.len() == np);
+                let ok = dom.n_dims() == a.dims.len() && dom.n_params() == np;
                 if !ok {
                     return Err(AstError::BadDomain(a.name.clone()));
                 }

@@ -10,7 +10,7 @@
 //! static check and typing, `print` the C-like printer.
 //!
 //! Must not know about: schedules, dependences, Cranelift, the source
-//! syntax. It reads only `ElemType` and `Domain` from the IR.
+//! syntax. It reads only `ElemType` from the IR; domains are `poly::Set`s.
 //!
 //! # Memory model
 //! Every array is a dense row-major buffer over the bounding box of its
@@ -59,7 +59,7 @@
 mod check;
 mod print;
 
-use crate::ir::types::{ConstraintKind, Domain};
+use crate::poly::{ConstraintKind, Set};
 pub use crate::vocab::{Distribution, ElemType, ReduceOp, UnOp};
 pub use check::{binop_type, AstError};
 
@@ -198,7 +198,7 @@ pub struct Array {
     /// The variable's domain when it is not its bounding box: checked
     /// (besides the box) on data-dependent accesses. A domain over the
     /// array's dimensions and the function's parameters.
-    pub domain: Option<Domain>,
+    pub domain: Option<Set>,
 }
 
 /// A scalar local variable (e.g. a register accumulator). Every local
@@ -217,7 +217,7 @@ pub struct Function {
     pub params: Vec<String>,
     /// Constraints on the parameters (a domain with no dimensions); a run
     /// with parameters outside it is rejected before anything runs.
-    pub context: Domain,
+    pub context: Set,
     pub arrays: Vec<Array>,
     /// Names of the loop variables; each `For` binds one.
     pub loop_vars: Vec<String>,

@@ -6,6 +6,7 @@
 //! Must not know about: the static check, the scanner, the JIT.
 
 use super::*;
+use crate::poly::Constraint;
 use std::fmt::{self, Write as _};
 
 impl Function {
@@ -139,13 +140,20 @@ impl Printer<'_> {
         self.out.push('\n');
     }
 
-    fn constraint_text(&self, c: &crate::ir::types::AffConstraint, dims: &[String]) -> String {
+    /// `c ≥ 0` / `c = 0` for a constraint row over `[params, dims, 1]`
+    /// (`n_par` parameters): the dimension terms first, then the
+    /// parameters, then the constant.
+    fn constraint_text(&self, c: &Constraint, n_par: usize, dims: &[String]) -> String {
+        let row = &c.row;
+        let n = row.len().saturating_sub(1);
+        let np = n_par.min(n);
+        let constant = row.get(n).copied().unwrap_or(0);
         let mut terms = Vec::new();
-        for (k, &co) in c.aff.idx.iter().enumerate() {
+        for (k, &co) in row[np..n].iter().enumerate() {
             let name = dims.get(k).cloned().unwrap_or_else(|| format!("d{k}"));
             terms.push((name, co));
         }
-        for (k, &co) in c.aff.par.iter().enumerate() {
+        for (k, &co) in row[..np].iter().enumerate() {
             terms.push((self.f.sym_name(Sym::Param(k)), co));
         }
         let mut s = String::new();
@@ -166,13 +174,13 @@ impl Printer<'_> {
             s.push_str(&name);
         }
         if s.is_empty() {
-            let _ = write!(s, "{}", c.aff.constant);
-        } else if c.aff.constant != 0 {
+            let _ = write!(s, "{constant}");
+        } else if constant != 0 {
             let _ = write!(
                 s,
                 " {} {}",
-                if c.aff.constant < 0 { '-' } else { '+' },
-                c.aff.constant.unsigned_abs()
+                if constant < 0 { '-' } else { '+' },
+                constant.unsigned_abs()
             );
         }
         let rel = match c.kind {
@@ -182,16 +190,17 @@ impl Printer<'_> {
         format!("{s} {rel} 0")
     }
 
-    fn domain_text(&self, d: &Domain) -> String {
+    fn domain_text(&self, d: &Set) -> String {
         let pieces: Vec<String> = d
-            .pieces
+            .pieces()
             .iter()
             .map(|p| {
-                if p.is_empty() {
+                let cs = p.constraints();
+                if cs.is_empty() {
                     "true".to_string()
                 } else {
-                    p.iter()
-                        .map(|c| self.constraint_text(c, &d.dims))
+                    cs.iter()
+                        .map(|c| self.constraint_text(c, d.n_params(), d.dims()))
                         .collect::<Vec<_>>()
                         .join(" && ")
                 }
@@ -229,7 +238,12 @@ impl Printer<'_> {
                 .join(", "),
         );
         sig.push_str(") {");
-        if !f.context.pieces.iter().all(|p| p.is_empty()) {
+        if !f
+            .context
+            .pieces()
+            .iter()
+            .all(|p| p.eqs().is_empty() && p.ineqs().is_empty())
+        {
             let ctx = self.domain_text(&f.context);
             self.line(0, &format!("// requires {ctx}"));
         }
@@ -492,7 +506,7 @@ mod tests {
         let f = Function {
             name: "f".into(),
             params: vec!["N".into()],
-            context: Domain::universe(vec![]),
+            context: Set::universe(crate::poly::Space::set(&["N"], &[] as &[&str])),
             arrays: vec![],
             externals: vec![],
             loop_vars: vec!["i".into(), "j".into()],

@@ -8,8 +8,8 @@
 use super::affine::*;
 use super::walk::conjuncts;
 use super::*;
-use crate::ir::types::ConstraintKind;
 use crate::poly::solver::{self, Optimum, System};
+use crate::poly::ConstraintKind;
 use num_traits::Signed;
 
 /// Inequalities `row·(loop vars, params, 1) >= 0` that hold here.
@@ -34,14 +34,15 @@ impl Facts {
             np,
             rows: Vec::new(),
         };
-        if f.context.pieces.len() == 1 {
-            for c in &f.context.pieces[0] {
-                if c.aff.par.len() != np {
+        if let ([piece], true) = (f.context.pieces(), f.context.n_params() == np) {
+            for c in piece.constraints() {
+                // A context row is `[params, 1]` (no dimensions: checked).
+                let (Some(par), Some(&constant)) = (c.row.get(..np), c.row.last()) else {
                     continue;
-                }
+                };
                 let mut row = vec![0i64; nv + np + 1];
-                row[nv..nv + np].copy_from_slice(&c.aff.par);
-                row[nv + np] = c.aff.constant;
+                row[nv..nv + np].copy_from_slice(par);
+                row[nv + np] = constant;
                 match c.kind {
                     ConstraintKind::Ineq => facts.rows.push(row),
                     ConstraintKind::Eq => {

@@ -7,7 +7,8 @@ use super::fold::*;
 use super::hoist::*;
 use super::walk::*;
 use super::*;
-use crate::ir::types::{AffConstraint, AffExpr, ConstraintKind, Domain, ElemType};
+use crate::ir::types::ElemType;
+use crate::poly::{BasicSet, Set, Space};
 use proptest::prelude::*;
 
 const I: LoopVar = LoopVar(0);
@@ -92,23 +93,20 @@ fn bound_val(b: &Bound, lower: bool, env: &[i64], n: i64) -> i64 {
     }
 }
 
+/// The context `N >= k`.
+fn n_at_least(k: i64) -> Set {
+    let space = Space::set(&["N"], &[] as &[&str]);
+    let b = BasicSet::from_rows(space, vec![], vec![vec![1, -k]]).expect("a valid row");
+    Set::from_basic(b)
+}
+
 /// `for i in 0 ..= N-1 { for j in lo ..= hi { if (cond) Y[0] = 1;
 /// Y[0] = cond ? 1 : 2; } }` over the context `N >= 1`.
 fn nest(lo: Bound, hi: Bound, cond: Expr) -> Function {
     Function {
         name: "t".into(),
         params: vec!["N".into()],
-        context: Domain {
-            dims: vec![],
-            pieces: vec![vec![AffConstraint {
-                aff: AffExpr {
-                    idx: vec![],
-                    par: vec![1],
-                    constant: -1,
-                },
-                kind: ConstraintKind::Ineq,
-            }]],
-        },
+        context: n_at_least(1),
         arrays: vec![super::super::loop_ast::Array {
             name: "Y".into(),
             ty: ElemType::Int,
@@ -477,7 +475,7 @@ fn split_removes_guards_on_the_loop_variable() {
     );
     let mut f = nest(Bound::aff(Affine::cst(0)), Bound::aff(aff(0, 0, 1, -1)), c);
     // N >= 3 (so that the three pieces are non-empty).
-    f.context.pieces[0][0].aff.constant = -3;
+    f.context = n_at_least(3);
     let mut g = f.clone();
     assert_eq!(split_loops(&mut g), 1);
     let Stmt::For { body, .. } = &g.body[0] else {

@@ -1,4 +1,4 @@
-//! IR domains and constraints as integer rows over `(dims, params, 1)`,
+//! IR domains and constraints as scanner rows over `(dims, params, 1)`,
 //! and symbolic bounding boxes (per dimension an affine lower bound and
 //! extent in the parameters, proven with the solver) of unions of them.
 //!
@@ -6,16 +6,30 @@
 
 use super::*;
 
-pub(super) fn constraint_row(c: &AffConstraint, n_idx: usize, n_par: usize) -> Vec<i64> {
+/// A constraint row of `poly` (`[params, dims, 1]`, `set_np` parameters)
+/// as a scanner row over `(dims, params, 1)` with `n_idx` dimensions and
+/// `n_par` parameters (missing coefficients are zero, extra ones dropped).
+pub(super) fn constraint_row(row: &[i64], set_np: usize, n_idx: usize, n_par: usize) -> Vec<i64> {
+    let (par, dims, constant) = row_parts(row, set_np);
     let mut r = vec![0i64; n_idx + n_par + 1];
-    for (k, &x) in c.aff.idx.iter().enumerate().take(n_idx) {
+    for (k, &x) in dims.iter().enumerate().take(n_idx) {
         r[k] = x;
     }
-    for (k, &x) in c.aff.par.iter().enumerate().take(n_par) {
+    for (k, &x) in par.iter().enumerate().take(n_par) {
         r[n_idx + k] = x;
     }
-    r[n_idx + n_par] = c.aff.constant;
+    r[n_idx + n_par] = constant;
     r
+}
+
+/// The parameter coefficients, dimension coefficients and constant of a
+/// `poly` row `[params, dims, 1]` with `n_par` parameters.
+pub(super) fn row_parts(row: &[i64], n_par: usize) -> (&[i64], &[i64], i64) {
+    let Some((&constant, vars)) = row.split_last() else {
+        return (&[], &[], 0);
+    };
+    let (par, dims) = vars.split_at(n_par.min(vars.len()));
+    (par, dims, constant)
 }
 
 /// A symbolic box of a union of polyhedra over `(x_0..x_{d-1}, p)`: per
@@ -122,18 +136,20 @@ pub(super) fn symbolic_box(pieces: &[System], d: usize, n_par: usize, name: &str
     Ok(dims)
 }
 
-pub(super) fn domain_polys(d: &Domain, n_par: usize) -> Vec<System> {
+/// The pieces of a domain as scanner rows over `(dims, params, 1)`
+/// (equalities first, as in the set).
+pub(super) fn domain_polys(d: &Set, n_par: usize) -> Vec<System> {
     let nd = d.n_dims();
-    d.pieces
+    let np = d.n_params();
+    d.pieces()
         .iter()
         .map(|piece| {
             let mut p = System::new(nd + n_par);
-            for c in piece {
-                let r = constraint_row(c, nd, n_par);
-                match c.kind {
-                    ConstraintKind::Eq => p.eqs.push(r),
-                    ConstraintKind::Ineq => p.ineqs.push(r),
-                }
+            for r in piece.eqs() {
+                p.eqs.push(constraint_row(r, np, nd, n_par));
+            }
+            for r in piece.ineqs() {
+                p.ineqs.push(constraint_row(r, np, nd, n_par));
             }
             p
         })

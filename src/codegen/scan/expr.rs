@@ -92,14 +92,13 @@ impl ExprGen<'_> {
         let mut lower: Vec<(Affine, i64)> = Vec::new();
         let mut upper: Vec<(Affine, i64)> = Vec::new();
         let mut conds = Vec::new();
-        let single = c.domain.pieces.len() == 1;
-        if single {
-            for con in &c.domain.pieces[0] {
-                let mut rest = con.aff.clone();
-                rest.idx.resize(n + 1, 0);
-                let a = rest.idx[n];
-                rest.idx[n] = 0;
-                let r = self.aff(&rest, x)?;
+        let single = c.domain.pieces().len() == 1;
+        if let (true, Some(piece)) = (single, c.domain.pieces().first()) {
+            for con in piece.constraints() {
+                // `a·k + rest`: the drawn index is the last dimension.
+                let (par, idx, constant) = row_parts(&con.row, c.domain.n_params());
+                let a = idx.get(n).copied().unwrap_or(0);
+                let r = self.aff_parts(par, &idx[..n.min(idx.len())], constant, x)?;
                 let neg = || -> R<Affine> {
                     Ok(simplify(Affine {
                         terms: r
@@ -182,25 +181,25 @@ impl ExprGen<'_> {
         })))
     }
 
-    pub(super) fn aff(&self, a: &AffExpr, x: &[Affine]) -> R<Affine> {
-        let np = a.par.len().min(self.n_par);
-        lin_comb(
-            &a.idx,
-            x,
-            &a.par[..np],
-            a.constant,
-            "index out of the space",
-        )
+    pub(super) fn aff(&self, a: &Aff, x: &[Affine]) -> R<Affine> {
+        self.aff_parts(a.param_coeffs(), a.dim_coeffs(), a.constant_term(), x)
     }
 
-    fn domain_cond(&self, d: &Domain, x: &[Affine]) -> R<Expr> {
+    /// `Σ idx[k]·x_k + Σ par[p]·p + constant` (parameters beyond the
+    /// system's ignored).
+    fn aff_parts(&self, par: &[i64], idx: &[i64], constant: i64, x: &[Affine]) -> R<Affine> {
+        let np = par.len().min(self.n_par);
+        lin_comb(idx, x, &par[..np], constant, "index out of the space")
+    }
+
+    fn domain_cond(&self, d: &Set, x: &[Affine]) -> R<Expr> {
         let mut alts = Vec::new();
-        for piece in &d.pieces {
+        for piece in d.pieces() {
             let mut cs = Vec::new();
-            for c in piece {
-                let mut a = c.aff.clone();
-                a.idx.resize(x.len(), 0);
-                let e = Expr::Aff(self.aff(&a, x)?);
+            for c in piece.constraints() {
+                let (par, idx, constant) = row_parts(&c.row, d.n_params());
+                let idx = &idx[..idx.len().min(x.len())];
+                let e = Expr::Aff(self.aff_parts(par, idx, constant, x)?);
                 cs.push(Expr::bin(
                     match c.kind {
                         ConstraintKind::Ineq => loop_ast::BinOp::Ge,
@@ -231,6 +230,7 @@ impl ExprGen<'_> {
             ExprKind::Read { var, access } => Expr::Load {
                 array: *var,
                 index: access
+                    .affs()
                     .iter()
                     .map(|a| self.aff(a, x).map(Expr::Aff))
                     .collect::<R<_>>()?,

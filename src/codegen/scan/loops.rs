@@ -615,6 +615,7 @@ impl Gen<'_> {
             } => Stmt::Accumulate {
                 array: *array,
                 index: proj
+                    .affs()
                     .iter()
                     .map(|a| ex.aff(a, &x).map(Expr::Aff))
                     .collect::<R<_>>()?,

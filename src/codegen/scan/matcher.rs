@@ -17,7 +17,7 @@ pub(super) enum Action<'a> {
     /// `array[proj(y)] op= body(y)`.
     Accumulate {
         array: usize,
-        proj: Vec<AffExpr>,
+        proj: MultiAff,
         op: ReduceOp,
         ty: ElemType,
         body: &'a ir::Expr,
@@ -38,8 +38,9 @@ pub(super) struct Matcher<'a> {
     /// The index of every statement by its key (`deps::index_by_key`).
     pub(super) index: HashMap<StmtKey, usize>,
     pub(super) actions: Vec<Option<Action<'a>>>,
-    /// Extra constraints (over the statement's iterators and params).
-    pub(super) extra: Vec<Vec<AffConstraint>>,
+    /// Extra constraints (rows over the parameters, the statement's
+    /// iterators and the constant).
+    pub(super) extra: Vec<Vec<Constraint>>,
     /// (enclosing statement, reduction) → accumulator array.
     pub(super) acc_of: HashMap<(usize, ReductionId), usize>,
     pub(super) arrays: Vec<loop_ast::Array>,
@@ -50,49 +51,57 @@ pub(super) struct Matcher<'a> {
     pub(super) has_random: bool,
 }
 
-pub(super) fn cross(a: &[Vec<AffConstraint>], b: &Domain) -> Vec<Vec<AffConstraint>> {
+/// Restrictions as unions of conjunctions of constraints, each row over
+/// `[params, dims, 1]` (the dimensions of the space the constraint comes
+/// from: not necessarily the statement's).
+type Pieces = Vec<Vec<Constraint>>;
+
+/// Every piece of `a` conjoined with every piece of `b`.
+pub(super) fn cross(a: &[Vec<Constraint>], b: &Set) -> Pieces {
     let mut out = Vec::new();
     for p in a {
-        for q in &b.pieces {
+        for q in b.pieces() {
             let mut r = p.clone();
-            r.extend(q.iter().cloned());
+            r.extend(q.constraints());
             out.push(r);
         }
     }
     out
 }
 
-/// `c(proj(y))`: a constraint over the completion space pulled back to the
-/// body space through `proj`.
-pub(super) fn pull_back(
-    c: &AffConstraint,
-    proj: &[AffExpr],
-    nb: usize,
-    n_par: usize,
-) -> R<AffConstraint> {
-    let mut a = AffExpr::zero(nb, n_par);
-    a.constant = c.aff.constant;
-    for (p, &cp) in c.aff.par.iter().enumerate() {
-        a.par[p] = cp;
+/// `c(proj(y))`: a constraint over the completion space (row over
+/// `[params (n_par), dims, 1]`) pulled back to the body space (`nb`
+/// dimensions) through `proj`.
+pub(super) fn pull_back(c: &Constraint, proj: &MultiAff, nb: usize, n_par: usize) -> R<Constraint> {
+    let (par, idx, constant) = row_parts(&c.row, n_par);
+    let mut a = vec![0i64; n_par + nb + 1];
+    a[n_par + nb] = constant;
+    for (p, &cp) in par.iter().enumerate() {
+        a[p] = cp;
     }
-    for (j, &cj) in c.aff.idx.iter().enumerate() {
+    let rows = proj.rows();
+    for (j, &cj) in idx.iter().enumerate() {
         if cj == 0 {
             continue;
         }
-        let f = proj
+        let f = rows
             .get(j)
             .ok_or_else(|| ScanError::Internal("projection arity".into()))?;
-        for (q, &fq) in f.idx.iter().enumerate() {
-            a.idx[q] = ov(a.idx[q].checked_add(ov(cj.checked_mul(fq))?))?;
+        let (fpar, fidx, fconst) = row_parts(f, proj.n_params());
+        for (q, &fq) in fidx.iter().enumerate() {
+            let slot = a
+                .get_mut(n_par + q)
+                .ok_or_else(|| ScanError::Internal("projection arity".into()))?;
+            *slot = ov(slot.checked_add(ov(cj.checked_mul(fq))?))?;
         }
-        for (q, &fq) in f.par.iter().enumerate() {
-            a.par[q] = ov(a.par[q].checked_add(ov(cj.checked_mul(fq))?))?;
+        for (q, &fq) in fpar.iter().enumerate().take(n_par) {
+            a[q] = ov(a[q].checked_add(ov(cj.checked_mul(fq))?))?;
         }
-        a.constant = ov(a.constant.checked_add(ov(cj.checked_mul(f.constant))?))?;
+        a[n_par + nb] = ov(a[n_par + nb].checked_add(ov(cj.checked_mul(fconst))?))?;
     }
-    Ok(AffConstraint {
-        aff: a,
+    Ok(Constraint {
         kind: c.kind,
+        row: a,
     })
 }
 
@@ -111,7 +120,7 @@ impl<'a> Matcher<'a> {
         &mut self,
         e: &'a ir::Expr,
         stmt: usize,
-        pieces: &[Vec<AffConstraint>],
+        pieces: &[Vec<Constraint>],
         top: bool,
     ) -> R<()> {
         match &e.kind {
@@ -185,14 +194,14 @@ impl<'a> Matcher<'a> {
         e: &'a ir::Expr,
         r: &'a ir::Reduction,
         stmt: usize,
-        pieces: &[Vec<AffConstraint>],
+        pieces: &[Vec<Constraint>],
         top: bool,
     ) -> R<()> {
         let var = self.stmts[stmt].var;
         let st_dims = self.stmts[stmt].dims.len();
         // The completion domain: the enclosing statement's domain (and the
         // context piece when there is exactly one).
-        let mut comp_extra: Vec<AffConstraint> = Vec::new();
+        let mut comp_extra: Vec<Constraint> = Vec::new();
         let array = if top {
             // Accumulate into the variable itself.
             if !self.inits.iter().any(|a| a.array == var) {
@@ -232,32 +241,43 @@ impl<'a> Matcher<'a> {
             id
         };
         // Pull back the completion statement's domain (and context piece).
-        let nb = r.dims.len();
+        let nb = r.dims().len();
+        let n_par = self.n_par;
         let mut restrict = Vec::new();
         let comp = &self.stmts[stmt].domain;
-        let rows: Vec<(ConstraintKind, &Vec<i64>)> = comp
+        // The completion's rows over `(iterators, params, 1)` as rows over
+        // `[params, iterators, 1]`.
+        let to_poly = |row: &[i64]| -> Vec<i64> {
+            let mut out = row[st_dims..st_dims + n_par].to_vec();
+            out.extend_from_slice(&row[..st_dims]);
+            out.push(row[st_dims + n_par]);
+            out
+        };
+        let rows: Vec<Constraint> = comp
             .eqs
             .iter()
-            .map(|r| (ConstraintKind::Eq, r))
-            .chain(comp.ineqs.iter().map(|r| (ConstraintKind::Ineq, r)))
+            .map(|r| Constraint::eq(to_poly(r)))
+            .chain(comp.ineqs.iter().map(|r| Constraint::ineq(to_poly(r))))
             .collect();
-        for (kind, row) in rows {
-            let c = AffConstraint {
-                aff: AffExpr {
-                    idx: row[..st_dims].to_vec(),
-                    par: row[st_dims..st_dims + self.n_par].to_vec(),
-                    constant: row[st_dims + self.n_par],
-                },
-                kind,
-            };
-            restrict.push(pull_back(&c, &r.proj, nb, self.n_par)?);
+        for c in &rows {
+            restrict.push(pull_back(c, &r.proj, nb, n_par)?);
         }
         for c in &comp_extra {
-            let mut c = c.clone();
-            c.aff.idx.resize(st_dims, 0);
-            restrict.push(pull_back(&c, &r.proj, nb, self.n_par)?);
+            // Over the enclosing statement's iterators (missing
+            // coefficients are zero, extra ones dropped).
+            let (par, idx, constant) = row_parts(&c.row, n_par);
+            let mut row = par.to_vec();
+            row.extend(
+                idx.iter()
+                    .copied()
+                    .chain(std::iter::repeat(0))
+                    .take(st_dims),
+            );
+            row.push(constant);
+            let c = Constraint { kind: c.kind, row };
+            restrict.push(pull_back(&c, &r.proj, nb, n_par)?);
         }
-        for bi in 0..r.body_domain.pieces.len() {
+        for bi in 0..r.body_domain.pieces().len() {
             let acc = self.stmt(StmtId::Accumulate(r.id), Some(stmt), bi)?;
             self.actions[acc] = Some(Action::Accumulate {
                 array,

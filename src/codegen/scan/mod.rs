@@ -61,12 +61,12 @@
 use super::loop_ast::{self, Affine, Bound, Cast, Dim, Expr, Function, LoopVar, MathFn, Stmt, Sym};
 use crate::deps::{self, DepsError, StmtKey, SystemSchedule};
 use crate::ir::{
-    self, AffConstraint, AffExpr, BinOp, Builtin, ConstraintKind, Domain, ElemType, ExprKind,
-    ReduceOp, ReductionId, StmtId, UnOp, VarId,
+    self, BinOp, Builtin, ElemType, ExprKind, ReduceOp, ReductionId, StmtId, UnOp, VarId,
 };
 use crate::poly::bounds;
+use crate::poly::constraint::insert_cols;
 use crate::poly::solver::{self, System};
-use crate::poly::PolyError;
+use crate::poly::{Aff, BasicSet, Constraint, ConstraintKind, MultiAff, PolyError, Set, Space};
 use crate::vocab::Scalar;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -159,7 +159,7 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
     let mut eq_stmts = Vec::new();
     for eq in &sys.equations {
         let mut mine = Vec::new();
-        for pi in 0..sys.vars[eq.var].domain.pieces.len() {
+        for pi in 0..sys.vars[eq.var].domain.pieces().len() {
             mine.push(m.stmt(StmtId::Equation(eq.var), None, pi)?);
         }
         eq_stmts.push((eq, mine));
@@ -225,7 +225,7 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
         let mut dom = st.domain.clone();
         let d = st.dims.len();
         for c in &m.extra[k] {
-            let r = constraint_row(c, d, n_par);
+            let r = constraint_row(&c.row, n_par, d, n_par);
             match c.kind {
                 ConstraintKind::Eq => dom.eqs.push(r),
                 ConstraintKind::Ineq => dom.ineqs.push(r),
@@ -275,17 +275,10 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
     if m.has_random {
         params.push("seed".to_string());
         // Constraints gain a zero coefficient for the seed.
-        let widen = |d: &mut Domain| {
-            for piece in &mut d.pieces {
-                for c in piece {
-                    c.aff.par.resize(n_par + 1, 0);
-                }
-            }
-        };
-        widen(&mut context);
+        context = widen(&context, &params)?;
         for a in &mut m.arrays {
             if let Some(d) = &mut a.domain {
-                widen(d);
+                *d = widen(d, &params)?;
             }
         }
     }
@@ -306,6 +299,28 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
             .collect(),
         body,
     })
+}
+
+/// `d` over the parameters `params`: its own parameters followed by new
+/// ones, whose coefficients are zero in every constraint.
+fn widen(d: &Set, params: &[String]) -> R<Set> {
+    let np = d.n_params();
+    let extra = params.len().saturating_sub(np);
+    let space = Space {
+        params: params.to_vec(),
+        ..d.space().clone()
+    };
+    let pieces = d
+        .pieces()
+        .iter()
+        .map(|p| {
+            let cols = |rows: &[Vec<i64>]| -> Vec<Vec<i64>> {
+                rows.iter().map(|r| insert_cols(r, np, extra)).collect()
+            };
+            BasicSet::from_rows(space.clone(), cols(p.eqs()), cols(p.ineqs()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Set::from_basics(space, pieces)?)
 }
 
 /// The identity of `op` at `ty` as a constant expression.

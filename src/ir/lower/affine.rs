@@ -5,141 +5,71 @@
 
 use super::*;
 
-/// Checked arithmetic on affine expressions (`None` on overflow).
-pub(super) fn aff_add(a: &AffExpr, b: &AffExpr, sign: i64) -> Option<AffExpr> {
-    let comb = |x: i64, y: i64| x.checked_add(y.checked_mul(sign)?);
-    Some(AffExpr {
-        idx: a
-            .idx
-            .iter()
-            .zip(&b.idx)
-            .map(|(x, y)| comb(*x, *y))
-            .collect::<Option<_>>()?,
-        par: a
-            .par
-            .iter()
-            .zip(&b.par)
-            .map(|(x, y)| comb(*x, *y))
-            .collect::<Option<_>>()?,
-        constant: comb(a.constant, b.constant)?,
-    })
+/// `a + sign·b` (`None` on overflow; both over the same space).
+pub(super) fn aff_add(a: &Aff, b: &Aff, sign: i64) -> Option<Aff> {
+    a.add_scaled(sign, b).ok()
 }
 
-pub(super) fn aff_scale(a: &AffExpr, k: i64) -> Option<AffExpr> {
-    Some(AffExpr {
-        idx: a
-            .idx
-            .iter()
-            .map(|x| x.checked_mul(k))
-            .collect::<Option<_>>()?,
-        par: a
-            .par
-            .iter()
-            .map(|x| x.checked_mul(k))
-            .collect::<Option<_>>()?,
-        constant: a.constant.checked_mul(k)?,
-    })
+/// `k·a` (`None` on overflow).
+pub(super) fn aff_scale(a: &Aff, k: i64) -> Option<Aff> {
+    a.scaled(k).ok()
 }
 
-pub(super) fn aff_is_const(a: &AffExpr) -> Option<i64> {
-    if a.idx.iter().chain(&a.par).all(|&c| c == 0) {
-        Some(a.constant)
-    } else {
-        None
+/// The value of `a` when it depends on neither indices nor parameters.
+pub(super) fn aff_is_const(a: &Aff) -> Option<i64> {
+    a.as_constant()
+}
+
+/// `a` over `space`, a space with the same parameters and `a`'s
+/// dimensions followed by new ones (zero coefficients for the new ones).
+pub(super) fn aff_widen(a: &Aff, space: &Space) -> Option<Aff> {
+    let np = a.n_params();
+    let mut dims = a.dim_coeffs().to_vec();
+    dims.resize(space.n_dims(), 0);
+    Aff::from_parts(space.clone(), &a.row()[..np], &dims, a.constant_term()).ok()
+}
+
+/// `{ x : f(x) ∈ d }` for the affine `f` (over the space with dims `dims`).
+pub(super) fn dom_preimage(d: &Set, f: &MultiAff) -> Option<Set> {
+    d.preimage(f).ok()
+}
+
+impl SysCx<'_> {
+    /// The index space `[params] -> { [dims] }` of this system.
+    pub(super) fn space(&self, dims: &[String]) -> Space {
+        Space::set(&self.params, dims)
     }
-}
 
-/// Extends an affine expression with `extra` zero index coefficients.
-pub(super) fn aff_widen(a: &AffExpr, extra: usize) -> AffExpr {
-    let mut b = a.clone();
-    b.idx.extend(std::iter::repeat_n(0, extra));
-    b
-}
-
-/// `a(f(x))`: substitutes the functions `f` (over a space of `n` indices)
-/// for the indices of `a`.
-pub(super) fn aff_compose(a: &AffExpr, f: &[AffExpr], n: usize, n_par: usize) -> Option<AffExpr> {
-    let mut r = AffExpr::zero(n, n_par);
-    r.constant = a.constant;
-    for (k, c) in a.par.iter().enumerate() {
-        r.par[k] = *c;
+    /// The universe over the index space `dims`.
+    pub(super) fn universe(&self, dims: &[String]) -> Set {
+        Set::universe(self.space(dims))
     }
-    for (c, fk) in a.idx.iter().zip(f) {
-        if *c != 0 {
-            r = aff_add(&r, &aff_scale(fk, *c)?, 1)?;
+
+    /// A domain over `dims` from constraints in DNF (rows over the system's
+    /// parameters and `dims`). Errors (a row of the wrong length) are
+    /// internal and reported at `span`.
+    pub(super) fn dnf_set(
+        &mut self,
+        dims: &[String],
+        dnf: Vec<Vec<Constraint>>,
+        span: Span,
+    ) -> Option<Set> {
+        match Set::from_constraints(self.space(dims), dnf) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                self.err(format!("internal error in a domain: {e}"), span, "here");
+                None
+            }
         }
     }
-    Some(r)
-}
-
-/// Domain in the space of `n` indices: intersection (pairwise products of
-/// pieces).
-pub(super) fn dom_intersect(a: &Domain, b: &Domain) -> Domain {
-    let mut pieces = Vec::new();
-    for p in &a.pieces {
-        for q in &b.pieces {
-            let mut r = p.clone();
-            r.extend(q.iter().cloned());
-            pieces.push(dedup_piece(r));
-        }
-    }
-    Domain {
-        dims: a.dims.clone(),
-        pieces,
-    }
-}
-
-/// Removes constraints that repeat an earlier one of the same piece
-/// (syntactically), keeping the first occurrence. This keeps
-/// print → parse → lower a fixpoint until domains are canonicalized
-/// through `poly`.
-pub(super) fn dedup_piece(p: Vec<AffConstraint>) -> Vec<AffConstraint> {
-    let mut out: Vec<AffConstraint> = Vec::with_capacity(p.len());
-    for c in p {
-        if !out.contains(&c) {
-            out.push(c);
-        }
-    }
-    out
-}
-
-pub(super) fn dedup_domain(mut d: Domain) -> Domain {
-    d.pieces = d.pieces.into_iter().map(dedup_piece).collect();
-    d
-}
-
-/// `{ x : f(x) ∈ d }` for affine `f` from a space with dims `dims`.
-pub(super) fn dom_preimage(
-    d: &Domain,
-    f: &[AffExpr],
-    dims: &[String],
-    n_par: usize,
-) -> Option<Domain> {
-    let n = dims.len();
-    let mut pieces = Vec::new();
-    for p in &d.pieces {
-        let mut q = Vec::new();
-        for c in p {
-            q.push(AffConstraint {
-                aff: aff_compose(&c.aff, f, n, n_par)?,
-                kind: c.kind,
-            });
-        }
-        pieces.push(q);
-    }
-    Some(Domain {
-        dims: dims.to_vec(),
-        pieces,
-    })
 }
 
 impl SysCx<'_> {
     /// Converts an AST expression to an affine function of the real space
     /// of `scope` (indices by name, parameters, constants, integers, `+ -`,
     /// `*` by a constant).
-    pub(super) fn affine(&mut self, e: &ast::Expr, scope: &Scope) -> Option<AffExpr> {
-        let n = scope.real.len();
-        let np = self.n_par();
+    pub(super) fn affine(&mut self, e: &ast::Expr, scope: &Scope) -> Option<Aff> {
+        let space = self.space(&scope.real);
         let overflow = |cx: &mut Self| {
             cx.err(
                 "integer overflow in an affine expression",
@@ -149,16 +79,16 @@ impl SysCx<'_> {
             None
         };
         match &e.kind {
-            ast::ExprKind::Int(v) => Some(AffExpr::constant(n, np, *v)),
+            ast::ExprKind::Int(v) => Some(const_aff(&space, *v)),
             ast::ExprKind::Name(name) => {
                 if let Some(a) = scope.lookup(name) {
                     Some(a.clone())
                 } else if let Some(k) = self.params.iter().position(|p| p == name) {
-                    let mut a = AffExpr::zero(n, np);
-                    a.par[k] = 1;
+                    let mut a = Aff::zero(space);
+                    a.param_coeffs_mut()[k] = 1;
                     Some(a)
                 } else if let Some(v) = self.g.constants.get(name) {
-                    Some(AffExpr::constant(n, np, *v))
+                    Some(const_aff(&space, *v))
                 } else {
                     self.err(
                         format!("unknown name `{name}` in an affine expression"),
@@ -237,7 +167,7 @@ impl SysCx<'_> {
     }
 
     /// `val (i, j -> e)`: binds the function's names to the scope's values.
-    pub(super) fn val(&mut self, f: &ast::AffineFn, scope: &Scope, span: Span) -> Option<AffExpr> {
+    pub(super) fn val(&mut self, f: &ast::AffineFn, scope: &Scope, span: Span) -> Option<Aff> {
         let inner = self.fn_scope(f, scope)?;
         if f.exprs.len() != 1 {
             self.err(
@@ -286,10 +216,10 @@ impl SysCx<'_> {
         &mut self,
         c: &ast::Constraint,
         scope: &Scope,
-    ) -> Option<Vec<Vec<AffConstraint>>> {
+    ) -> Option<Vec<Vec<Constraint>>> {
         match &c.kind {
             ast::ConstraintKind::And(cs) => {
-                let mut acc: Vec<Vec<AffConstraint>> = vec![Vec::new()];
+                let mut acc: Vec<Vec<Constraint>> = vec![Vec::new()];
                 let mut ok = true;
                 for sub in cs {
                     match self.constraint(sub, scope) {
@@ -329,11 +259,11 @@ impl SysCx<'_> {
                     }
                     lists.push(v);
                 }
-                let lists: Vec<Vec<AffExpr>> = lists
+                let lists: Vec<Vec<Aff>> = lists
                     .into_iter()
                     .map(|l| l.into_iter().collect::<Option<Vec<_>>>())
                     .collect::<Option<Vec<_>>>()?;
-                let mut acc: Vec<Vec<AffConstraint>> = vec![Vec::new()];
+                let mut acc: Vec<Vec<Constraint>> = vec![Vec::new()];
                 for (k, (op, span)) in ops.iter().enumerate() {
                     for a in &lists[k] {
                         for b in &lists[k + 1] {
@@ -360,7 +290,7 @@ impl SysCx<'_> {
 
     /// A domain written inside an expression (`{: c}` or `{[i, j] : c}`),
     /// over the real space of `scope`.
-    pub(super) fn restriction_domain(&mut self, d: &ast::Domain, scope: &Scope) -> Option<Domain> {
+    pub(super) fn restriction_domain(&mut self, d: &ast::Domain, scope: &Scope) -> Option<Set> {
         let ast::DomainKind::Set(pieces) = &d.kind else {
             self.err(
                 "a restriction needs a set `{: constraints}`",
@@ -406,55 +336,47 @@ impl SysCx<'_> {
         if pieces.is_empty() {
             out.push(Vec::new());
         }
-        ok.then(|| {
-            dedup_domain(Domain {
-                dims: scope.real.clone(),
-                pieces: out,
-            })
-        })
+        if !ok {
+            return None;
+        }
+        self.dnf_set(&scope.real, out, d.span)
     }
 
     /// A declaration's domain: a set with its own index names, or `[E, ...]`.
-    pub(super) fn decl_domain(&mut self, d: &ast::Domain) -> Option<Domain> {
-        let np = self.n_par();
+    pub(super) fn decl_domain(&mut self, d: &ast::Domain) -> Option<Set> {
         match &d.kind {
             ast::DomainKind::Array(extents) => {
                 let n = extents.len();
                 let dims: Vec<String> = (0..n).map(|k| format!("i{k}")).collect();
-                let empty = Scope::identity(Vec::new(), np);
+                let empty = Scope::identity(&self.space(&[] as &[String]));
+                let space = self.space(&dims);
                 let mut piece = Vec::new();
                 let mut ok = true;
                 for (k, e) in extents.iter().enumerate() {
                     match self.affine(e, &empty) {
                         Some(a) => {
-                            let x = AffExpr::index(n, np, k);
+                            let x = Aff::dim(space.clone(), k);
                             // 0 <= x_k and x_k <= E - 1
-                            piece.push(AffConstraint {
-                                aff: x.clone(),
-                                kind: ConstraintKind::Ineq,
-                            });
-                            let w = aff_widen(&a, n);
-                            match aff_add(&w, &x, -1)
-                                .and_then(|r| aff_add(&r, &AffExpr::constant(n, np, 1), -1))
+                            piece.push(Constraint::ineq(x.row().to_vec()));
+                            match aff_widen(&a, &space)
+                                .and_then(|w| aff_add(&w, &x, -1))
+                                .and_then(|r| aff_add(&r, &const_aff(&space, 1), -1))
                             {
-                                Some(aff) => piece.push(AffConstraint {
-                                    aff,
-                                    kind: ConstraintKind::Ineq,
-                                }),
+                                Some(aff) => piece.push(Constraint::ineq(aff.row().to_vec())),
                                 None => ok = false,
                             }
                         }
                         None => ok = false,
                     }
                 }
-                ok.then(|| Domain {
-                    dims,
-                    pieces: vec![piece],
-                })
+                if !ok {
+                    return None;
+                }
+                self.dnf_set(&dims, vec![piece], d.span)
             }
             ast::DomainKind::Set(pieces) => {
                 if pieces.is_empty() {
-                    return Some(Domain::universe(Vec::new()));
+                    return Some(self.universe(&[]));
                 }
                 let first = pieces[0].indices.clone().unwrap_or_default();
                 let dims: Vec<String> = first.iter().map(|i| i.name.clone()).collect();
@@ -483,7 +405,7 @@ impl SysCx<'_> {
                         seen.push(Some(n.name.clone()));
                     }
                     let real: Vec<String> = names.iter().map(|n| n.name.clone()).collect();
-                    let sc = Scope::identity(real, np);
+                    let sc = Scope::identity(&self.space(&real));
                     match &bs.constraint {
                         None => out.push(Vec::new()),
                         Some(c) => match self.constraint(c, &sc) {
@@ -492,22 +414,27 @@ impl SysCx<'_> {
                         },
                     }
                 }
-                ok.then(|| dedup_domain(Domain { dims, pieces: out }))
+                if !ok {
+                    return None;
+                }
+                self.dnf_set(&dims, out, d.span)
             }
         }
     }
 }
 
+/// The constant `c` over `space`.
+pub(super) fn const_aff(space: &Space, c: i64) -> Aff {
+    let mut a = Aff::zero(space.clone());
+    *a.constant_term_mut() = c;
+    a
+}
+
 /// The constraint `a op b` as a list of alternatives, each one affine
 /// constraint (one alternative except for `!=`, which is a union).
-pub(super) fn cmp_atom(op: ast::CmpOp, a: &AffExpr, b: &AffExpr) -> Option<Vec<AffConstraint>> {
-    let n = a.idx.len();
-    let np = a.par.len();
-    let one = AffExpr::constant(n, np, 1);
-    let ge = |x: AffExpr| AffConstraint {
-        aff: x,
-        kind: ConstraintKind::Ineq,
-    };
+pub(super) fn cmp_atom(op: ast::CmpOp, a: &Aff, b: &Aff) -> Option<Vec<Constraint>> {
+    let one = const_aff(a.space(), 1);
+    let ge = |x: Aff| Constraint::ineq(x.row().to_vec());
     let b_minus_a = aff_add(b, a, -1)?;
     let a_minus_b = aff_add(a, b, -1)?;
     Some(match op {
@@ -515,10 +442,7 @@ pub(super) fn cmp_atom(op: ast::CmpOp, a: &AffExpr, b: &AffExpr) -> Option<Vec<A
         ast::CmpOp::Ge => vec![ge(a_minus_b)],
         ast::CmpOp::Lt => vec![ge(aff_add(&b_minus_a, &one, -1)?)],
         ast::CmpOp::Gt => vec![ge(aff_add(&a_minus_b, &one, -1)?)],
-        ast::CmpOp::Eq => vec![AffConstraint {
-            aff: a_minus_b,
-            kind: ConstraintKind::Eq,
-        }],
+        ast::CmpOp::Eq => vec![Constraint::eq(a_minus_b.row().to_vec())],
         ast::CmpOp::Ne => vec![
             ge(aff_add(&a_minus_b, &one, -1)?),
             ge(aff_add(&b_minus_a, &one, -1)?),

@@ -11,8 +11,7 @@ impl SysCx<'_> {
     }
 
     pub(super) fn expr(&mut self, e: &ast::Expr, scope: &Scope) -> Lowered {
-        let n = scope.real.len();
-        let np = self.n_par();
+        let space = self.space(&scope.real);
         let span = e.span;
         match &e.kind {
             ast::ExprKind::Int(v) => Some(mk(ExprKind::IntConst(*v), ElemType::Int, span)),
@@ -23,8 +22,8 @@ impl SysCx<'_> {
                     return Some(index_expr(a.clone(), span));
                 }
                 if let Some(k) = self.params.iter().position(|p| p == name) {
-                    let mut a = AffExpr::zero(n, np);
-                    a.par[k] = 1;
+                    let mut a = Aff::zero(space);
+                    a.param_coeffs_mut()[k] = 1;
                     return Some(index_expr(a, span));
                 }
                 if let Some(v) = self.g.constants.get(name) {
@@ -34,10 +33,13 @@ impl SysCx<'_> {
                     // Whole-variable notation: the same indices (or none
                     // for a scalar).
                     let d = self.vars[v].domain.n_dims();
-                    let access = if d == 0 {
-                        Vec::new()
-                    } else if d == scope.values.len() {
-                        scope.values.clone()
+                    let access = if d == 0 || d == scope.values.len() {
+                        let rows = if d == 0 {
+                            Vec::new()
+                        } else {
+                            scope.values.iter().map(|a| a.row().to_vec()).collect()
+                        };
+                        self.multi_aff(&space, rows, span)?
                     } else {
                         self.err(
                             format!(
@@ -102,9 +104,15 @@ impl SysCx<'_> {
                     return None;
                 }
                 let ty = self.vars[v].ty;
-                let affs: Option<Vec<AffExpr>> = lowered.iter().map(|x| as_aff(x, n, np)).collect();
+                let affs: Option<Vec<Vec<i64>>> = lowered
+                    .iter()
+                    .map(|x| as_aff(x, &space).map(|a| a.row().to_vec()))
+                    .collect();
                 Some(match affs {
-                    Some(access) => mk(ExprKind::Read { var: v, access }, ty, span),
+                    Some(rows) => {
+                        let access = self.multi_aff(&space, rows, span)?;
+                        mk(ExprKind::Read { var: v, access }, ty, span)
+                    }
                     None => mk(
                         ExprKind::IndirectRead {
                             var: v,
@@ -121,7 +129,7 @@ impl SysCx<'_> {
                 for x in &func.exprs {
                     outs.push(self.affine(x, &inner));
                 }
-                let outs: Vec<AffExpr> = outs.into_iter().collect::<Option<_>>()?;
+                let outs: Vec<Aff> = outs.into_iter().collect::<Option<_>>()?;
                 let target = Scope {
                     names: vec![None; outs.len()],
                     values: outs,
@@ -145,7 +153,7 @@ impl SysCx<'_> {
                             ExprKind::FloatConst(v) => {
                                 Some(mk(ExprKind::FloatConst(-v), ElemType::Float, span))
                             }
-                            _ => match as_aff(&x, n, np) {
+                            _ => match as_aff(&x, &space) {
                                 Some(a) => match aff_scale(&a, -1) {
                                     Some(a) => Some(index_expr(a, span)),
                                     None => {
@@ -277,7 +285,7 @@ impl SysCx<'_> {
                     return None;
                 }
                 let k = indices[0].name.clone();
-                let inner = self.extend_scope(scope, std::slice::from_ref(&k));
+                let inner = self.extend_scope(scope, std::slice::from_ref(&k))?;
                 let (dom, w) = self.restricted_body(body, &inner);
                 let (dom, w) = (dom?, w?);
                 if !is_numeric(w.ty) {
@@ -318,27 +326,26 @@ impl SysCx<'_> {
     }
 
     /// The scope of a body with new indices appended to the real space.
-    pub(super) fn extend_scope(&self, scope: &Scope, new: &[String]) -> Scope {
-        let np = self.n_par();
+    pub(super) fn extend_scope(&self, scope: &Scope, new: &[String]) -> Option<Scope> {
         let n_old = scope.real.len();
         let mut real = scope.real.clone();
         real.extend(new.iter().cloned());
-        let n = real.len();
+        let space = self.space(&real);
         let mut names = scope.names.clone();
-        let mut values: Vec<AffExpr> = scope
+        let mut values: Vec<Aff> = scope
             .values
             .iter()
-            .map(|a| aff_widen(a, new.len()))
-            .collect();
+            .map(|a| aff_widen(a, &space))
+            .collect::<Option<_>>()?;
         for (k, name) in new.iter().enumerate() {
             names.push(Some(name.clone()));
-            values.push(AffExpr::index(n, np, n_old + k));
+            values.push(Aff::dim(space.clone(), n_old + k));
         }
-        Scope {
+        Some(Scope {
             names,
             values,
             real,
-        }
+        })
     }
 
     /// The common type of branches: all equal, or int and float (→ float).
@@ -441,18 +448,19 @@ impl SysCx<'_> {
         };
         // Canonical form 2: fold affine int arithmetic into `Index`.
         if ty == ElemType::Int && matches!(bop, BinOp::Add | BinOp::Sub | BinOp::Mul) {
-            let (na, np) = match (&a.kind, &b.kind) {
-                (ExprKind::Index(x), _) => (x.idx.len(), x.par.len()),
-                (_, ExprKind::Index(x)) => (x.idx.len(), x.par.len()),
-                _ => (usize::MAX, 0),
-            };
             let both_const = matches!(
                 (&a.kind, &b.kind),
                 (ExprKind::IntConst(_), ExprKind::IntConst(_))
             );
-            if na != usize::MAX || both_const {
-                let (na, np) = if both_const { (0, 0) } else { (na, np) };
-                if let (Some(x), Some(y)) = (as_aff(&a, na, np), as_aff(&b, na, np)) {
+            // The space of the folded function: an operand's, or none at all
+            // for two literals.
+            let space = match (&a.kind, &b.kind) {
+                (ExprKind::Index(x), _) | (_, ExprKind::Index(x)) => Some(x.space().clone()),
+                _ if both_const => Some(Space::set::<String, String>(&[], &[])),
+                _ => None,
+            };
+            if let Some(space) = space {
+                if let (Some(x), Some(y)) = (as_aff(&a, &space), as_aff(&b, &space)) {
                     let r = match bop {
                         BinOp::Add => Some(aff_add(&x, &y, 1)),
                         BinOp::Sub => Some(aff_add(&x, &y, -1)),
@@ -465,7 +473,7 @@ impl SysCx<'_> {
                     match r {
                         Some(Some(aff)) => {
                             return Some(if both_const {
-                                mk(ExprKind::IntConst(aff.constant), ElemType::Int, span)
+                                mk(ExprKind::IntConst(aff.constant_term()), ElemType::Int, span)
                             } else {
                                 index_expr(aff, span)
                             })

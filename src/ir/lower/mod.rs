@@ -6,7 +6,7 @@
 //! and local defined exactly once, inputs never), conversion of domains and
 //! index expressions to affine form, substitution of `f @ E`, and the
 //! canonical forms listed in `ir/mod.rs` (domains simplified through
-//! `poly_bridge::canonical_domain`). The domain checks (coverage, overlaps,
+//! `poly::Set::simplify`). The domain checks (coverage, overlaps,
 //! out-of-domain reads, bounded reductions) are in
 //! [`crate::ir::check_domains`], run on the lowered program when everything
 //! else is correct.
@@ -35,6 +35,7 @@ use std::collections::HashMap;
 
 use crate::diag::{Diagnostic, SourceFile, Span};
 use crate::ir::types::*;
+use crate::poly::Constraint;
 use crate::syntax::ast;
 use affine::*;
 use system::*;
@@ -145,25 +146,24 @@ pub fn lower(file: &ast::File, src: &SourceFile) -> Result<Program, Vec<Diagnost
 }
 
 /// Canonical form 3 of `ir/mod.rs`: every domain of the program through
-/// `poly_bridge::canonical_domain` (exact simplification).
+/// `Set::simplify` (exact simplification).
 fn canonicalize_program(p: &mut Program) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     for s in &mut p.systems {
-        let params = s.params.clone();
         let span = s.span;
-        canon(&mut s.context, &params, span, &mut errors);
+        canon(&mut s.context, span, &mut errors);
         for v in &mut s.vars {
-            canon(&mut v.domain, &params, v.span, &mut errors);
+            canon(&mut v.domain, v.span, &mut errors);
         }
         for eq in &mut s.equations {
-            canon_expr(&mut eq.expr, &params, &mut errors);
+            canon_expr(&mut eq.expr, &mut errors);
         }
     }
     errors
 }
 
-fn canon(d: &mut Domain, params: &[String], span: Span, errors: &mut Vec<Diagnostic>) {
-    match crate::ir::poly_bridge::canonical_domain(d, params) {
+fn canon(d: &mut Set, span: Span, errors: &mut Vec<Diagnostic>) {
+    match d.simplify() {
         Ok(c) => *d = c,
         Err(e) => errors.push(
             Diagnostic::error(format!("this domain could not be simplified: {e}"), span)
@@ -172,20 +172,20 @@ fn canon(d: &mut Domain, params: &[String], span: Span, errors: &mut Vec<Diagnos
     }
 }
 
-fn canon_expr(e: &mut Expr, params: &[String], errors: &mut Vec<Diagnostic>) {
+fn canon_expr(e: &mut Expr, errors: &mut Vec<Diagnostic>) {
     let span = e.span;
     match &mut e.kind {
-        ExprKind::Restrict(d, _) => canon(d, params, span, errors),
+        ExprKind::Restrict(d, _) => canon(d, span, errors),
         ExprKind::Case(pieces) => {
             for (d, _) in pieces {
-                canon(d, params, span, errors);
+                canon(d, span, errors);
             }
         }
-        ExprKind::Reduce(r) => canon(&mut r.body_domain, params, span, errors),
-        ExprKind::Categorical(c) => canon(&mut c.domain, params, span, errors),
+        ExprKind::Reduce(r) => canon(&mut r.body_domain, span, errors),
+        ExprKind::Categorical(c) => canon(&mut c.domain, span, errors),
         _ => {}
     }
-    e.for_each_child_mut(&mut |x| canon_expr(x, params, errors));
+    e.for_each_child_mut(&mut |x| canon_expr(x, errors));
 }
 
 fn flatten<'a>(items: &'a [ast::Item], out: &mut Vec<&'a ast::Item>) {
@@ -236,21 +236,24 @@ fn builtin_kind(name: &str) -> Option<CallKind> {
 #[derive(Clone)]
 struct Scope {
     names: Vec<Option<String>>,
-    values: Vec<AffExpr>,
+    values: Vec<Aff>,
     /// Names of the real space's dimensions.
     real: Vec<String>,
 }
 
 impl Scope {
-    fn identity(real: Vec<String>, n_par: usize) -> Scope {
-        let n = real.len();
+    /// Every dimension of `space` in scope under its own name.
+    fn identity(space: &Space) -> Scope {
+        let real = space.output.dims.clone();
         Scope {
             names: real.iter().cloned().map(Some).collect(),
-            values: (0..n).map(|k| AffExpr::index(n, n_par, k)).collect(),
+            values: (0..real.len())
+                .map(|k| Aff::dim(space.clone(), k))
+                .collect(),
             real,
         }
     }
-    fn lookup(&self, name: &str) -> Option<&AffExpr> {
+    fn lookup(&self, name: &str) -> Option<&Aff> {
         self.names
             .iter()
             .rposition(|n| n.as_deref() == Some(name))
@@ -290,16 +293,16 @@ fn is_numeric(t: ElemType) -> bool {
 }
 
 /// The affine value of an already-lowered int expression, if it is one.
-fn as_aff(e: &Expr, n: usize, n_par: usize) -> Option<AffExpr> {
+fn as_aff(e: &Expr, space: &Space) -> Option<Aff> {
     match &e.kind {
         ExprKind::Index(a) => Some(a.clone()),
-        ExprKind::IntConst(v) => Some(AffExpr::constant(n, n_par, *v)),
+        ExprKind::IntConst(v) => Some(const_aff(space, *v)),
         _ => None,
     }
 }
 
 /// `Index(a)`, or `IntConst` when `a` has no index or parameter term.
-fn index_expr(a: AffExpr, span: Span) -> Expr {
+fn index_expr(a: Aff, span: Span) -> Expr {
     match aff_is_const(&a) {
         Some(v) => mk(ExprKind::IntConst(v), ElemType::Int, span),
         None => mk(ExprKind::Index(a), ElemType::Int, span),
@@ -307,10 +310,6 @@ fn index_expr(a: AffExpr, span: Span) -> Expr {
 }
 
 impl SysCx<'_> {
-    fn n_par(&self) -> usize {
-        self.params.len()
-    }
-
     fn err(&mut self, msg: impl Into<String>, span: Span, label: &str) {
         self.errors
             .push(Diagnostic::error(msg, span).with_label(label.to_string()));

@@ -14,7 +14,6 @@ impl SysCx<'_> {
         scope: &Scope,
         span: Span,
     ) -> Lowered {
-        let np = self.n_par();
         let rop = match op {
             ast::ReduceOp::Add => ReduceOp::Add,
             ast::ReduceOp::Mul => ReduceOp::Mul,
@@ -28,10 +27,12 @@ impl SysCx<'_> {
             ast::Projection::Names(new) => {
                 self.bind_index_names(new, scope.names.clone())?;
                 let names: Vec<String> = new.iter().map(|i| i.name.clone()).collect();
-                let inner = self.extend_scope(scope, &names);
-                let n = inner.real.len();
-                let proj: Vec<AffExpr> = (0..n_outer).map(|k| AffExpr::index(n, np, k)).collect();
-                (inner, proj)
+                let inner = self.extend_scope(scope, &names)?;
+                let space = self.space(&inner.real);
+                let rows = (0..n_outer)
+                    .map(|k| Aff::dim(space.clone(), k).row().to_vec())
+                    .collect();
+                (inner, self.multi_aff(&space, rows, span)?)
             }
             ast::Projection::Function(f) => {
                 if !scope.is_identity() {
@@ -56,13 +57,17 @@ impl SysCx<'_> {
                     return None;
                 }
                 let real: Vec<String> = f.params.iter().map(|i| i.name.clone()).collect();
-                let inner = Scope::identity(real, np);
+                let space = self.space(&real);
+                let inner = Scope::identity(&space);
                 let mut proj = Vec::new();
                 for x in &f.exprs {
                     proj.push(self.affine(x, &inner));
                 }
-                let proj: Vec<AffExpr> = proj.into_iter().collect::<Option<_>>()?;
-                (inner, proj)
+                let rows: Vec<Vec<i64>> = proj
+                    .into_iter()
+                    .map(|a| a.map(|a| a.row().to_vec()))
+                    .collect::<Option<_>>()?;
+                (inner, self.multi_aff(&space, rows, f.span)?)
             }
         };
         let (restr, b) = self.restricted_body(body, &inner);
@@ -97,7 +102,6 @@ impl SysCx<'_> {
                     ordinal: 0,
                 },
                 op: rop,
-                dims: inner.real.clone(),
                 proj,
                 body_domain,
                 body: b,
@@ -114,54 +118,74 @@ impl SysCx<'_> {
         &mut self,
         body: &ast::Expr,
         inner: &Scope,
-    ) -> (Option<Domain>, Lowered) {
+    ) -> (Option<Set>, Lowered) {
         match &body.kind {
             ast::ExprKind::Restrict { domain, body: b } => {
                 (self.restriction_domain(domain, inner), self.expr(b, inner))
             }
-            _ => (
-                Some(Domain::universe(inner.real.clone())),
-                self.expr(body, inner),
-            ),
+            _ => (Some(self.universe(&inner.real)), self.expr(body, inner)),
         }
     }
 
     /// The domain of a body: its restriction `restr` intersected with
     /// where the body reads (see [`SysCx::read_domain`]).
-    pub(super) fn body_domain(
-        &mut self,
-        restr: &Domain,
-        body: &Expr,
-        dims: &[String],
-    ) -> Option<Domain> {
+    pub(super) fn body_domain(&mut self, restr: &Set, body: &Expr, dims: &[String]) -> Option<Set> {
         let reads = self.read_domain(body, dims)?;
-        Some(dom_intersect(restr, &reads))
+        self.intersect(restr, &reads, body.span)
+    }
+
+    /// `a ∩ b` (a library error is internal and reported at `span`).
+    pub(super) fn intersect(&mut self, a: &Set, b: &Set, span: Span) -> Option<Set> {
+        match a.intersect(b) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                self.err(format!("internal error in a domain: {e}"), span, "here");
+                None
+            }
+        }
+    }
+
+    /// The function with the given rows from the index space `space`.
+    pub(super) fn multi_aff(
+        &mut self,
+        space: &Space,
+        rows: Vec<Vec<i64>>,
+        span: Span,
+    ) -> Option<MultiAff> {
+        match MultiAff::from_rows(space.clone(), rows) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                self.err(
+                    format!("internal error in an affine function: {e}"),
+                    span,
+                    "here",
+                );
+                None
+            }
+        }
     }
 
     /// Where an expression in a reduction body is defined: the intersection
     /// of the preimages of the domains of its affine reads, nested
     /// restrictions, and, for a `case`, the union of its pieces (nested
     /// reductions and categorical draws have their own domains).
-    pub(super) fn read_domain(&mut self, e: &Expr, dims: &[String]) -> Option<Domain> {
-        let np = self.n_par();
-        let all = |cx: &mut Self, xs: &[&Expr]| -> Option<Domain> {
-            let mut d = Domain::universe(dims.to_vec());
+    pub(super) fn read_domain(&mut self, e: &Expr, dims: &[String]) -> Option<Set> {
+        let all = |cx: &mut Self, xs: &[&Expr]| -> Option<Set> {
+            let mut d = cx.universe(dims);
             for x in xs {
                 let r = cx.read_domain(x, dims)?;
-                d = dom_intersect(&d, &r);
+                d = cx.intersect(&d, &r, x.span)?;
             }
             Some(d)
         };
         match &e.kind {
-            ExprKind::Read { var, access } => {
-                match dom_preimage(&self.vars[*var].domain, access, dims, np) {
-                    Some(d) => Some(d),
-                    None => {
-                        self.err("integer overflow in an access", e.span, "too large");
-                        None
-                    }
+            ExprKind::Read { var, access } => match dom_preimage(&self.vars[*var].domain, access) {
+                Some(d) => Some(d),
+                None => {
+                    self.err("integer overflow in an access", e.span, "too large");
+                    None
                 }
-            }
+            },
             ExprKind::IndirectRead { indices, .. }
             | ExprKind::Builtin(_, indices)
             | ExprKind::External(_, indices)
@@ -171,20 +195,24 @@ impl SysCx<'_> {
             ExprKind::If(a, b, c) => all(self, &[a, b, c]),
             ExprKind::Restrict(d, x) => {
                 let r = self.read_domain(x, dims)?;
-                Some(dom_intersect(d, &r))
+                self.intersect(d, &r, e.span)
             }
             ExprKind::Case(pieces) => {
-                let mut u = Domain {
-                    dims: dims.to_vec(),
-                    pieces: Vec::new(),
-                };
+                let mut u = Set::empty(self.space(dims));
                 for (d, x) in pieces {
                     let r = self.read_domain(x, dims)?;
-                    u.pieces.extend(dom_intersect(d, &r).pieces);
+                    let piece = self.intersect(d, &r, x.span)?;
+                    u = match u.union(&piece) {
+                        Ok(u) => u,
+                        Err(err) => {
+                            self.err(format!("internal error in a domain: {err}"), e.span, "here");
+                            return None;
+                        }
+                    };
                 }
                 Some(u)
             }
-            _ => Some(Domain::universe(dims.to_vec())),
+            _ => Some(self.universe(dims)),
         }
     }
 }

@@ -28,8 +28,8 @@ pub(super) fn lower_system(
         }
     }
     let context = match &s.context {
-        Some(d) => cx.decl_domain(d).map(|mut d| {
-            if !d.dims.is_empty() {
+        Some(d) => cx.decl_domain(d).map(|d| {
+            if d.n_dims() != 0 {
                 cx.errors.push(
                     Diagnostic::error(
                         "the parameter context must not have index dimensions",
@@ -37,18 +37,13 @@ pub(super) fn lower_system(
                     )
                     .with_label("write `{ : constraints }`"),
                 );
-            }
-            d.dims.clear();
-            for piece in &mut d.pieces {
-                for c in piece {
-                    c.aff.idx.clear();
-                }
+                return cx.universe(&[]);
             }
             d
         }),
-        None => Some(Domain::universe(Vec::new())),
+        None => Some(cx.universe(&[])),
     }
-    .unwrap_or_else(|| Domain::universe(Vec::new()));
+    .unwrap_or_else(|| cx.universe(&[]));
 
     // Variables.
     for (decls, kind) in [
@@ -64,7 +59,7 @@ pub(super) fn lower_system(
             };
             let domain = match &d.domain {
                 Some(dom) => cx.decl_domain(dom),
-                None => Some(Domain::universe(Vec::new())),
+                None => Some(cx.universe(&[])),
             };
             let Some(domain) = domain else { continue };
             for n in &d.names {
@@ -136,7 +131,7 @@ pub(super) fn lower_system(
             );
         }
     }
-    let sweeps = lower_sweeps(&s.sweeps, &cx.vars, &cx.var_map, &cx.params, cx.errors);
+    let sweeps = lower_sweeps(&s.sweeps, &cx.vars, &cx.var_map, cx.errors);
     let sys = System {
         name: s.name.name.clone(),
         params: cx.params,
@@ -160,7 +155,6 @@ pub(super) fn lower_sweeps(
     decls: &[ast::SweepDecl],
     vars: &[Variable],
     var_map: &HashMap<String, VarId>,
-    params: &[String],
     errors: &mut Vec<Diagnostic>,
 ) -> Vec<Sweep> {
     let mut out: Vec<Sweep> = Vec::new();
@@ -235,15 +229,8 @@ pub(super) fn lower_sweeps(
             );
             continue;
         }
-        let same = match (
-            crate::ir::poly_bridge::to_set(&vi.domain, params),
-            crate::ir::poly_bridge::to_set(&vo.domain, params),
-        ) {
-            (Ok(a), Ok(b)) => {
-                vi.domain.n_dims() == vo.domain.n_dims() && a.is_equal(&b).unwrap_or(false)
-            }
-            _ => false,
-        };
+        let same = vi.domain.n_dims() == vo.domain.n_dims()
+            && vi.domain.is_equal(&vo.domain).unwrap_or(false);
         if !same {
             errors.push(
                 Diagnostic::error(
@@ -263,7 +250,7 @@ pub(super) fn lower_sweeps(
 
 impl SysCx<'_> {
     pub(super) fn equation(&mut self, v: VarId, eq: &ast::Equation) -> Option<Equation> {
-        let var_dims = self.vars[v].domain.dims.clone();
+        let var_dims = self.vars[v].domain.dims().to_vec();
         let indices: Vec<String> = match &eq.indices {
             Some(ids) => {
                 if ids.len() != var_dims.len() {
@@ -288,7 +275,7 @@ impl SysCx<'_> {
         };
         self.cur_var = v;
         self.next_site = 0;
-        let scope = Scope::identity(indices.clone(), self.n_par());
+        let scope = Scope::identity(&self.space(&indices));
         let rhs = self.expr(&eq.rhs, &scope)?;
         let vty = self.vars[v].ty;
         let ok = match (vty, rhs.ty) {

@@ -446,17 +446,21 @@ impl Lower<'_, '_> {
                     // Inside the box, the constraints cannot overflow
                     // (proved before the run by `analysis`).
                     let mut any = self.b.ins().iconst(types::I8, 0);
-                    for piece in &dom.pieces {
+                    let np = dom.n_params();
+                    for piece in dom.pieces() {
                         let mut all = self.b.ins().iconst(types::I8, 1);
-                        for c in piece {
-                            let mut v = self.iconst(c.aff.constant);
-                            for (k, &co) in c.aff.idx.iter().enumerate() {
+                        for c in piece.constraints() {
+                            // `[params, dims, 1]` (shapes checked).
+                            let (par, rest) = c.row.split_at(np.min(c.row.len()));
+                            let (&constant, idx) = rest.split_last().unwrap_or((&0, &[]));
+                            let mut v = self.iconst(constant);
+                            for (k, &co) in idx.iter().enumerate() {
                                 if co != 0 {
                                     let t = self.b.ins().imul_imm(xs[k], co);
                                     v = self.b.ins().iadd(v, t);
                                 }
                             }
-                            for (p, &co) in c.aff.par.iter().enumerate() {
+                            for (p, &co) in par.iter().enumerate() {
                                 if co != 0 {
                                     let t = self.b.ins().imul_imm(self.params[p], co);
                                     v = self.b.ins().iadd(v, t);

@@ -231,16 +231,9 @@ struct Builder<'a> {
     counter: Vec<usize>,
 }
 
+/// Every piece of `a` conjoined with every piece of `b`.
 fn cross(a: &[Vec<Constraint>], b: &Set) -> Vec<Vec<Constraint>> {
-    let mut out = Vec::new();
-    for p in a {
-        for q in b.pieces() {
-            let mut r = p.clone();
-            r.extend(q.constraints());
-            out.push(r);
-        }
-    }
-    out
+    b.cross_pieces(a)
 }
 
 impl Builder<'_> {

@@ -129,6 +129,21 @@ impl Set {
         }
         Set::from_basics(space, out)
     }
+    /// `⋃_{p, q} (p ∧ q)` for the conjunctions `p` of `pieces` and the
+    /// pieces `q` of `self`, as constraint lists (structural: no
+    /// normalization, the rows of `p` may be over a different space than
+    /// `self`'s).
+    pub fn cross_pieces(&self, pieces: &[Vec<Constraint>]) -> Vec<Vec<Constraint>> {
+        let mut out = Vec::with_capacity(pieces.len() * self.pieces.len());
+        for p in pieces {
+            for q in &self.pieces {
+                let mut r = p.clone();
+                r.extend(q.constraints());
+                out.push(r);
+            }
+        }
+        out
+    }
     /// The same set over a space with the same numbers of parameters and
     /// dimensions (new names; the rows are unchanged).
     pub fn renamed(&self, space: Space) -> PolyResult<Set> {

@@ -58,15 +58,7 @@ type Pieces = Vec<Vec<Constraint>>;
 
 /// Every piece of `a` conjoined with every piece of `b`.
 pub(super) fn cross(a: &[Vec<Constraint>], b: &Set) -> Pieces {
-    let mut out = Vec::new();
-    for p in a {
-        for q in b.pieces() {
-            let mut r = p.clone();
-            r.extend(q.constraints());
-            out.push(r);
-        }
-    }
-    out
+    b.cross_pieces(a)
 }
 
 /// `c(proj(y))`: a constraint over the completion space (row over

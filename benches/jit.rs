@@ -7,7 +7,7 @@
 //! Run: `cargo bench --bench jit -- --warm-up-time 1 --measurement-time 5`.
 
 use alphac::codegen::loop_ast::{
-    Affine, Array, BinOp, Bound, Dim, Expr, Function, Local, LoopVar, Stmt,
+    Affine, Array, BinOp, Bound, Dim, Expr, ForLoop, Function, Local, LoopVar, Stmt,
 };
 use alphac::ir::types::{ElemType, Set, Space};
 use alphac::jit::{Buffer, JitFunction};
@@ -54,11 +54,11 @@ fn matmul() -> Function {
             name: "acc".into(),
             ty: ElemType::Float,
         }],
-        body: vec![Stmt::For {
+        body: vec![Stmt::For(ForLoop {
             var: LoopVar(0),
             lower: zero(),
             upper: last(0),
-            body: vec![Stmt::For {
+            body: vec![Stmt::For(ForLoop {
                 var: LoopVar(1),
                 lower: zero(),
                 upper: last(0),
@@ -67,7 +67,7 @@ fn matmul() -> Function {
                         local: 0,
                         value: Expr::Float(0.0),
                     },
-                    Stmt::For {
+                    Stmt::For(ForLoop {
                         var: LoopVar(2),
                         lower: zero(),
                         upper: last(0),
@@ -83,15 +83,15 @@ fn matmul() -> Function {
                                 ),
                             ),
                         }],
-                    },
+                    }),
                     Stmt::Assign {
                         array: 2,
                         index: vec![ev(0), ev(1)],
                         value: Expr::Local(0),
                     },
                 ],
-            }],
-        }],
+            })],
+        })],
     }
 }
 
@@ -110,33 +110,35 @@ fn matmul_rust(n: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
 /// PolyBench jacobi-1d with two arrays.
 fn jacobi() -> Function {
     let i = LoopVar(1);
-    let sweep = |dst: usize, src: usize| Stmt::For {
-        var: i,
-        lower: Bound::aff(Affine::cst(1)),
-        upper: Bound::aff(Affine::param(1).offset(-2).expect("no overflow")),
-        body: vec![Stmt::Assign {
-            array: dst,
-            index: vec![Expr::var(i)],
-            value: Expr::bin(
-                BinOp::Mul,
-                Expr::Float(1.0 / 3.0),
-                Expr::bin(
-                    BinOp::Add,
+    let sweep = |dst: usize, src: usize| {
+        Stmt::For(ForLoop {
+            var: i,
+            lower: Bound::aff(Affine::cst(1)),
+            upper: Bound::aff(Affine::param(1).offset(-2).expect("no overflow")),
+            body: vec![Stmt::Assign {
+                array: dst,
+                index: vec![Expr::var(i)],
+                value: Expr::bin(
+                    BinOp::Mul,
+                    Expr::Float(1.0 / 3.0),
                     Expr::bin(
                         BinOp::Add,
+                        Expr::bin(
+                            BinOp::Add,
+                            Expr::load(
+                                src,
+                                vec![Expr::Aff(Affine::var(i).offset(-1).expect("small"))],
+                            ),
+                            Expr::load(src, vec![Expr::var(i)]),
+                        ),
                         Expr::load(
                             src,
-                            vec![Expr::Aff(Affine::var(i).offset(-1).expect("small"))],
+                            vec![Expr::Aff(Affine::var(i).offset(1).expect("small"))],
                         ),
-                        Expr::load(src, vec![Expr::var(i)]),
-                    ),
-                    Expr::load(
-                        src,
-                        vec![Expr::Aff(Affine::var(i).offset(1).expect("small"))],
                     ),
                 ),
-            ),
-        }],
+            }],
+        })
     };
     Function {
         name: "jacobi1d".into(),
@@ -146,12 +148,12 @@ fn jacobi() -> Function {
         externals: vec![],
         loop_vars: vec!["t".into(), "i".into()],
         locals: vec![],
-        body: vec![Stmt::For {
+        body: vec![Stmt::For(ForLoop {
             var: LoopVar(0),
             lower: Bound::aff(Affine::cst(0)),
             upper: last(0),
             body: vec![sweep(1, 0), sweep(0, 1)],
-        }],
+        })],
     }
 }
 

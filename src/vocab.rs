@@ -2,14 +2,15 @@
 //! stage uses for the same thing, one enum per concept.
 //!
 //! Owns: element types ([`ElemType`]) and element values ([`Scalar`]);
-//! unary operators ([`UnOp`]); reduction operators ([`ReduceOp`]) with
-//! their identity, inverse and idempotence; the distributions of the
-//! stochastic built-ins ([`Distribution`]) with their names, arities and
-//! result types.
+//! unary operators ([`UnOp`]); the source's binary operators ([`BinOp`])
+//! with their symbols and binding strengths; reduction operators
+//! ([`ReduceOp`]) with their identity, inverse and idempotence; the
+//! distributions of the stochastic built-ins ([`Distribution`]) with their
+//! names, arities and result types.
 //!
 //! Must not know about: anything else. It imports nothing from the crate,
-//! so `runtime`, `jit`, `interp` and `codegen` can share these words
-//! without importing `ir` or each other.
+//! so `syntax`, `ir`, `runtime`, `jit`, `interp` and `codegen` can share
+//! these words without importing `ir` or each other.
 
 use std::fmt;
 
@@ -74,6 +75,71 @@ impl fmt::Display for Scalar {
 pub enum UnOp {
     Neg,
     Not,
+}
+
+/// The binary operators of `.alpha` expressions, from the parser to the
+/// IR (one enum: lowering does not translate them). Arithmetic on two ints
+/// is int (`/` and `%` truncate like Rust; division by zero is a runtime
+/// error); with a float operand the int is promoted. Comparisons yield
+/// bool; `And`/`Or` take bools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    /// `%`: the truncating remainder (sign of the dividend), `fmod` on
+    /// floats.
+    Rem,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+impl BinOp {
+    /// The operator as the printer writes it in `.alpha` (the parser also
+    /// accepts `=` for `==`, `&&` for `and`, `||` for `or`).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => "and",
+            BinOp::Or => "or",
+        }
+    }
+    /// Binding strength, higher binds tighter: `or` 1 < `and` 2 <
+    /// comparisons 3 < `+ -` 4 < `* / %` 5. Every operator is
+    /// left-associative.
+    pub const fn precedence(self) -> u8 {
+        match self {
+            BinOp::Or => 1,
+            BinOp::And => 2,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 3,
+            BinOp::Add | BinOp::Sub => 4,
+            BinOp::Mul | BinOp::Div | BinOp::Rem => 5,
+        }
+    }
+    /// True for the comparisons (`== != < <= > >=`).
+    pub const fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
+    }
 }
 
 /// Reduction (and accumulation) operators: `a ⊕ b` for

@@ -9,7 +9,7 @@
 //! the `t1 = 0` statements' inner loop over `N` ran at every `t1`:
 //! O(N²·K) iterations.
 
-use alphac::codegen::loop_ast::{Affine, Array, BinOp, Dim, Expr, Function, Local, Stmt};
+use alphac::codegen::loop_ast::{Affine, Array, BinOp, Dim, Expr, ForLoop, Function, Local, Stmt};
 use alphac::compile::{self, Options};
 use alphac::ir::ElemType;
 use alphac::jit::{Buffer, JitFunction};
@@ -23,7 +23,7 @@ fn source(name: &str) -> String {
 fn counting(f: &Function) -> Function {
     fn walk(s: &mut Stmt, tick: &Stmt) {
         match s {
-            Stmt::For { body, .. } => {
+            Stmt::For(ForLoop { body, .. }) => {
                 body.iter_mut().for_each(|b| walk(b, tick));
                 body.insert(0, tick.clone());
             }

@@ -10,7 +10,8 @@
 mod common;
 
 use alphac::codegen::loop_ast::{
-    Affine, Array, BinOp, Bound, Dim, Expr, Function, Local, LoopVar, ReduceOp, Stmt,
+    Accumulation, Affine, Array, BinOp, Bound, Dim, Expr, ForLoop, Function, Local, LoopVar,
+    ReduceOp, Stmt,
 };
 use alphac::codegen::opt::{self, OptStats};
 use alphac::codegen::scan;
@@ -54,7 +55,7 @@ fn loops(body: &[Stmt]) -> Vec<&Stmt> {
     let mut out = Vec::new();
     for s in body {
         match s {
-            Stmt::For { body, .. } => {
+            Stmt::For(ForLoop { body, .. }) => {
                 out.push(s);
                 out.extend(loops(body));
             }
@@ -78,32 +79,30 @@ fn touches(body: &[Stmt], a: usize) -> bool {
             Expr::Binary(_, p, q) => e(p, a) || e(q, a),
             Expr::Select(c, p, q) => e(c, a) || e(p, a) || e(q, a),
             Expr::Math(_, xs) => xs.iter().any(|i| e(i, a)),
-            Expr::Random {
-                args, seed, point, ..
-            } => args.iter().chain(point).any(|i| e(i, a)) || e(seed, a),
+            Expr::Random(r) => r.args.iter().chain(&r.point).any(|i| e(i, a)) || e(&r.seed, a),
             _ => false,
         }
     }
     body.iter().any(|s| match s {
-        Stmt::For { body, .. } | Stmt::Block(body) => touches(body, a),
+        Stmt::For(ForLoop { body, .. }) | Stmt::Block(body) => touches(body, a),
         Stmt::If { cond, then, els } => e(cond, a) || touches(then, a) || touches(els, a),
         Stmt::Assign {
             array,
             index,
             value,
         }
-        | Stmt::Accumulate {
+        | Stmt::Accumulate(Accumulation {
             array,
             index,
             value,
             ..
-        } => *array == a || index.iter().any(|i| e(i, a)) || e(value, a),
+        }) => *array == a || index.iter().any(|i| e(i, a)) || e(value, a),
         Stmt::SetLocal { value, .. } => e(value, a),
     })
 }
 
 fn is_degenerate(s: &Stmt) -> bool {
-    let Stmt::For { lower, upper, .. } = s else {
+    let Stmt::For(ForLoop { lower, upper, .. }) = s else {
         return false;
     };
     lower.terms.len() == 1
@@ -185,7 +184,7 @@ fn matmul_accumulates_in_a_register() {
         loops(&h.body)
             .into_iter()
             .filter_map(|s| match s {
-                Stmt::For { body, .. } if loops(body).is_empty() => Some(touches(body, c)),
+                Stmt::For(ForLoop { body, .. }) if loops(body).is_empty() => Some(touches(body, c)),
                 _ => None,
             })
             .collect()
@@ -353,27 +352,27 @@ fn two_loops(lo: Bound, hi: Bound, body: Vec<Stmt>) -> Function {
             name: "s".into(),
             ty: ElemType::Int,
         }],
-        body: vec![Stmt::For {
+        body: vec![Stmt::For(ForLoop {
             var: I,
             lower: Bound::aff(Affine::cst(0)),
             upper: Bound::aff(n_minus(1)),
-            body: vec![Stmt::For {
+            body: vec![Stmt::For(ForLoop {
                 var: J,
                 lower: lo,
                 upper: hi,
                 body,
-            }],
-        }],
+            })],
+        })],
     }
 }
 
 fn acc_z(index: Expr, value: Expr) -> Stmt {
-    Stmt::Accumulate {
+    Stmt::Accumulate(Accumulation {
         array: 2,
         index: vec![index],
         op: ReduceOp::Add,
         value,
-    }
+    })
 }
 
 fn hoisted(f: &Function) -> usize {
@@ -493,13 +492,13 @@ fn bool_and_float_accumulators_are_hoisted_exactly() {
         Bound::aff(Affine::var(I)),
         Bound::aff(n_minus(1)),
         vec![
-            Stmt::Accumulate {
+            Stmt::Accumulate(Accumulation {
                 array: 2,
                 index: vec![aff_i(0)],
                 op: ReduceOp::And,
                 value: Expr::load(0, vec![aff_j(0)]),
-            },
-            Stmt::Accumulate {
+            }),
+            Stmt::Accumulate(Accumulation {
                 array: 2,
                 index: vec![aff_i(0)],
                 op: ReduceOp::Or,
@@ -507,7 +506,7 @@ fn bool_and_float_accumulators_are_hoisted_exactly() {
                     alphac::codegen::loop_ast::UnOp::Not,
                     Box::new(Expr::load(0, vec![aff_j(1)])),
                 ),
-            },
+            }),
         ],
     );
     f.arrays[0].ty = ElemType::Bool;
@@ -524,7 +523,7 @@ fn bool_and_float_accumulators_are_hoisted_exactly() {
         Bound::aff(Affine::cst(0)),
         Bound::aff(Affine::var(I)),
         vec![
-            Stmt::Accumulate {
+            Stmt::Accumulate(Accumulation {
                 array: 2,
                 index: vec![Expr::Int(0)],
                 op: ReduceOp::Max,
@@ -533,7 +532,7 @@ fn bool_and_float_accumulators_are_hoisted_exactly() {
                     Expr::load(0, vec![aff_j(0)]),
                     Expr::load(1, vec![aff_j(0)]),
                 ),
-            },
+            }),
             Stmt::Assign {
                 array: 1,
                 index: vec![aff_j(0)],
@@ -644,12 +643,12 @@ fn inner_stmt() -> impl Strategy<Value = Stmt> {
             z_index(),
             value()
         )
-            .prop_map(|(op, i, v)| Stmt::Accumulate {
+            .prop_map(|(op, i, v)| Stmt::Accumulate(Accumulation {
                 array: 2,
                 index: vec![i],
                 op,
                 value: v
-            }),
+            })),
         2 => value().prop_map(|v| Stmt::Assign {
             array: 1,
             index: vec![aff_j(0)],
@@ -688,7 +687,7 @@ fn random_loop_programs_run_the_same_with_and_without_the_pass() {
             // Optionally wrap the inner loop in a guard on `i`.
             let mut f = two_loops(lo, hi, body);
             if wrap {
-                if let Stmt::For { body, .. } = &mut f.body[0] {
+                if let Stmt::For(ForLoop { body, .. }) = &mut f.body[0] {
                     let inner = std::mem::take(body);
                     *body = vec![Stmt::If {
                         cond: Expr::bin(BinOp::Ge, aff_i(0), Expr::Int(1)),
@@ -887,8 +886,8 @@ fn has_select(e: &Expr) -> bool {
 fn has_guard(body: &[Stmt]) -> bool {
     body.iter().any(|s| match s {
         Stmt::If { .. } => true,
-        Stmt::For { body, .. } | Stmt::Block(body) => has_guard(body),
-        Stmt::Assign { index, value, .. } | Stmt::Accumulate { index, value, .. } => {
+        Stmt::For(ForLoop { body, .. }) | Stmt::Block(body) => has_guard(body),
+        Stmt::Assign { index, value, .. } | Stmt::Accumulate(Accumulation { index, value, .. }) => {
             has_select(value) || index.iter().any(has_select)
         }
         Stmt::SetLocal { value, .. } => has_select(value),
@@ -902,7 +901,7 @@ fn jacobi_innermost_loops_have_no_guard() {
         loops(&h.body)
             .into_iter()
             .filter_map(|s| match s {
-                Stmt::For { body, .. } if loops(body).is_empty() => Some(has_guard(body)),
+                Stmt::For(ForLoop { body, .. }) if loops(body).is_empty() => Some(has_guard(body)),
                 _ => None,
             })
             .collect()

@@ -16,7 +16,7 @@
 
 mod common;
 
-use alphac::codegen::loop_ast::{Expr, Function, Local, Stmt};
+use alphac::codegen::loop_ast::{Accumulation, Expr, ForLoop, Function, Local, Stmt};
 use alphac::codegen::scan;
 use alphac::compile;
 use alphac::deps::{self, StmtKind, SystemSchedule};
@@ -274,7 +274,7 @@ fn agree(prog: &ir::Program, f: &Function, param_sets: &[Vec<i64>]) {
 fn stamped(f: &Function, n_vars: usize, stamp: &[usize]) -> Function {
     fn walk(s: &mut Stmt, n_vars: usize, stamp: &[usize], clock: usize) {
         match s {
-            Stmt::For { body, .. } | Stmt::Block(body) => {
+            Stmt::For(ForLoop { body, .. }) | Stmt::Block(body) => {
                 body.iter_mut().for_each(|b| walk(b, n_vars, stamp, clock))
             }
             Stmt::If { then, els, .. } => {
@@ -303,7 +303,7 @@ fn stamped(f: &Function, n_vars: usize, stamp: &[usize]) -> Function {
             }
             // Accumulations read variables (now stamps): not part of
             // this check.
-            Stmt::Accumulate { .. } => *s = Stmt::Block(Vec::new()),
+            Stmt::Accumulate(Accumulation { .. }) => *s = Stmt::Block(Vec::new()),
             _ => {}
         }
     }

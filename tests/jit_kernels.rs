@@ -2,8 +2,8 @@
 //! loops written directly in Rust (bit-exact: same operation order).
 
 use alphac::codegen::loop_ast::{
-    Affine, Array, BinOp, Bound, Cast, Dim, Distribution, Expr, Function, Local, LoopVar, MathFn,
-    ReduceOp, Stmt, Sym,
+    Accumulation, Affine, Array, BinOp, Bound, Cast, Dim, Distribution, Expr, ForLoop, Function,
+    Local, LoopVar, MathFn, RandomDraw, ReduceOp, Stmt, Sym,
 };
 use alphac::ir::types::{ElemType, Set, Space};
 use alphac::jit::{host_fns, Buffer, ExecError, JitFunction, JitOptions};
@@ -38,12 +38,12 @@ fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
     Expr::bin(op, a, b)
 }
 fn for_(var: usize, lo: Bound, hi: Bound, body: Vec<Stmt>) -> Stmt {
-    Stmt::For {
+    Stmt::For(ForLoop {
         var: LoopVar(var),
         lower: lo,
         upper: hi,
         body,
-    }
+    })
 }
 /// Constraints `Σ coeffs·p + k >= 0` on the parameters `params`.
 fn context(params: &[&str], cons: &[(&[i64], i64)]) -> Set {
@@ -469,18 +469,18 @@ fn max_reduce() -> Function {
                         local: 0,
                         value: bin(BinOp::Max, Expr::Local(0), load(0, vec![ev(0)])),
                     },
-                    Stmt::Accumulate {
+                    Stmt::Accumulate(Accumulation {
                         array: 1,
                         index: vec![Expr::Int(1)],
                         op: ReduceOp::Max,
                         value: load(0, vec![ev(0)]),
-                    },
-                    Stmt::Accumulate {
+                    }),
+                    Stmt::Accumulate(Accumulation {
                         array: 1,
                         index: vec![Expr::Int(2)],
                         op: ReduceOp::Min,
                         value: load(0, vec![ev(0)]),
-                    },
+                    }),
                 ],
             ),
             Stmt::Assign {
@@ -571,18 +571,18 @@ fn int_bool() -> Function {
                             bin(BinOp::Ne, bin(BinOp::Rem, x(), Expr::Int(5)), Expr::Int(0)),
                         ),
                     },
-                    Stmt::Accumulate {
+                    Stmt::Accumulate(Accumulation {
                         array: 4,
                         index: vec![Expr::Int(0)],
                         op: ReduceOp::Add,
                         value: Expr::cast(Cast::BoolToInt, e()),
-                    },
-                    Stmt::Accumulate {
+                    }),
+                    Stmt::Accumulate(Accumulation {
                         array: 5,
                         index: vec![Expr::Int(0)],
                         op: ReduceOp::And,
                         value: bin(BinOp::Ge, x(), Expr::Int(-50)),
-                    },
+                    }),
                 ],
             ),
         ],
@@ -839,12 +839,12 @@ fn huge_parameters_are_refused_before_running() {
             0,
             Bound::aff(c(0)),
             Bound::div(p(0).plus(pv(0), 1), 2),
-            vec![Stmt::Accumulate {
+            vec![Stmt::Accumulate(Accumulation {
                 array: 0,
                 index: vec![Expr::Int(0)],
                 op: ReduceOp::Add,
                 value: Expr::Int(1),
-            }],
+            })],
         )],
     };
     let jit = JitFunction::compile(&f).expect("compiles");
@@ -883,27 +883,27 @@ fn math_and_rng_match_runtime() {
         math(MathFn::Floor),
         math(MathFn::Ceil),
         math(MathFn::Abs),
-        Expr::Random {
+        Expr::Random(Box::new(RandomDraw {
             dist: Distribution::Uniform,
             args: vec![],
-            seed: Box::new(Expr::param(1)),
+            seed: Expr::param(1),
             site: 3,
             point: vec![ev(0)],
-        },
-        Expr::Random {
+        })),
+        Expr::Random(Box::new(RandomDraw {
             dist: Distribution::Normal,
             args: vec![x(), Expr::Float(2.0)],
-            seed: Box::new(Expr::param(1)),
+            seed: Expr::param(1),
             site: 4,
             point: vec![ev(0), Expr::Int(7)],
-        },
-        Expr::Random {
+        })),
+        Expr::Random(Box::new(RandomDraw {
             dist: Distribution::Gamma,
             args: vec![Expr::Float(2.5), Expr::Float(1.5)],
-            seed: Box::new(Expr::param(1)),
+            seed: Expr::param(1),
             site: 5,
             point: vec![ev(0)],
-        },
+        })),
         bin(BinOp::Rem, x(), Expr::Float(0.3)),
         Expr::cast(
             Cast::IntToFloat,
@@ -1043,7 +1043,7 @@ fn malformed_programs_are_rejected() {
     }];
     assert!(JitFunction::compile(&f).is_err());
     let mut f = triangular();
-    if let Stmt::For { lower, .. } = &mut f.body[0] {
+    if let Stmt::For(ForLoop { lower, .. }) = &mut f.body[0] {
         lower.terms[0].div = 0;
     }
     assert!(JitFunction::compile(&f).is_err());
@@ -1204,12 +1204,14 @@ fn if_else_and_blocks() {
 #[test]
 fn discrete_draws_match_runtime() {
     let x = || load(0, vec![ev(0)]);
-    let draw = |dist: Distribution, args: Vec<Expr>, site: u32| Expr::Random {
-        dist,
-        args,
-        seed: Box::new(Expr::Int(99)),
-        site,
-        point: vec![ev(0)],
+    let draw = |dist: Distribution, args: Vec<Expr>, site: u32| {
+        Expr::Random(Box::new(RandomDraw {
+            dist,
+            args,
+            seed: Expr::Int(99),
+            site,
+            point: vec![ev(0)],
+        }))
     };
     let f = Function {
         name: "draws".into(),
@@ -1337,12 +1339,12 @@ fn accumulations_match_rust_folds() {
                         Bound::aff(c(0)),
                         Bound::aff(p(0).offset(-1).unwrap()),
                         vec![
-                            Stmt::Accumulate {
+                            Stmt::Accumulate(Accumulation {
                                 array: 1,
                                 index: vec![Expr::Int(0)],
                                 op,
                                 value: load(0, vec![ev(0)]),
-                            },
+                            }),
                             Stmt::SetLocal {
                                 local: 0,
                                 value: bin(
@@ -1466,12 +1468,12 @@ fn printer_shows_max_min_bounds_and_guards() {
                         ),
                     ),
                 }],
-                els: vec![Stmt::Accumulate {
+                els: vec![Stmt::Accumulate(Accumulation {
                     array: 0,
                     index: vec![ev(0)],
                     op: ReduceOp::Max,
                     value: Expr::cast(Cast::IntToFloat, ev(0)),
-                }],
+                })],
             }],
         )],
     };

@@ -7,7 +7,8 @@
 //!   arithmetic agrees with Rust's `checked_*`.
 
 use alphac::codegen::loop_ast::{
-    Affine, Array, BinOp, Bound, BoundTerm, Dim, Expr, Function, Local, LoopVar, Stmt, Sym,
+    Accumulation, Affine, Array, BinOp, Bound, BoundTerm, Dim, Expr, ForLoop, Function, Local,
+    LoopVar, Stmt, Sym,
 };
 use alphac::ir::types::{ElemType, Set, Space};
 use alphac::jit::{Buffer, ExecError, JitFunction, JitOptions};
@@ -91,11 +92,11 @@ fn nest(lo_i: &[Term], hi_i: &[Term], lo_j: &[Term], hi_j: &[Term]) -> Function 
             name: "n".into(),
             ty: ElemType::Int,
         }],
-        body: vec![Stmt::For {
+        body: vec![Stmt::For(ForLoop {
             var: i,
             lower: bound(lo_i, false),
             upper: bound(hi_i, false),
-            body: vec![Stmt::For {
+            body: vec![Stmt::For(ForLoop {
                 var: j,
                 lower: bound(lo_j, true),
                 upper: bound(hi_j, true),
@@ -107,8 +108,8 @@ fn nest(lo_i: &[Term], hi_i: &[Term], lo_j: &[Term], hi_j: &[Term]) -> Function 
                         value: Expr::bin(BinOp::Add, Expr::Local(0), Expr::Int(1)),
                     },
                 ],
-            }],
-        }],
+            })],
+        })],
     }
 }
 
@@ -207,7 +208,7 @@ fn elementwise(op: BinOp) -> Function {
         externals: vec![],
         loop_vars: vec!["k".into()],
         locals: vec![],
-        body: vec![Stmt::For {
+        body: vec![Stmt::For(ForLoop {
             var: k,
             lower: Bound::aff(Affine::cst(0)),
             upper: Bound::aff(Affine::param(0).offset(-1).expect("no overflow")),
@@ -220,7 +221,7 @@ fn elementwise(op: BinOp) -> Function {
                     Expr::load(1, vec![Expr::var(k)]),
                 ),
             }],
-        }],
+        })],
     }
 }
 
@@ -373,26 +374,26 @@ fn guarded_fn(g: &Guarded) -> Function {
         externals: vec![],
         loop_vars: vec!["i".into(), "j".into()],
         locals: vec![],
-        body: vec![Stmt::For {
+        body: vec![Stmt::For(ForLoop {
             var: i,
             lower: bound(&g.lo_i, false),
             upper: bound(&g.hi_i, false),
-            body: vec![Stmt::For {
+            body: vec![Stmt::For(ForLoop {
                 var: j,
                 lower: bound(&g.lo_j, true),
                 upper: bound(&g.hi_j, true),
                 body: vec![Stmt::If {
                     cond,
-                    then: vec![Stmt::Accumulate {
+                    then: vec![Stmt::Accumulate(Accumulation {
                         array: 0,
                         index: vec![Expr::Aff(idx)],
                         op: alphac::codegen::loop_ast::ReduceOp::Add,
                         value: Expr::Int(1),
-                    }],
+                    })],
                     els: vec![],
                 }],
-            }],
-        }],
+            })],
+        })],
     }
 }
 
@@ -543,12 +544,12 @@ fn vector_loops_match_scalar_loops() {
                 externals: vec![],
                 loop_vars: vec!["i".into()],
                 locals: vec![],
-                body: vec![Stmt::For {
+                body: vec![Stmt::For(ForLoop {
                     var: i,
                     lower: Bound::aff(Affine::cst(0)),
                     upper: Bound::aff(Affine::param(0).offset(-1).expect("small")),
                     body,
-                }],
+                })],
             };
             let nu = n as usize;
             let a: Vec<f64> = (0..nu + 8)

@@ -5,8 +5,8 @@
 //! accumulations, across unrolled copies.
 
 use alphac::codegen::loop_ast::{
-    acc_bin_op, Affine, Array, BinOp, Bound, Dim, Expr, Function, Local, LoopVar, ReduceOp, Stmt,
-    UnOp,
+    acc_bin_op, Accumulation, Affine, Array, BinOp, Bound, Dim, Expr, ForLoop, Function, Local,
+    LoopVar, ReduceOp, Stmt, UnOp,
 };
 use alphac::ir::types::{ElemType, Set, Space};
 use alphac::jit::{Buffer, ExecError, JitFunction, JitOptions};
@@ -92,12 +92,12 @@ fn stmt() -> impl Strategy<Value = Stmt> {
             ],
             int_expr()
         )
-            .prop_map(|(op, e)| Stmt::Accumulate {
+            .prop_map(|(op, e)| Stmt::Accumulate(Accumulation {
                 array: 2,
                 index: vec![Expr::Int(0)],
                 op,
                 value: e
-            }),
+            })),
     ];
     simple.prop_recursive(2, 6, 2, |inner| {
         (int_expr(), int_expr(), inner.clone(), inner).prop_map(|(a, b, t, e)| Stmt::If {
@@ -130,12 +130,12 @@ fn program(body: Vec<Stmt>) -> Function {
             name: "s".into(),
             ty: ElemType::Int,
         }],
-        body: vec![Stmt::For {
+        body: vec![Stmt::For(ForLoop {
             var: I,
             lower: Bound::aff(Affine::cst(0)),
             upper: Bound::aff(Affine::param(0).offset(-1).expect("small")),
             body,
-        }],
+        })],
     }
 }
 
@@ -276,12 +276,12 @@ impl Ref {
                 self.arrays[*array][k] = v;
             }
             Stmt::SetLocal { value, .. } => self.local = int(self.expr(value)?),
-            Stmt::Accumulate {
+            Stmt::Accumulate(Accumulation {
                 array,
                 index,
                 op,
                 value,
-            } => {
+            }) => {
                 let k = self.idx(index);
                 let old = self.arrays[*array][k];
                 let v = int(self.expr(value)?);

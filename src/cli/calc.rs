@@ -458,6 +458,22 @@ fn eval_node(src: &str, node: &Node) -> CResult<Value> {
     }
 }
 
+/// The binary operation `$name` (`intersect`, `union`, `subtract`,
+/// `is_subset`, else `is_equal`) of two sets or two maps, which have these
+/// methods under the same names; a set or map result is wrapped by `$wrap`,
+/// errors mapped by `$le`.
+macro_rules! binary_op {
+    ($name:expr, $x:expr, $y:expr, $wrap:path, $le:expr) => {
+        match $name {
+            "intersect" => $wrap($x.intersect(&$y).map_err($le)?),
+            "union" => $wrap($x.union(&$y).map_err($le)?),
+            "subtract" => $wrap($x.subtract(&$y).map_err($le)?),
+            "is_subset" => Value::Bool($x.is_subset(&$y).map_err($le)?),
+            _ => Value::Bool($x.is_equal(&$y).map_err($le)?),
+        }
+    };
+}
+
 fn call(src: &str, name: &str, pos: usize, nodes: &[Node]) -> CResult<Value> {
     let a = Args {
         src,
@@ -472,20 +488,8 @@ fn call(src: &str, name: &str, pos: usize, nodes: &[Node]) -> CResult<Value> {
             let y = a.set_or_map(1)?;
             let (x, y) = align(x, y).map_err(le)?;
             match (x, y) {
-                (Value::Set(x), Value::Set(y)) => Ok(match name {
-                    "intersect" => Value::Set(x.intersect(&y).map_err(le)?),
-                    "union" => Value::Set(x.union(&y).map_err(le)?),
-                    "subtract" => Value::Set(x.subtract(&y).map_err(le)?),
-                    "is_subset" => Value::Bool(x.is_subset(&y).map_err(le)?),
-                    _ => Value::Bool(x.is_equal(&y).map_err(le)?),
-                }),
-                (Value::Map(x), Value::Map(y)) => Ok(match name {
-                    "intersect" => Value::Map(x.intersect(&y).map_err(le)?),
-                    "union" => Value::Map(x.union(&y).map_err(le)?),
-                    "subtract" => Value::Map(x.subtract(&y).map_err(le)?),
-                    "is_subset" => Value::Bool(x.is_subset(&y).map_err(le)?),
-                    _ => Value::Bool(x.is_equal(&y).map_err(le)?),
-                }),
+                (Value::Set(x), Value::Set(y)) => Ok(binary_op!(name, x, y, Value::Set, le)),
+                (Value::Map(x), Value::Map(y)) => Ok(binary_op!(name, x, y, Value::Map, le)),
                 (x, y) => Err(CalcError::new(
                     nodes[1].pos(),
                     format!(

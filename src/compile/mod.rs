@@ -430,21 +430,7 @@ fn load_array(
     buf: &mut Buffer,
 ) -> Result<(), RunError> {
     let spec = ArraySpec::of_variable(var, params).map_err(RunError::Runtime)?;
-    let shape = spec.shape().map_err(RunError::Runtime)?;
-    if a.ty() != var.ty {
-        return Err(RunError::Runtime(RuntimeError::DType {
-            name: var.name.clone(),
-            expected: var.ty.name().to_string(),
-            found: a.ty().name().to_string(),
-        }));
-    }
-    if a.shape() != shape.as_slice() {
-        return Err(RunError::Runtime(RuntimeError::Shape {
-            name: var.name.clone(),
-            expected: shape,
-            found: a.shape().to_vec(),
-        }));
-    }
+    spec.check_array(a).map_err(RunError::Runtime)?;
     let a = a.clone().with_lo(spec.lo.clone());
     let hi = a.hi();
     for_box(&spec.lo, &hi, |p| {

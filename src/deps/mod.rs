@@ -85,6 +85,23 @@ pub struct StmtKey {
     pub piece: usize,
 }
 
+impl StmtKey {
+    /// The key of piece `piece` of what `id` computes inside `parent`.
+    fn new(id: StmtId, parent: Option<usize>, piece: usize) -> StmtKey {
+        StmtKey { id, parent, piece }
+    }
+
+    /// The name of this key's statement, one of `n` pieces: `base` when
+    /// there is a single piece, else `base_<piece>`.
+    fn name(&self, base: &str, n: usize) -> String {
+        if n > 1 {
+            format!("{base}_{}", self.piece)
+        } else {
+            base.to_string()
+        }
+    }
+}
+
 /// A polyhedral statement of the augmented program.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PolyStmt {
@@ -258,17 +275,9 @@ impl Builder<'_> {
     ) -> usize {
         let d = dims.len();
         let mut dom = System::new(d + self.n_par);
-        let (e, i) = piece_rows(piece, d, self.n_par);
-        e.into_iter().for_each(|r| dom.add_eq(r));
-        i.into_iter().for_each(|r| dom.add_ineq(r));
-        let (ce, ci) = self.context_rows();
-        let embed = |r: Vec<i64>| {
-            let mut out = vec![0; d];
-            out.extend(r);
-            out
-        };
-        ce.into_iter().for_each(|r| dom.add_eq(embed(r)));
-        ci.into_iter().for_each(|r| dom.add_ineq(embed(r)));
+        dom.add_rows(0, piece_rows(piece, d, self.n_par));
+        // The context is over the parameters only: after the d indices.
+        dom.add_rows(d, self.context_rows());
         let kind = match key.id {
             StmtId::Equation(_) => StmtKind::Equation,
             StmtId::Accumulate(_) => StmtKind::Accumulate,
@@ -301,14 +310,7 @@ impl Builder<'_> {
         let n = ds + nt + nx + m;
         let mut sys = System::new(n);
         // Context constraints over (t, ex, p) → shift by ds.
-        let (e, i) = piece_rows(piece, nt + nx, m);
-        let shift = |r: Vec<i64>| {
-            let mut out = vec![0; ds];
-            out.extend(r);
-            out
-        };
-        e.into_iter().for_each(|r| sys.add_eq(shift(r)));
-        i.into_iter().for_each(|r| sys.add_ineq(shift(r)));
+        sys.add_rows(ds, piece_rows(piece, nt + nx, m));
         if f.len() != ds {
             return Err(DepsError::Unsupported(format!(
                 "access with {} indices to a statement with {ds} iterators",
@@ -463,16 +465,8 @@ impl Builder<'_> {
             let dims = self.stmts[ctx.stmt].dims.clone();
             let mut v = Vec::new();
             for (pi, piece) in ctx.pieces.iter().enumerate() {
-                let name = if ctx.pieces.len() > 1 {
-                    format!("{vname}_red{k}_{pi}")
-                } else {
-                    format!("{vname}_red{k}")
-                };
-                let key = StmtKey {
-                    id: StmtId::Complete(r.id),
-                    parent: Some(ctx.stmt),
-                    piece: pi,
-                };
+                let key = StmtKey::new(StmtId::Complete(r.id), Some(ctx.stmt), pi);
+                let name = key.name(&format!("{vname}_red{k}"), ctx.pieces.len());
                 let c = self.add_stmt(name, key, var, dims.clone(), piece);
                 // The enclosing statement reads the completed value: identity.
                 // (`ctx.n_ex == 0` here: `ctx.space` is the statement's.)
@@ -486,16 +480,8 @@ impl Builder<'_> {
         };
         let nb = r.dims().len();
         for (bi, bpiece) in r.body_domain.pieces().iter().enumerate() {
-            let name = if r.body_domain.pieces().len() > 1 {
-                format!("{vname}_acc{k}_{bi}")
-            } else {
-                format!("{vname}_acc{k}")
-            };
-            let key = StmtKey {
-                id: StmtId::Accumulate(r.id),
-                parent: Some(ctx.stmt),
-                piece: bi,
-            };
+            let key = StmtKey::new(StmtId::Accumulate(r.id), Some(ctx.stmt), bi);
+            let name = key.name(&format!("{vname}_acc{k}"), r.body_domain.pieces().len());
             let acc = self.add_stmt(name, key, var, r.dims().to_vec(), &bpiece.constraints());
             // Acc[y] -> Comp[proj(y)].
             for &c in &comps {
@@ -545,14 +531,13 @@ fn project_out(sys: System, first: usize, count: usize) -> Result<System, DepsEr
         return Ok(sys);
     }
     let n = sys.n_vars;
-    let (eqs, ineqs) =
+    let shadow =
         project::rational_shadow(sys.eqs, sys.ineqs, first, count).map_err(|e| match e {
             PolyError::Overflow => DepsError::Overflow,
             e => DepsError::Poly(e),
         })?;
     let mut s = System::new(n - count);
-    eqs.into_iter().for_each(|r| s.add_eq(r));
-    ineqs.into_iter().for_each(|r| s.add_ineq(r));
+    s.add_rows(0, shadow);
     Ok(s)
 }
 
@@ -587,16 +572,8 @@ pub fn analyze_system(program: &Program, index: usize) -> Result<SystemDeps, Dep
         let mut mine = Vec::new();
         let space = Space::set(&sys.params, &eq.indices);
         for (pi, piece) in v.domain.pieces().iter().enumerate() {
-            let name = if np > 1 {
-                format!("{}_{pi}", v.name)
-            } else {
-                v.name.clone()
-            };
-            let key = StmtKey {
-                id: StmtId::Equation(eq.var),
-                parent: None,
-                piece: pi,
-            };
+            let key = StmtKey::new(StmtId::Equation(eq.var), None, pi);
+            let name = key.name(&v.name, np);
             let s = b.add_stmt(name, key, eq.var, eq.indices.clone(), &piece.constraints());
             b.writers[eq.var].push(s);
             let ident = (0..eq.indices.len())
@@ -711,34 +688,11 @@ pub fn schedule_program(
     Ok(ProgramSchedule { systems })
 }
 
-fn aff_text(row: &[i64], names: &[&str]) -> String {
-    let mut out = String::new();
-    for (k, name) in names.iter().enumerate() {
-        let c = row[k];
-        if c == 0 {
-            continue;
-        }
-        if out.is_empty() {
-            if c < 0 {
-                out.push('-');
-            }
-        } else {
-            out.push_str(if c > 0 { " + " } else { " - " });
-        }
-        if c.unsigned_abs() != 1 {
-            out.push_str(&c.unsigned_abs().to_string());
-        }
-        out.push_str(name);
-    }
-    let c = row[names.len()];
-    if out.is_empty() {
-        return c.to_string();
-    }
-    if c != 0 {
-        out.push_str(if c > 0 { " + " } else { " - " });
-        out.push_str(&c.unsigned_abs().to_string());
-    }
-    out
+/// `row` (coefficients of `names`, then the constant) as an affine
+/// expression, in the isl notation of `poly`'s printer (`2i - j + 1`).
+fn aff_text(row: &[i64], names: &[String]) -> String {
+    let wide: Vec<i128> = row[..=names.len()].iter().map(|&c| i128::from(c)).collect();
+    crate::poly::print::fmt_expr(&wide, names)
 }
 
 impl ProgramSchedule {
@@ -778,8 +732,8 @@ impl ProgramSchedule {
                 format!("[{}] -> ", s.deps.params.join(", "))
             };
             for (k, st) in s.deps.stmts.iter().enumerate() {
-                let mut names: Vec<&str> = st.dims.iter().map(|x| x.as_str()).collect();
-                names.extend(s.deps.params.iter().map(|x| x.as_str()));
+                let mut names = st.dims.clone();
+                names.extend(s.deps.params.iter().cloned());
                 let rows: Vec<String> = s.schedule.rows[k]
                     .iter()
                     .map(|r| aff_text(r, &names))
@@ -877,14 +831,13 @@ mod tests {
                 assert_eq!(st.dims, r.dims(), "{}", st.name);
                 assert!(st.key.piece < r.body_domain.pieces().len());
                 // The key's piece is the body domain's piece: same points.
-                let (eqs, ineqs) = piece_rows(
+                let rows = piece_rows(
                     &r.body_domain.pieces()[st.key.piece].constraints(),
                     r.dims().len(),
                     1,
                 );
                 let mut dom = System::new(r.dims().len() + 1);
-                eqs.into_iter().for_each(|r| dom.add_eq(r));
-                ineqs.into_iter().for_each(|r| dom.add_ineq(r));
+                dom.add_rows(0, rows);
                 assert_eq!(
                     (&dom.eqs, &dom.ineqs),
                     (

@@ -12,7 +12,7 @@ use crate::ir::{
     BinOp, Builtin, CallSite, Categorical, Distribution, ElemType, Expr, ExprKind, Program,
     ReduceOp, Reduction, ReductionId, System, UnOp, VarId, VarKind,
 };
-use crate::poly::scan::{self, PointScanner};
+use crate::poly::scan::{self, PointScanError, PointScanner};
 use crate::poly::PolyError;
 use crate::runtime::rng::Stream;
 use crate::runtime::RuntimeError;
@@ -245,32 +245,28 @@ impl<'a> Evaluator<'a> {
         match v {
             Scalar::Float(x) => Ok(x),
             Scalar::Int(x) => Ok(x as f64),
-            Scalar::Bool(_) => {
-                Err(self.err(p, span, "type error: bool where a number is expected"))
-            }
+            other => Err(self.wrong_type(other, "a number", p, span)),
         }
     }
 
     fn as_int(&self, v: Scalar, p: &[i64], span: Span) -> R<i64> {
         match v {
             Scalar::Int(x) => Ok(x),
-            other => Err(self.err(
-                p,
-                span,
-                format!("type error: {} where int is expected", other.ty().name()),
-            )),
+            other => Err(self.wrong_type(other, "int", p, span)),
         }
     }
 
     fn as_bool(&self, v: Scalar, p: &[i64], span: Span) -> R<bool> {
         match v {
             Scalar::Bool(x) => Ok(x),
-            other => Err(self.err(
-                p,
-                span,
-                format!("type error: {} where bool is expected", other.ty().name()),
-            )),
+            other => Err(self.wrong_type(other, "bool", p, span)),
         }
+    }
+
+    /// The error for the value `v` where `want` is expected.
+    fn wrong_type(&self, v: Scalar, want: &str, p: &[i64], span: Span) -> InterpError {
+        let msg = format!("type error: {} where {want} is expected", v.ty().name());
+        self.err(p, span, msg)
     }
 
     /// Reads `v` at `q`, checking `q` against `v`'s domain.
@@ -478,33 +474,37 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// The scanner cached for the reduction or categorical `key`.
-    fn scanner(
+    /// The points `y` with the outer point `p` as prefix (or as
+    /// projection) of the scanner cached for the reduction or categorical
+    /// `key`, built by `make` from the parameter values on first use. A
+    /// scanning failure is reported against the variable being computed.
+    fn scan_points(
         &mut self,
         key: ScanKey,
-        make: impl FnOnce() -> R<PointScanner>,
-    ) -> R<Rc<PointScanner>> {
-        if let Some(s) = self.scanners.get(&key) {
-            return Ok(s.clone());
-        }
-        let s = Rc::new(make()?);
-        self.scanners.insert(key, s.clone());
-        Ok(s)
+        p: &[i64],
+        make: impl FnOnce(&[i64]) -> Result<PointScanner, PointScanError>,
+    ) -> R<Vec<Vec<i64>>> {
+        let name = self
+            .stack
+            .last()
+            .map(|(v, _)| self.sys.vars[*v].name.as_str())
+            .unwrap_or_default();
+        let s = match self.scanners.get(&key) {
+            Some(s) => s.clone(),
+            None => {
+                let s = Rc::new(make(self.params).map_err(|e| RuntimeError::scan(name, e))?);
+                self.scanners.insert(key, s.clone());
+                s
+            }
+        };
+        Ok(s.points(p).map_err(|e| RuntimeError::scan(name, e))?)
     }
 
     fn reduce(&mut self, e: &Expr, r: &Reduction, p: &[i64]) -> R<Scalar> {
         let span = e.span;
-        let name = self
-            .stack
-            .last()
-            .map(|(v, _)| self.sys.vars[*v].name.clone())
-            .unwrap_or_default();
-        let params = self.params;
-        let s = self.scanner(ScanKey::Reduce(r.id), || {
+        let points = self.scan_points(ScanKey::Reduce(r.id), p, |params| {
             PointScanner::for_projection(&r.body_domain, &r.proj, params)
-                .map_err(|e| RuntimeError::scan(&name, e).into())
         })?;
-        let points = s.points(p).map_err(|e| RuntimeError::scan(&name, e))?;
         let mut acc = r.op.identity(e.ty);
         for y in &points {
             let v = self.eval(&r.body, y)?;
@@ -551,12 +551,6 @@ impl<'a> Evaluator<'a> {
 
     fn categorical(&mut self, e: &Expr, c: &Categorical, p: &[i64]) -> R<Scalar> {
         let span = e.span;
-        let name = self
-            .stack
-            .last()
-            .map(|(v, _)| self.sys.vars[*v].name.clone())
-            .unwrap_or_default();
-        let params = self.params;
         let n = p.len();
         if c.domain.n_dims() != n + 1 {
             return Err(InterpError::Internal(format!(
@@ -564,10 +558,9 @@ impl<'a> Evaluator<'a> {
                 c.domain.n_dims()
             )));
         }
-        let s = self.scanner(ScanKey::Categorical(c.site), || {
-            PointScanner::new(&c.domain, n, params).map_err(|e| RuntimeError::scan(&name, e).into())
+        let ks = self.scan_points(ScanKey::Categorical(c.site), p, |params| {
+            PointScanner::new(&c.domain, n, params)
         })?;
-        let ks = s.points(p).map_err(|e| RuntimeError::scan(&name, e))?;
         let mut weights = Vec::with_capacity(ks.len());
         let mut q = p.to_vec();
         q.push(0);

@@ -241,23 +241,7 @@ pub fn run_with(
         let a = inputs
             .get(&var.name)
             .ok_or_else(|| InterpError::MissingInput(var.name.clone()))?;
-        let shape = spec.shape()?;
-        if a.ty() != var.ty {
-            return Err(RuntimeError::DType {
-                name: var.name.clone(),
-                expected: var.ty.name().to_string(),
-                found: a.ty().name().to_string(),
-            }
-            .into());
-        }
-        if a.shape() != shape.as_slice() {
-            return Err(RuntimeError::Shape {
-                name: var.name.clone(),
-                expected: shape,
-                found: a.shape().to_vec(),
-            }
-            .into());
-        }
+        spec.check_array(a)?;
         input_arrays[id] = Some(
             a.clone()
                 .with_name(var.name.clone())

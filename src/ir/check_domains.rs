@@ -8,7 +8,8 @@
 //!
 //! Method: every check builds the set of *violating* points — over the
 //! parameters (within the system's context) and the indices — with `poly`
-//! (through `poly_bridge`) and asks for an integer sample. The checks are
+//! (the IR's domains are `poly::Set`s, so the checks are set operations on
+//! them) and asks for an integer sample. The checks are
 //! exact (integer emptiness, no parameter values assumed) and every error
 //! names a witness: the point and the parameter values.
 //! Boundedness of a reduction body is decided separately, for all
@@ -62,23 +63,43 @@ struct Walker<'a> {
     /// The parameter context as a set with no dimensions.
     context: &'a Set,
     errors: &'a mut Vec<Diagnostic>,
-    /// (node span, check kind) already reported: one witness per node.
-    reported: HashSet<(usize, usize, u8)>,
+    /// (node span, check) already reported: one witness per node.
+    reported: HashSet<(usize, usize, Check)>,
 }
 
 /// The kinds of check, for reporting each node once.
-const READ: u8 = 0;
-const PARTIAL: u8 = 1;
-const OVERLAP: u8 = 2;
-const GAP: u8 = 3;
-const UNBOUNDED: u8 = 4;
-const FAILED: u8 = 5;
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Check {
+    /// An affine read outside the read variable's domain.
+    Read,
+    /// A top-level restriction excluding points of the defined variable.
+    Partial,
+    /// Two `case` pieces overlapping.
+    Overlap,
+    /// `case` pieces not covering the domain.
+    Gap,
+    /// An unbounded reduction body or categorical domain.
+    Unbounded,
+    /// The polyhedral library failed.
+    Failed,
+}
 
 impl Walker<'_> {
-    fn report(&mut self, span: Span, kind: u8, d: Diagnostic) {
-        if self.reported.insert((span.start, span.end, kind)) {
+    fn report(&mut self, span: Span, check: Check, d: Diagnostic) {
+        if self.reported.insert((span.start, span.end, check)) {
             self.errors.push(d);
         }
+    }
+
+    /// Reports `msg` at the node `span` with `label`, pointing at the
+    /// declaration of the variable being defined (checks of points of its
+    /// left-hand side).
+    fn report_lhs(&mut self, span: Span, check: Check, msg: String, label: &str) {
+        let declared = self.sys.vars[self.eq.var].span;
+        let d = Diagnostic::error(msg, span)
+            .with_label(label)
+            .with_secondary(declared, "declared domain");
+        self.report(span, check, d);
     }
 
     fn np(&self) -> usize {
@@ -160,7 +181,7 @@ impl Walker<'_> {
     fn walk(&mut self, e: &Expr, ctx: &Set, in_body: bool) {
         if let Err(err) = self.walk_inner(e, ctx, in_body) {
             let d = poly_failure(err, e.span);
-            self.report(e.span, FAILED, d);
+            self.report(e.span, Check::Failed, d);
         }
     }
 
@@ -187,7 +208,7 @@ impl Walker<'_> {
                     let d = Diagnostic::error(msg, e.span)
                         .with_label("reads outside the declared domain")
                         .with_secondary(v.span, "declared here");
-                    self.report(e.span, READ, d);
+                    self.report(e.span, Check::Read, d);
                 }
             }
             ExprKind::Restrict(d, x) => {
@@ -200,10 +221,12 @@ impl Walker<'_> {
                             self.lhs(&p),
                             self.witness(dims, &p, &ps)
                         );
-                        let diag = Diagnostic::error(msg, e.span)
-                            .with_label("the equation is undefined outside this restriction")
-                            .with_secondary(self.sys.vars[self.eq.var].span, "declared domain");
-                        self.report(e.span, PARTIAL, diag);
+                        self.report_lhs(
+                            e.span,
+                            Check::Partial,
+                            msg,
+                            "the equation is undefined outside this restriction",
+                        );
                     }
                 }
                 let inner = ctx.intersect(d)?;
@@ -231,7 +254,7 @@ impl Walker<'_> {
                                 .with_label("pieces must be disjoint")
                                 .with_secondary(pieces[i].1.span, "this piece")
                                 .with_secondary(pieces[j].1.span, "and this one");
-                            self.report(e.span, OVERLAP, d);
+                            self.report(e.span, Check::Overlap, d);
                             break 'overlap;
                         }
                     }
@@ -248,10 +271,7 @@ impl Walker<'_> {
                             self.lhs(&p),
                             self.witness(dims, &p, &ps)
                         );
-                        let d = Diagnostic::error(msg, e.span)
-                            .with_label("pieces leave a gap")
-                            .with_secondary(self.sys.vars[self.eq.var].span, "declared domain");
-                        self.report(e.span, GAP, d);
+                        self.report_lhs(e.span, Check::Gap, msg, "pieces leave a gap");
                     }
                 }
                 for ((_, x), d) in pieces.iter().zip(&sets) {
@@ -269,7 +289,7 @@ impl Walker<'_> {
                         e.span,
                     )
                     .with_label("bound the new indices with a restriction, e.g. `{: 0 <= k < N} : ...`");
-                    self.report(e.span, UNBOUNDED, d);
+                    self.report(e.span, Check::Unbounded, d);
                 }
                 self.walk(&r.body, &inner, true);
             }
@@ -295,7 +315,7 @@ impl Walker<'_> {
                     .with_label(
                         "bound the drawn index with a restriction, e.g. `{: 0 <= k < K} : ...`",
                     );
-                    self.report(e.span, UNBOUNDED, d);
+                    self.report(e.span, Check::Unbounded, d);
                 }
                 self.walk(&c.weight, &inner, true);
             }

@@ -216,33 +216,13 @@ struct Ctx<'a> {
     names: Vec<String>,
 }
 
-/// Binding strength of printed forms (higher binds tighter).
+/// Binding strength of printed forms (higher binds tighter): binary
+/// operators bind as [`BinOp::precedence`] says (the parser's), between
+/// the forms that extend to the right and the prefix operators.
 const PREC_LOW: u8 = 0; // if, restriction (extend to the right)
-const PREC_OR: u8 = 1;
-const PREC_AND: u8 = 2;
-const PREC_CMP: u8 = 3;
-const PREC_ADD: u8 = 4;
-const PREC_MUL: u8 = 5;
-const PREC_UNARY: u8 = 6;
-const PREC_ATOM: u8 = 7;
-
-fn binop_info(op: BinOp) -> (&'static str, u8) {
-    match op {
-        BinOp::Add => ("+", PREC_ADD),
-        BinOp::Sub => ("-", PREC_ADD),
-        BinOp::Mul => ("*", PREC_MUL),
-        BinOp::Div => ("/", PREC_MUL),
-        BinOp::Rem => ("%", PREC_MUL),
-        BinOp::Eq => ("==", PREC_CMP),
-        BinOp::Ne => ("!=", PREC_CMP),
-        BinOp::Lt => ("<", PREC_CMP),
-        BinOp::Le => ("<=", PREC_CMP),
-        BinOp::Gt => (">", PREC_CMP),
-        BinOp::Ge => (">=", PREC_CMP),
-        BinOp::And => ("and", PREC_AND),
-        BinOp::Or => ("or", PREC_OR),
-    }
-}
+const PREC_ADD: u8 = BinOp::Add.precedence();
+const PREC_UNARY: u8 = BinOp::Mul.precedence() + 1;
+const PREC_ATOM: u8 = PREC_UNARY + 1;
 
 fn builtin_name(b: Builtin) -> &'static str {
     match b {
@@ -349,11 +329,16 @@ impl Ctx<'_> {
                 Self::paren(format!("not {}", self.expr(x, PREC_UNARY)), PREC_UNARY, min)
             }
             ExprKind::Binary(op, l, r) => {
-                let (sym, p) = binop_info(*op);
+                let p = op.precedence();
                 // Left-associative: the right operand must bind tighter.
                 // Comparisons do not chain in expressions: both sides tighter.
-                let lmin = if p == PREC_CMP { p + 1 } else { p };
-                let s = format!("{} {} {}", self.expr(l, lmin), sym, self.expr(r, p + 1));
+                let lmin = if op.is_comparison() { p + 1 } else { p };
+                let s = format!(
+                    "{} {} {}",
+                    self.expr(l, lmin),
+                    op.symbol(),
+                    self.expr(r, p + 1)
+                );
                 Self::paren(s, p, min)
             }
             ExprKind::If(c, a, b) => {

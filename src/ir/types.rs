@@ -17,7 +17,7 @@
 //!   an access function of the index space it is evaluated in.
 
 use crate::diag::Span;
-pub use crate::vocab::{Distribution, ElemType, ReduceOp, UnOp};
+pub use crate::vocab::{BinOp, Distribution, ElemType, ReduceOp, UnOp};
 
 /// The polyhedral objects of the IR are the polyhedral library's own:
 /// - a domain is a [`Set`] over the space `[params] -> { [index names] }`
@@ -169,26 +169,6 @@ pub struct Expr {
     pub kind: ExprKind,
     pub ty: ElemType,
     pub span: Span,
-}
-
-/// Binary operators. Arithmetic on two ints is int (`/` and `%` truncate
-/// like Rust; division by zero is a runtime error); with a float operand
-/// the int is promoted. Comparisons yield bool; `And`/`Or` take bools.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum BinOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    And,
-    Or,
 }
 
 /// Deterministic built-in functions.

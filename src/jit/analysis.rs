@@ -19,7 +19,7 @@
 //! fewer). Arithmetic is in `i128`, and every intermediate value that the
 //! compiled code computes must lie in `i64`.
 
-use crate::codegen::loop_ast::{Affine, Bound, Expr, Function, Stmt, Sym};
+use crate::codegen::loop_ast::{Accumulation, Affine, Bound, Expr, Function, Stmt, Sym};
 
 /// An integer interval `[lo, hi]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,6 +195,18 @@ impl An<'_> {
         acc
     }
 
+    /// The interval of a variable ranging over `lower ..= upper` (from the
+    /// smallest lower bound to the largest upper bound) and the interval
+    /// of the upper bound; `None` when a bound is unknown or the range is
+    /// empty for every value of the outer variables (`min lower > max
+    /// upper`).
+    fn range(&mut self, lower: &Bound, upper: &Bound) -> Option<(Iv, Iv)> {
+        let (Some(l), Some(u)) = (self.bound(lower, true), self.bound(upper, false)) else {
+            return None;
+        };
+        (l.lo <= u.hi).then_some((Iv { lo: l.lo, hi: u.hi }, u))
+    }
+
     fn stmts(&mut self, body: &[Stmt]) {
         for s in body {
             self.stmt(s);
@@ -227,27 +239,19 @@ impl An<'_> {
 
     fn stmt(&mut self, s: &Stmt) {
         match s {
-            Stmt::For {
-                var,
-                lower,
-                upper,
-                body,
-            } => {
-                let (Some(l), Some(u)) = (self.bound(lower, true), self.bound(upper, false)) else {
-                    return;
+            Stmt::For(l) => {
+                let Some((range, hi)) = self.range(&l.lower, &l.upper) else {
+                    return; // never runs, or unknown bounds
                 };
-                if l.lo > u.hi {
-                    return; // never runs
-                }
                 // The increment `i + 1` after the last iteration, and the
                 // bound `hi − 3` of an unrolled main loop.
-                if u.hi >= MAX || u.lo.saturating_sub(3) < MIN {
+                if hi.hi >= MAX || hi.lo.saturating_sub(3) < MIN {
                     self.overflow = true;
                 }
-                let saved = self.env[var.0];
-                self.env[var.0] = Some(Iv { lo: l.lo, hi: u.hi });
-                self.stmts(body);
-                self.env[var.0] = saved;
+                let saved = self.env[l.var.0];
+                self.env[l.var.0] = Some(range);
+                self.stmts(&l.body);
+                self.env[l.var.0] = saved;
             }
             Stmt::If { cond, then, els } => {
                 self.expr(cond);
@@ -263,12 +267,12 @@ impl An<'_> {
                 index,
                 value,
             }
-            | Stmt::Accumulate {
+            | Stmt::Accumulate(Accumulation {
                 array,
                 index,
                 value,
                 ..
-            } => {
+            }) => {
                 self.expr(value);
                 self.access(*array, index);
             }
@@ -392,31 +396,25 @@ impl An<'_> {
                 self.expr(b);
             }
             Expr::Math(_, args) => args.iter().for_each(|a| self.expr(a)),
-            Expr::Random {
-                args, seed, point, ..
-            } => {
-                args.iter().for_each(|a| self.expr(a));
-                self.expr(seed);
-                point.iter().for_each(|a| self.expr(a));
+            Expr::Random(r) => {
+                r.args.iter().for_each(|a| self.expr(a));
+                self.expr(&r.seed);
+                r.point.iter().for_each(|a| self.expr(a));
             }
             Expr::External { args, .. } => args.iter().for_each(|a| self.expr(a)),
             Expr::Categorical(c) => {
                 self.expr(&c.seed);
                 c.point.iter().for_each(|a| self.expr(a));
                 // Like a `For` over `var` whose body is `if cond { weight }`.
-                let (Some(l), Some(u)) = (self.bound(&c.lower, true), self.bound(&c.upper, false))
-                else {
-                    return;
+                let Some((range, hi)) = self.range(&c.lower, &c.upper) else {
+                    return; // no point (the weights are never evaluated), or unknown bounds
                 };
-                if l.lo > u.hi {
-                    return; // no point: the weights are never evaluated
-                }
                 // The increment `k + 1` after the last point.
-                if u.hi >= MAX {
+                if hi.hi >= MAX {
                     self.overflow = true;
                 }
                 let saved = self.env.clone();
-                self.env[c.var.0] = Some(Iv { lo: l.lo, hi: u.hi });
+                self.env[c.var.0] = Some(range);
                 self.expr(&c.cond);
                 if self.refine(&c.cond) {
                     self.expr(&c.weight);

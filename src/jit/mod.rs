@@ -112,96 +112,16 @@ pub enum ExecError {
 }
 
 /// An owned, typed, dense buffer holding one array (row-major over its
-/// box). The conversion point to the interpreter's arrays.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Buffer {
-    Int(Vec<i64>),
-    Float(Vec<f64>),
-    Bool(Vec<bool>),
-}
+/// box): the runtime's element buffer, the type the interpreter's arrays
+/// hold.
+pub use crate::runtime::ArrayData as Buffer;
 
-impl Buffer {
-    /// A zero-filled buffer of `len` elements of type `ty`.
-    pub fn zeros(ty: ElemType, len: usize) -> Buffer {
-        match ty {
-            ElemType::Int => Buffer::Int(vec![0; len]),
-            ElemType::Float => Buffer::Float(vec![0.0; len]),
-            ElemType::Bool => Buffer::Bool(vec![false; len]),
-        }
-    }
-
-    /// [`Buffer::zeros`], or `None` when the allocator refuses `len`
-    /// elements (instead of aborting the process).
-    pub fn try_zeros(ty: ElemType, len: usize) -> Option<Buffer> {
-        fn filled<T: Clone>(len: usize, x: T) -> Option<Vec<T>> {
-            let mut v = Vec::new();
-            v.try_reserve_exact(len).ok()?;
-            v.resize(len, x);
-            Some(v)
-        }
-        Some(match ty {
-            ElemType::Int => Buffer::Int(filled(len, 0)?),
-            ElemType::Float => Buffer::Float(filled(len, 0.0)?),
-            ElemType::Bool => Buffer::Bool(filled(len, false)?),
-        })
-    }
-    pub fn elem_type(&self) -> ElemType {
-        match self {
-            Buffer::Int(_) => ElemType::Int,
-            Buffer::Float(_) => ElemType::Float,
-            Buffer::Bool(_) => ElemType::Bool,
-        }
-    }
-    pub fn len(&self) -> usize {
-        match self {
-            Buffer::Int(v) => v.len(),
-            Buffer::Float(v) => v.len(),
-            Buffer::Bool(v) => v.len(),
-        }
-    }
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    pub fn as_int(&self) -> Option<&[i64]> {
-        match self {
-            Buffer::Int(v) => Some(v),
-            _ => None,
-        }
-    }
-    pub fn as_float(&self) -> Option<&[f64]> {
-        match self {
-            Buffer::Float(v) => Some(v),
-            _ => None,
-        }
-    }
-    pub fn as_bool(&self) -> Option<&[bool]> {
-        match self {
-            Buffer::Bool(v) => Some(v),
-            _ => None,
-        }
-    }
-    fn base_ptr(&mut self) -> *mut u8 {
-        match self {
-            Buffer::Int(v) => v.as_mut_ptr().cast(),
-            Buffer::Float(v) => v.as_mut_ptr().cast(),
-            Buffer::Bool(v) => v.as_mut_ptr().cast(),
-        }
-    }
-}
-
-impl From<Vec<i64>> for Buffer {
-    fn from(v: Vec<i64>) -> Buffer {
-        Buffer::Int(v)
-    }
-}
-impl From<Vec<f64>> for Buffer {
-    fn from(v: Vec<f64>) -> Buffer {
-        Buffer::Float(v)
-    }
-}
-impl From<Vec<bool>> for Buffer {
-    fn from(v: Vec<bool>) -> Buffer {
-        Buffer::Bool(v)
+/// The address of a buffer's first element, as the compiled code takes it.
+fn base_ptr(b: &mut Buffer) -> *mut u8 {
+    match b {
+        Buffer::Int(v) => v.as_mut_ptr().cast(),
+        Buffer::Float(v) => v.as_mut_ptr().cast(),
+        Buffer::Bool(v) => v.as_mut_ptr().cast(),
     }
 }
 
@@ -330,7 +250,7 @@ impl JitFunction {
             .iter()
             .zip(sizes)
             .map(|(a, n)| {
-                Buffer::try_zeros(a.ty, n).ok_or_else(|| ExecError::TooLarge(a.name.clone()))
+                Buffer::try_zeros(a.ty, n).map_err(|_| ExecError::TooLarge(a.name.clone()))
             })
             .collect()
     }
@@ -376,11 +296,11 @@ impl JitFunction {
             });
         }
         for ((a, buf), &size) in f.arrays.iter().zip(buffers.iter()).zip(&sizes) {
-            if buf.elem_type() != a.ty {
+            if buf.ty() != a.ty {
                 return Err(ExecError::BufferType {
                     array: a.name.clone(),
                     expected: a.ty.name(),
-                    got: buf.elem_type().name(),
+                    got: buf.ty().name(),
                 });
             }
             if buf.len() != size {
@@ -408,7 +328,7 @@ impl JitFunction {
                 .map(|e| externals.get(&e.name).cloned())
                 .collect(),
         };
-        let ptrs: Vec<*mut u8> = buffers.iter_mut().map(Buffer::base_ptr).collect();
+        let ptrs: Vec<*mut u8> = buffers.iter_mut().map(base_ptr).collect();
         let mut err = [0i64; ERR_SLOT_LEN];
         // SAFETY: `compiled.code` is a finalized function of the signature
         // `NativeFn` (built by `lower::compile`), whose module is alive as

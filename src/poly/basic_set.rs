@@ -19,8 +19,8 @@
 //! unions (see `set`).
 
 use super::constraint::{
-    ceil_div, combine_sub, eval_at, floor_div, negate, negate_ineq, normalize_eq, normalize_ineq,
-    remove_cols, substitute_prefix, to_i64, Constraint, ConstraintKind, EqsIneqs, Norm,
+    combine_sub, drop_rows, eval_at, negate, negate_ineq, normalize, normalize_eq, remove_cols,
+    split_rows, substitute_prefix, to_i64, Constraint, ConstraintKind, EqsIneqs, IntRange, Norm,
 };
 use super::error::{PolyError, PolyResult};
 use super::project::{eliminate, Rows};
@@ -118,42 +118,36 @@ impl BasicSet {
 
     /// Adds the equality `row·(p,x,1) = 0` (gcd-normalized; a contradiction
     /// makes the set empty).
-    pub fn add_eq(&mut self, mut row: Vec<i64>) -> PolyResult<()> {
-        self.check_len(&row)?;
-        match normalize_eq(&mut row)? {
-            Norm::Keep => {
-                if !self.eqs.contains(&row) {
-                    self.eqs.push(row)
-                }
-            }
-            Norm::Trivial => {}
-            Norm::Infeasible => self.set_empty(),
-        }
-        Ok(())
+    pub fn add_eq(&mut self, row: Vec<i64>) -> PolyResult<()> {
+        self.add_constraint(Constraint::eq(row))
     }
 
     /// Adds the inequality `row·(p,x,1) >= 0`, gcd-normalized with integer
     /// tightening (`2i - 1 >= 0` becomes `i - 1 >= 0`).
-    pub fn add_ineq(&mut self, mut row: Vec<i64>) -> PolyResult<()> {
-        self.check_len(&row)?;
-        match normalize_ineq(&mut row) {
+    pub fn add_ineq(&mut self, row: Vec<i64>) -> PolyResult<()> {
+        self.add_constraint(Constraint::ineq(row))
+    }
+
+    /// Adds a constraint, normalized (see `add_eq`, `add_ineq`): a trivial
+    /// one or a duplicate is dropped, a contradiction makes the set empty.
+    pub fn add_constraint(&mut self, c: Constraint) -> PolyResult<()> {
+        self.check_len(&c.row)?;
+        let mut row = c.row;
+        let norm = normalize(c.kind, &mut row)?;
+        let rows = match c.kind {
+            ConstraintKind::Eq => &mut self.eqs,
+            ConstraintKind::Ineq => &mut self.ineqs,
+        };
+        match norm {
             Norm::Keep => {
-                if !self.ineqs.contains(&row) {
-                    self.ineqs.push(row)
+                if !rows.contains(&row) {
+                    rows.push(row)
                 }
             }
             Norm::Trivial => {}
             Norm::Infeasible => self.set_empty(),
         }
         Ok(())
-    }
-
-    /// Adds a constraint.
-    pub fn add_constraint(&mut self, c: Constraint) -> PolyResult<()> {
-        match c.kind {
-            ConstraintKind::Eq => self.add_eq(c.row),
-            ConstraintKind::Ineq => self.add_ineq(c.row),
-        }
     }
 
     /// True when the constraints contain a syntactic contradiction (cheap,
@@ -189,14 +183,7 @@ impl BasicSet {
     /// The basic set with the parameters fixed to `params`: same dimensions,
     /// a space without parameters.
     pub fn fix_params(&self, params: &[i64]) -> PolyResult<BasicSet> {
-        if params.len() != self.space.n_params() {
-            return Err(PolyError::Invalid(format!(
-                "{} parameter values given, the space {} has {}",
-                params.len(),
-                self.space.describe(),
-                self.space.n_params()
-            )));
-        }
+        self.space.check_params(params)?;
         let mut space = self.space.clone();
         space.params.clear();
         let mut b = BasicSet::universe(space);
@@ -269,23 +256,13 @@ impl BasicSet {
             }
             let imp = sys::implicit_eqs(n, &eqs, &ineqs)?;
             if !imp.is_empty() {
-                let mut rest = Vec::new();
-                for (k, r) in ineqs.into_iter().enumerate() {
-                    if imp.contains(&k) {
-                        eqs.push(r);
-                    } else {
-                        rest.push(r);
-                    }
-                }
+                let (tight, rest) = split_rows(ineqs, &imp);
+                eqs.extend(tight);
                 ineqs = rest;
                 continue;
             }
             let red = sys::redundant(n, &eqs, &ineqs)?;
-            let mut kept: Vec<Vec<i64>> = ineqs
-                .into_iter()
-                .enumerate()
-                .filter_map(|(k, r)| (!red.contains(&k)).then_some(r))
-                .collect();
+            let mut kept = drop_rows(ineqs, &red);
             sort_rows(&mut eqs);
             sort_rows(&mut kept);
             return Ok(BasicSet {
@@ -312,14 +289,8 @@ impl BasicSet {
         }
         let imp = sys::implicit_eqs(n, &rows.eqs, &rows.ineqs)?;
         let mut eqs = rows.eqs;
-        let mut ineqs = Vec::new();
-        for (k, r) in rows.ineqs.into_iter().enumerate() {
-            if imp.contains(&k) {
-                eqs.push(r);
-            } else {
-                ineqs.push(r);
-            }
-        }
+        let (tight, ineqs) = split_rows(rows.ineqs, &imp);
+        eqs.extend(tight);
         match reduce_eqs(n, eqs, ineqs)? {
             None => Ok(BasicSet::empty(self.space.clone())),
             Some((eqs, ineqs)) => BasicSet::from_rows(self.space.clone(), eqs, ineqs),
@@ -339,13 +310,7 @@ impl BasicSet {
         }
         let red = sys::redundant(n, &self.eqs, &self.ineqs)?;
         let mut b = self.clone();
-        b.ineqs = self
-            .ineqs
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| !red.contains(k))
-            .map(|(_, r)| r.clone())
-            .collect();
+        b.ineqs = drop_rows(b.ineqs, &red);
         Ok(b)
     }
 
@@ -487,19 +452,16 @@ impl BasicSet {
         self.lexopt_point(params, true)
     }
 
-    fn lexopt_point(&self, params: &[i64], max: bool) -> PolyResult<Option<Vec<i64>>> {
+    /// The integer lexicographic minimum (`max = false`) or maximum of the
+    /// dimensions for `p = params`.
+    pub(crate) fn lexopt_point(&self, params: &[i64], max: bool) -> PolyResult<Option<Vec<i64>>> {
         let b = self.fix_params(params)?;
         if b.is_obviously_empty() {
             return Ok(None);
         }
         let n = b.space.n_vars();
         let objs: Vec<Vec<i64>> = (0..n).map(|k| unit(n, k)).collect();
-        let r = if max {
-            sys::int_lexmax(n, &b.eqs, &b.ineqs, &objs)?
-        } else {
-            sys::int_lexmin(n, &b.eqs, &b.ineqs, &objs)?
-        };
-        match r {
+        match sys::int_lexopt(n, &b.eqs, &b.ineqs, &objs, max)? {
             Optimum::Empty => Ok(None),
             Optimum::Unbounded => Err(PolyError::Unbounded(format!(
                 "lexicographic {} of an unbounded set",
@@ -520,10 +482,7 @@ impl BasicSet {
         let n = b.space.n_vars();
         let mut out = Vec::with_capacity(n);
         for k in 0..n {
-            let o = unit(n, k);
-            let lo = sys::int_min(n, &b.eqs, &b.ineqs, &o)?;
-            let hi = sys::int_max(n, &b.eqs, &b.ineqs, &o)?;
-            match (lo, hi) {
+            match sys::int_min_max(n, &b.eqs, &b.ineqs, &unit(n, k))? {
                 (Optimum::Value(l), Optimum::Value(h)) => out.push((l, h)),
                 (Optimum::Empty, _) | (_, Optimum::Empty) => return Ok(None),
                 _ => {
@@ -580,8 +539,7 @@ fn scan(levels: &[EqsIneqs], cur: &mut Vec<i64>, out: &mut Vec<Vec<i64>>) -> Pol
         return Ok(());
     }
     let (eqs, ineqs) = &levels[k];
-    let mut lo: Option<i128> = None;
-    let mut hi: Option<i128> = None;
+    let mut range = IntRange::default();
     // a row over x_0..x_k: coefficient a of x_k, rest evaluated at cur
     for r in eqs {
         let a = r[k] as i128;
@@ -590,24 +548,16 @@ fn scan(levels: &[EqsIneqs], cur: &mut Vec<i64>, out: &mut Vec<Vec<i64>>) -> Pol
             return Ok(());
         }
         let v = -rest / a;
-        lo = Some(lo.map_or(v, |l| l.max(v)));
-        hi = Some(hi.map_or(v, |h| h.min(v)));
+        range.at_least(v);
+        range.at_most(v);
     }
     for r in ineqs {
-        let a = r[k] as i128;
-        let rest = eval_prefix(r, cur);
-        if a > 0 {
-            let v = ceil_div(-rest, a);
-            lo = Some(lo.map_or(v, |l| l.max(v)));
-        } else {
-            let v = floor_div(rest, -a);
-            hi = Some(hi.map_or(v, |h| h.min(v)));
-        }
+        range.add_ineq(r[k] as i128, eval_prefix(r, cur));
     }
-    let (Some(lo), Some(hi)) = (lo, hi) else {
+    let (Some(lo), Some(hi)) = (range.lo, range.hi) else {
         return Err(PolyError::Unbounded(format!(
             "dimension {k} has no {} bound",
-            if lo.is_none() { "lower" } else { "upper" }
+            if range.lo.is_none() { "lower" } else { "upper" }
         )));
     };
     let mut v = lo;
@@ -676,19 +626,9 @@ fn reduce_eqs(n: usize, eqs: Vec<Vec<i64>>, ineqs: Vec<Vec<i64>>) -> PolyResult<
             p = negate(&p)?;
         }
         let a = p[col];
-        let mut next = Vec::with_capacity(pending.len());
-        for r in pending {
-            if r[col] == 0 {
-                next.push(r);
-                continue;
-            }
-            let mut nr = combine_sub(a, &r, r[col], &p)?;
-            match normalize_eq(&mut nr)? {
-                Norm::Keep => next.push(nr),
-                Norm::Trivial => {}
-                Norm::Infeasible => return Ok(None),
-            }
-        }
+        let Some(next) = eliminate_pivot(pending, &p, col, ConstraintKind::Eq)? else {
+            return Ok(None);
+        };
         pending = next;
         for (_, d) in done.iter_mut() {
             if d[col] != 0 {
@@ -700,19 +640,9 @@ fn reduce_eqs(n: usize, eqs: Vec<Vec<i64>>, ineqs: Vec<Vec<i64>>) -> PolyResult<
                 *d = nr;
             }
         }
-        let mut next = Vec::with_capacity(ineqs.len());
-        for r in ineqs {
-            if r[col] == 0 {
-                next.push(r);
-                continue;
-            }
-            let mut nr = combine_sub(a, &r, r[col], &p)?;
-            match normalize_ineq(&mut nr) {
-                Norm::Keep => next.push(nr),
-                Norm::Trivial => {}
-                Norm::Infeasible => return Ok(None),
-            }
-        }
+        let Some(next) = eliminate_pivot(ineqs, &p, col, ConstraintKind::Ineq)? else {
+            return Ok(None);
+        };
         ineqs = next;
         if normalize_eq(&mut p)? != Norm::Keep {
             return Ok(None);
@@ -723,6 +653,32 @@ fn reduce_eqs(n: usize, eqs: Vec<Vec<i64>>, ineqs: Vec<Vec<i64>>) -> PolyResult<
     // (they would have been dropped as trivial or reported infeasible)
     let eqs = done.into_iter().map(|(_, r)| r).collect();
     Ok(Some((eqs, ineqs)))
+}
+
+/// `rows` with the column `col` eliminated by the pivot row `p` (`p[col] >
+/// 0`): `p[col]·r − r[col]·p`, a positive multiple of `r` on the pivot's
+/// hyperplane, normalized as a constraint of `kind`; trivial results are
+/// dropped, `None` when one is a contradiction.
+fn eliminate_pivot(
+    rows: Vec<Vec<i64>>,
+    p: &[i64],
+    col: usize,
+    kind: ConstraintKind,
+) -> PolyResult<Option<Vec<Vec<i64>>>> {
+    let mut next = Vec::with_capacity(rows.len());
+    for r in rows {
+        if r[col] == 0 {
+            next.push(r);
+            continue;
+        }
+        let mut nr = combine_sub(p[col], &r, r[col], p)?;
+        match normalize(kind, &mut nr)? {
+            Norm::Keep => next.push(nr),
+            Norm::Trivial => {}
+            Norm::Infeasible => return Ok(None),
+        }
+    }
+    Ok(Some(next))
 }
 
 /// The space without the `n` dimensions starting at set dimension `first`

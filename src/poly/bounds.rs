@@ -46,7 +46,7 @@
 //!
 //! Must not know about: spaces, names, loops, schedules.
 
-use super::constraint::{combine, gcd128, normalize_ineq};
+use super::constraint::{combine, drop_rows, gcd128, normalize_ineq};
 use super::error::{PolyError, PolyResult};
 use super::solver::{self, System};
 
@@ -149,12 +149,7 @@ pub fn prune(mut p: System) -> PolyResult<System> {
     if p.ineqs.len() > 1 {
         let red = solver::redundant_ineqs(&p)?;
         if red.len() < p.ineqs.len() {
-            let mut k = 0;
-            p.ineqs.retain(|_| {
-                let keep = !red.contains(&k);
-                k += 1;
-                keep
-            });
+            p.ineqs = drop_rows(std::mem::take(&mut p.ineqs), &red);
         }
     }
     Ok(p)

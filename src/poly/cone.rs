@@ -12,10 +12,11 @@
 //! Must not know about: what the variables mean (multipliers, schedule
 //! coefficients).
 
-use super::constraint::{combine_sub, EqsIneqs};
+use super::constraint::{combine_sub, drop_rows, EqsIneqs};
 use super::error::{PolyError, PolyResult};
 use super::linalg::normalize_row;
 use super::solver::{self, System};
+use super::sys;
 
 /// The cone `{x : eqs·x = 0, ineqs·x >= 0}` (rows of length `nv`, no
 /// constant column) projected onto its first `keep` variables: the rows
@@ -119,25 +120,14 @@ fn dedup(rows: &mut Vec<Vec<i64>>) {
 /// Remove redundant homogeneous inequalities (rows without a constant
 /// column) using the exact solver.
 fn prune_rows(nv: usize, eqs: &[Vec<i64>], ineqs: Vec<Vec<i64>>) -> PolyResult<Vec<Vec<i64>>> {
-    let mut sys = System::new(nv);
-    let with_c = |r: &Vec<i64>| {
-        let mut r = r.clone();
-        r.push(0);
-        r
-    };
-    for e in eqs {
-        sys.add_eq(with_c(e));
-    }
-    for i in &ineqs {
-        sys.add_ineq(with_c(i));
-    }
-    let red = solver::redundant_ineqs(&sys)?;
-    Ok(ineqs
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| !red.contains(i))
-        .map(|(_, r)| r)
-        .collect())
+    let red = solver::redundant_ineqs(&cone_system(nv, eqs, &ineqs))?;
+    Ok(drop_rows(ineqs, &red))
+}
+
+/// The solver system of the cone `{x : eqs·x = 0, ineqs·x >= 0}` (rows
+/// without a constant column get a zero constant).
+fn cone_system(nv: usize, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> System {
+    sys::system(nv, &sys::with_const(eqs), &sys::with_const(ineqs))
 }
 
 #[cfg(test)]
@@ -148,18 +138,7 @@ mod tests {
     /// Is `y` in the projection? Asked of the solver: the cone with the
     /// kept variables fixed to `y` is rationally feasible.
     fn in_shadow(nv: usize, eqs: &[Vec<i64>], ineqs: &[Vec<i64>], y: &[i64]) -> bool {
-        let mut sys = System::new(nv);
-        let row = |r: &Vec<i64>| {
-            let mut r = r.clone();
-            r.push(0);
-            r
-        };
-        for e in eqs {
-            sys.add_eq(row(e));
-        }
-        for i in ineqs {
-            sys.add_ineq(row(i));
-        }
+        let mut sys = cone_system(nv, eqs, ineqs);
         for (k, &v) in y.iter().enumerate() {
             let mut r = vec![0; nv + 1];
             r[k] = 1;

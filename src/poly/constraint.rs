@@ -148,32 +148,106 @@ pub fn normalize_ineq(row: &mut [i64]) -> Norm {
     Norm::Keep
 }
 
+/// Normalizes a row as a constraint of `kind` ([`normalize_eq`] or
+/// [`normalize_ineq`]).
+pub fn normalize(kind: ConstraintKind, row: &mut [i64]) -> PolyResult<Norm> {
+    match kind {
+        ConstraintKind::Eq => normalize_eq(row),
+        ConstraintKind::Ineq => Ok(normalize_ineq(row)),
+    }
+}
+
 /// `a * r1 + b * r2`, exactly, or `Overflow`.
 pub fn combine(a: i64, r1: &[i64], b: i64, r2: &[i64]) -> PolyResult<Vec<i64>> {
+    combine_wide(a as i128, r1, b as i128, r2)
+}
+
+/// `a * r1 - b * r2`, exactly, or `Overflow`: [`combine`] with `-b`, the
+/// negation taken in i128 (so `b = i64::MIN` is exact too).
+pub fn combine_sub(a: i64, r1: &[i64], b: i64, r2: &[i64]) -> PolyResult<Vec<i64>> {
+    combine_wide(a as i128, r1, -(b as i128), r2)
+}
+
+/// `a * r1 + b * r2` entry by entry in checked i128 (`|a|, |b| <= 2^63`,
+/// so a product fits and only the sum can overflow), each result checked
+/// to fit i64.
+fn combine_wide(a: i128, r1: &[i64], b: i128, r2: &[i64]) -> PolyResult<Vec<i64>> {
     r1.iter()
         .zip(r2)
         .map(|(&x, &y)| {
-            let v = (a as i128)
+            let v = a
                 .checked_mul(x as i128)
-                .and_then(|p| p.checked_add((b as i128).checked_mul(y as i128)?))
+                .and_then(|p| p.checked_add(b.checked_mul(y as i128)?))
                 .ok_or(PolyError::Overflow)?;
             to_i64(v)
         })
         .collect()
 }
 
-/// `a * r1 - b * r2`, exactly, or `Overflow`.
-pub fn combine_sub(a: i64, r1: &[i64], b: i64, r2: &[i64]) -> PolyResult<Vec<i64>> {
-    r1.iter()
-        .zip(r2)
-        .map(|(&x, &y)| {
-            let v = (a as i128)
-                .checked_mul(x as i128)
-                .and_then(|p| p.checked_sub((b as i128).checked_mul(y as i128)?))
-                .ok_or(PolyError::Overflow)?;
-            to_i64(v)
-        })
-        .collect()
+/// Splits `rows` by index: the rows whose index is listed in `idx`, then
+/// the others, each in their original order (e.g. the implicit equalities
+/// or the redundant inequalities a solver query returned, and the rest).
+pub fn split_rows<T>(rows: Vec<T>, idx: &[usize]) -> (Vec<T>, Vec<T>) {
+    let mut listed = Vec::with_capacity(idx.len());
+    let mut rest = Vec::with_capacity(rows.len().saturating_sub(idx.len()));
+    for (k, r) in rows.into_iter().enumerate() {
+        if idx.contains(&k) {
+            listed.push(r);
+        } else {
+            rest.push(r);
+        }
+    }
+    (listed, rest)
+}
+
+/// `rows` without the rows whose index is listed in `idx` (order kept).
+pub fn drop_rows<T>(rows: Vec<T>, idx: &[usize]) -> Vec<T> {
+    split_rows(rows, idx).1
+}
+
+/// The integer interval `lo <= x <= hi` that a set of constraints on one
+/// integer variable `x` allows (`None`: unbounded on that side). Starts
+/// unbounded; every constraint can only shrink it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IntRange {
+    pub lo: Option<i128>,
+    pub hi: Option<i128>,
+}
+
+impl IntRange {
+    /// Adds `x >= v`.
+    pub fn at_least(&mut self, v: i128) {
+        self.lo = Some(self.lo.map_or(v, |l| l.max(v)));
+    }
+    /// Adds `x <= v`.
+    pub fn at_most(&mut self, v: i128) {
+        self.hi = Some(self.hi.map_or(v, |h| h.min(v)));
+    }
+    /// Adds `a·x + rest >= 0` for `a != 0`: over the integers `x >=
+    /// ceil(-rest / a)` when `a > 0`, `x <= floor(rest / -a)` when `a < 0`.
+    pub fn add_ineq(&mut self, a: i128, rest: i128) {
+        if a > 0 {
+            self.at_least(ceil_div(-rest, a));
+        } else {
+            self.at_most(floor_div(rest, -a));
+        }
+    }
+}
+
+/// `(∨_i A_i) ∧ (∨_j B_j) = ∨_{i,j} (A_i ∧ B_j)`: the conjunction of two
+/// formulas in disjunctive normal form (a list of conjunctions, each a list
+/// of atoms), by distributivity; `a.len() · b.len()` conjunctions, `a`'s
+/// index outermost.
+pub fn dnf_and<T: Clone>(a: &[Vec<T>], b: &[Vec<T>]) -> Vec<Vec<T>> {
+    let mut out = Vec::new();
+    for x in a {
+        for y in b {
+            let mut c = x.clone();
+            c.extend(y.iter().cloned());
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `-row` (checked).

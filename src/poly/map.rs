@@ -150,23 +150,15 @@ impl Map {
     pub fn reverse(&self) -> PolyResult<Map> {
         let (np, ni, no) = self.n();
         let space = self.set.space.reverse();
-        let swap = |r: &Vec<i64>| {
+        let swap = |r: &[i64]| {
             let mut v = r[..np].to_vec();
             v.extend_from_slice(&r[np + ni..np + ni + no]);
             v.extend_from_slice(&r[np..np + ni]);
             v.push(r[np + ni + no]);
-            v
+            Ok(v)
         };
-        let mut pieces = Vec::new();
-        for b in &self.set.pieces {
-            pieces.push(BasicSet::from_rows(
-                space.clone(),
-                b.eqs.iter().map(swap).collect(),
-                b.ineqs.iter().map(swap).collect(),
-            )?);
-        }
         Ok(Map {
-            set: Set::from_basics(space, pieces)?,
+            set: self.set.map_rows(&space, swap)?,
         })
     }
 
@@ -199,24 +191,30 @@ impl Map {
     /// `{ x -> y ∈ self : x ∈ dom }`.
     pub fn intersect_domain(&self, dom: &Set) -> PolyResult<Map> {
         let (np, ni, no) = self.n();
-        self.set
-            .space
-            .domain()
-            .check(&dom.space, "intersect_domain")?;
-        let lifted = lift(dom, &self.set.space, |r| insert_cols(r, np + ni, no))?;
-        Ok(Map {
-            set: self.set.intersect(&lifted)?,
-        })
+        let part = self.set.space.domain();
+        self.intersect_part(&part, dom, np + ni, no, "intersect_domain")
     }
 
     /// `{ x -> y ∈ self : y ∈ ran }`.
     pub fn intersect_range(&self, ran: &Set) -> PolyResult<Map> {
         let (np, ni, _) = self.n();
-        self.set
-            .space
-            .range()
-            .check(&ran.space, "intersect_range")?;
-        let lifted = lift(ran, &self.set.space, |r| insert_cols(r, np, ni))?;
+        let part = self.set.space.range();
+        self.intersect_part(&part, ran, np, ni, "intersect_range")
+    }
+
+    /// `self ∩ s` for a set `s` over `part`, the domain or range space: `s`
+    /// lifted to the map space by `count` zero columns at `at` (for the
+    /// other tuple's variables).
+    fn intersect_part(
+        &self,
+        part: &Space,
+        s: &Set,
+        at: usize,
+        count: usize,
+        what: &str,
+    ) -> PolyResult<Map> {
+        part.check(&s.space, what)?;
+        let lifted = lift(s, &self.set.space, at, count)?;
         Ok(Map {
             set: self.set.intersect(&lifted)?,
         })
@@ -260,8 +258,8 @@ impl Map {
                 dims: names,
             },
         );
-        let a = lift(&self.set, &big, |r| insert_cols(r, np + nx + ny, nz))?;
-        let b = lift(&other.set, &big, |r| insert_cols(r, np, nx))?;
+        let a = lift(&self.set, &big, np + nx + ny, nz)?;
+        let b = lift(&other.set, &big, np, nx)?;
         let joint = a.intersect(&b)?;
         let (proj, exact) = joint.project_out(nx, ny)?;
         if !exact {
@@ -346,7 +344,7 @@ impl Map {
         let mut dims: Vec<String> = self.set.space.var_names()[np..].to_vec();
         dims.extend((0..ni).map(|k| format!("d{k}")));
         let big = Space::set_tuple(&self.set.space.params, Tuple { name: None, dims });
-        let lifted = lift(&self.set, &big, |r| insert_cols(r, np + 2 * ni, ni))?;
+        let lifted = lift(&self.set, &big, np + 2 * ni, ni)?;
         let mut defs = BasicSet::universe(big.clone());
         for k in 0..ni {
             let mut e = vec![0; nv + 1];
@@ -413,15 +411,8 @@ fn exact_or_err((s, exact): (Set, bool), what: &str) -> PolyResult<Set> {
     }
 }
 
-/// The pieces of `s` with every row mapped by `f`, read in `space`.
-fn lift(s: &Set, space: &Space, f: impl Fn(&Vec<i64>) -> Vec<i64>) -> PolyResult<Set> {
-    let mut pieces = Vec::new();
-    for b in &s.pieces {
-        pieces.push(BasicSet::from_rows(
-            space.clone(),
-            b.eqs.iter().map(&f).collect(),
-            b.ineqs.iter().map(&f).collect(),
-        )?);
-    }
-    Set::from_basics(space.clone(), pieces)
+/// `s` read in the larger `space`: `count` unconstrained variables
+/// (zero columns) inserted at variable position `at` of every row.
+fn lift(s: &Set, space: &Space, at: usize, count: usize) -> PolyResult<Set> {
+    s.map_rows(space, |r| Ok(insert_cols(r, at, count)))
 }

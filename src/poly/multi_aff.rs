@@ -174,22 +174,12 @@ impl Aff {
     /// `self ∘ g`: `x -> self(g(x))` (`g`'s outputs are `self`'s
     /// dimensions).
     pub fn pullback(&self, g: &MultiAff) -> PolyResult<Aff> {
-        if g.rows.len() != self.space.n_dims() || g.space.params != self.space.params {
-            return Err(PolyError::SpaceMismatch(format!(
-                "pullback: {} after {}",
-                self.space.describe(),
-                g.space.describe()
-            )));
+        if !g.feeds(&self.space) {
+            return Err(pullback_mismatch(&self.space, g));
         }
-        let row = substitute(
-            &self.row,
-            self.space.n_params(),
-            g.space.n_params() + g.space.n_in() + 1,
-            &g.rows,
-        )?;
         Ok(Aff {
             space: g.space.domain(),
-            row,
+            row: g.substitute_into(&self.row)?,
         })
     }
     /// The value at `(params, point)`.
@@ -276,17 +266,30 @@ impl MultiAff {
     }
     /// The identity on a set space.
     pub fn identity(domain: Space) -> PolyResult<MultiAff> {
+        let out = domain.output.clone();
+        let zero = vec![0; domain.n_dims()];
+        MultiAff::translation(domain, out, &zero)
+    }
+    /// The translation `x -> x + v` on a set space (`v` has one entry per
+    /// dimension), its results named by the tuple `output`.
+    pub fn translation(domain: Space, output: Tuple, v: &[i64]) -> PolyResult<MultiAff> {
         let np = domain.n_params();
         let nd = domain.n_dims();
+        if v.len() != nd {
+            return Err(PolyError::Invalid(format!(
+                "translation by {} values in a space of {nd} dimensions",
+                v.len()
+            )));
+        }
         let rows = (0..nd)
             .map(|k| {
                 let mut r = vec![0; np + nd + 1];
                 r[np + k] = 1;
+                r[np + nd] = v[k];
                 r
             })
             .collect();
-        let out = domain.output.clone();
-        MultiAff::new(domain, out, rows)
+        MultiAff::new(domain, output, rows)
     }
     /// Parses `[N] -> { [i, j] -> [i - 1, j] }` (input entries are fresh
     /// names, outputs affine expressions; `S[..]` names are kept).
@@ -342,24 +345,27 @@ impl MultiAff {
     }
     /// `self ∘ g`: `x -> self(g(x))` (`g`'s output feeds `self`'s input).
     pub fn pullback(&self, g: &MultiAff) -> PolyResult<MultiAff> {
-        if g.rows.len() != self.space.n_in() || g.space.params != self.space.params {
-            return Err(PolyError::SpaceMismatch(format!(
-                "pullback: {} after {}",
-                self.space.describe(),
-                g.space.describe()
-            )));
+        if !g.feeds(&self.domain_space()) {
+            return Err(pullback_mismatch(&self.space, g));
         }
-        let mut rows = Vec::new();
-        for r in &self.rows {
-            rows.push(substitute(
-                r,
-                self.space.n_params(),
-                g.space.n_params() + g.space.n_in() + 1,
-                &g.rows,
-            )?);
-        }
-        let domain = g.space.domain();
-        MultiAff::new(domain, self.space.output.clone(), rows)
+        let rows = self
+            .rows
+            .iter()
+            .map(|r| g.substitute_into(r))
+            .collect::<PolyResult<_>>()?;
+        MultiAff::new(g.space.domain(), self.space.output.clone(), rows)
+    }
+    /// True when `self` can stand for the dimensions of the set space
+    /// `target`: the same parameters and one output per dimension.
+    fn feeds(&self, target: &Space) -> bool {
+        self.rows.len() == target.n_dims() && self.space.params == target.params
+    }
+    /// `r(p, self(p, x), 1)`: a row over the parameters, the dimensions fed
+    /// by `self` (see `feeds`) and the constant, rewritten over `self`'s
+    /// domain.
+    fn substitute_into(&self, r: &[i64]) -> PolyResult<Vec<i64>> {
+        let width = self.space.n_params() + self.space.n_in() + 1;
+        substitute(r, self.space.n_params(), width, &self.rows)
     }
     /// The graph `{ x -> f(x) }` as a map.
     pub fn to_map(&self) -> PolyResult<Map> {
@@ -384,6 +390,15 @@ impl MultiAff {
             vec![],
         )?))
     }
+}
+
+/// The `SpaceMismatch` of `consumer.pullback(g)`.
+fn pullback_mismatch(consumer: &Space, g: &MultiAff) -> PolyError {
+    PolyError::SpaceMismatch(format!(
+        "pullback: {} after {}",
+        consumer.describe(),
+        g.space.describe()
+    ))
 }
 
 /// The row `r` over (params, y, 1) with `y_k` replaced by `fs[k]` over
@@ -412,35 +427,14 @@ impl Set {
     /// The preimage `{ x : f(x) ∈ self }` (exact: substitution of `y = f(x)`
     /// in every constraint).
     pub fn preimage(&self, f: &MultiAff) -> PolyResult<Set> {
-        if f.rows.len() != self.space.n_dims() || f.space.params != self.space.params {
+        if !f.feeds(&self.space) {
             return Err(PolyError::SpaceMismatch(format!(
                 "preimage of {} by {}",
                 self.space.describe(),
                 f.space.describe()
             )));
         }
-        let np = self.space.n_params();
-        let domain = f.space.domain();
-        let width = domain.n_vars() + 1;
-        let mut pieces = Vec::new();
-        for b in &self.pieces {
-            let eqs = b
-                .eqs
-                .iter()
-                .map(|r| substitute(r, np, width, &f.rows))
-                .collect::<PolyResult<_>>()?;
-            let ineqs = b
-                .ineqs
-                .iter()
-                .map(|r| substitute(r, np, width, &f.rows))
-                .collect::<PolyResult<_>>()?;
-            pieces.push(super::basic_set::BasicSet::from_rows(
-                domain.clone(),
-                eqs,
-                ineqs,
-            )?);
-        }
-        Set::from_basics(domain, pieces)
+        self.map_rows(&f.space.domain(), |r| f.substitute_into(r))
     }
 
     /// The image `{ f(x) : x ∈ self }`: the range of the graph of `f`

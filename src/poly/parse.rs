@@ -12,6 +12,7 @@
 //! Produces plain rows (see `constraint`) per piece; `set`, `map` and
 //! `multi_aff` turn them into their types. Must not know about the solver.
 
+use super::constraint::dnf_and;
 use super::error::{PolyError, PolyResult};
 use super::space::Tuple;
 
@@ -214,6 +215,15 @@ type Dnf = Vec<Vec<Atom>>;
 
 const MAX_DISJUNCTS: usize = 4096;
 
+/// `a ∧ b` in disjunctive normal form (see `dnf_and`); a parse error at
+/// `pos` when it would have more than [`MAX_DISJUNCTS`] disjuncts.
+fn dnf_and_capped(a: &Dnf, b: &Dnf, pos: usize) -> PolyResult<Dnf> {
+    if a.len().saturating_mul(b.len()) > MAX_DISJUNCTS {
+        return perr(pos, "formula has too many disjuncts");
+    }
+    Ok(dnf_and(a, b))
+}
+
 /// The rows of one parsed piece.
 #[derive(Debug, Clone)]
 pub struct RawPiece {
@@ -305,6 +315,26 @@ impl Parser {
         self.scope.iter().position(|n| n.as_deref() == Some(name))
     }
 
+    /// A parser of `s` past its parameter list `[N, M] ->` (optional),
+    /// with the parameters in scope; returns them too.
+    fn with_params(s: &str) -> PolyResult<(Parser, Vec<String>)> {
+        let mut p = Parser::new(s)?;
+        let params = p.params()?;
+        p.scope = params.iter().cloned().map(Some).collect();
+        Ok((p, params))
+    }
+
+    /// The end of the input after the closing `}`.
+    fn expect_end(&mut self) -> PolyResult<()> {
+        if self.peek() != &Tok::Eof {
+            return perr(
+                self.pos(),
+                format!("unexpected {} after '}}'", show(self.peek())),
+            );
+        }
+        Ok(())
+    }
+
     /// `[N, M] ->` (optional).
     fn params(&mut self) -> PolyResult<Vec<String>> {
         if self.peek() != &Tok::LBrack {
@@ -334,10 +364,8 @@ impl Parser {
         Ok(ps)
     }
 
-    /// A tuple `name? [entries]`; declares its dimensions. Entries that are
-    /// expressions (or names already in scope) become fresh dimensions with
-    /// an equality, returned in `eqs` (as `Lin`s equal to zero).
-    fn tuple(&mut self, eqs: &mut Vec<Atom>) -> PolyResult<Tuple> {
+    /// The head `name? [` of a tuple: its optional name.
+    fn tuple_head(&mut self) -> PolyResult<Option<String>> {
         let name = if let Tok::Ident(n) = self.peek().clone() {
             self.bump();
             Some(n)
@@ -345,6 +373,14 @@ impl Parser {
             None
         };
         self.expect(&Tok::LBrack, "'['")?;
+        Ok(name)
+    }
+
+    /// A tuple `name? [entries]`; declares its dimensions. Entries that are
+    /// expressions (or names already in scope) become fresh dimensions with
+    /// an equality, returned in `eqs` (as `Lin`s equal to zero).
+    fn tuple(&mut self, eqs: &mut Vec<Atom>) -> PolyResult<Tuple> {
+        let name = self.tuple_head()?;
         let mut dims = Vec::new();
         if !self.eat(&Tok::RBrack) {
             loop {
@@ -477,18 +513,7 @@ impl Parser {
         while self.eat(&Tok::And) {
             let p = self.pos();
             let rhs = self.atom(depth)?;
-            if acc.len().saturating_mul(rhs.len()) > MAX_DISJUNCTS {
-                return perr(p, "formula has too many disjuncts");
-            }
-            let mut out = Vec::with_capacity(acc.len() * rhs.len());
-            for a in &acc {
-                for b in &rhs {
-                    let mut c = a.clone();
-                    c.extend(b.iter().cloned());
-                    out.push(c);
-                }
-            }
-            acc = out;
+            acc = dnf_and_capped(&acc, &rhs, p)?;
         }
         Ok(acc)
     }
@@ -581,18 +606,7 @@ impl Parser {
                             vec![ineq(r.add(l, -1, op_pos)?.plus(-1, op_pos)?, op_pos)],
                         ],
                     };
-                    if acc.len().saturating_mul(atoms.len()) > MAX_DISJUNCTS {
-                        return perr(op_pos, "formula has too many disjuncts");
-                    }
-                    let mut out = Vec::new();
-                    for a in &acc {
-                        for b in &atoms {
-                            let mut c = a.clone();
-                            c.extend(b.iter().cloned());
-                            out.push(c);
-                        }
-                    }
-                    acc = out;
+                    acc = dnf_and_capped(&acc, &atoms, op_pos)?;
                 }
             }
             left = right;
@@ -730,14 +744,10 @@ fn show(t: &Tok) -> String {
 
 /// Parses `[params] -> { pieces }` (sets and maps alike).
 pub fn parse_union(s: &str) -> PolyResult<RawUnion> {
-    let mut p = Parser::new(s)?;
-    let params = p.params()?;
-    p.scope = params.iter().cloned().map(Some).collect();
+    let (mut p, params) = Parser::with_params(s)?;
     let pos = p.pos();
     let pieces = p.union_body(params.len())?;
-    if p.peek() != &Tok::Eof {
-        return perr(p.pos(), format!("unexpected {} after '}}'", show(p.peek())));
-    }
+    p.expect_end()?;
     Ok(RawUnion {
         params,
         pieces,
@@ -749,9 +759,7 @@ pub fn parse_union(s: &str) -> PolyResult<RawUnion> {
 /// entries are distinct fresh names and the outputs are affine expressions
 /// of the parameters and inputs.
 pub fn parse_function(s: &str) -> PolyResult<RawFunction> {
-    let mut p = Parser::new(s)?;
-    let params = p.params()?;
-    p.scope = params.iter().cloned().map(Some).collect();
+    let (mut p, params) = Parser::with_params(s)?;
     p.expect(&Tok::LBrace, "'{'")?;
     let tpos = p.pos();
     let mut eqs = Vec::new();
@@ -760,13 +768,7 @@ pub fn parse_function(s: &str) -> PolyResult<RawFunction> {
         return perr(tpos, "the input tuple of a function must list fresh names");
     }
     p.expect(&Tok::Arrow, "'->'")?;
-    let output_name = if let Tok::Ident(n) = p.peek().clone() {
-        p.bump();
-        Some(n)
-    } else {
-        None
-    };
-    p.expect(&Tok::LBrack, "'['")?;
+    let output_name = p.tuple_head()?;
     let nv = p.scope.len();
     let mut rows = Vec::new();
     if !p.eat(&Tok::RBrack) {
@@ -781,9 +783,7 @@ pub fn parse_function(s: &str) -> PolyResult<RawFunction> {
         }
     }
     p.expect(&Tok::RBrace, "'}'")?;
-    if p.peek() != &Tok::Eof {
-        return perr(p.pos(), format!("unexpected {} after '}}'", show(p.peek())));
-    }
+    p.expect_end()?;
     Ok(RawFunction {
         params,
         input,

@@ -30,7 +30,9 @@
 //!
 //! Must not know about: spaces, names, printing.
 
-use super::constraint::{combine, combine_sub, negate_ineq, normalize_eq, normalize_ineq, Norm};
+use super::constraint::{
+    combine, combine_sub, drop_rows, negate_ineq, normalize_eq, normalize_ineq, Norm,
+};
 use super::error::PolyResult;
 use super::sys;
 
@@ -272,12 +274,7 @@ fn prune_redundant(rows: &mut Rows) -> PolyResult<()> {
     }
     let red = sys::redundant(rows.nv, &rows.eqs, &rows.ineqs)?;
     if !red.is_empty() {
-        let mut k = 0;
-        rows.ineqs.retain(|_| {
-            let keep = !red.contains(&k);
-            k += 1;
-            keep
-        });
+        rows.ineqs = drop_rows(std::mem::take(&mut rows.ineqs), &red);
     }
     Ok(())
 }

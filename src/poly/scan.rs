@@ -30,6 +30,7 @@
 //! Owns: [`PointScanner`], [`bounding_box`], [`points`] and their errors
 //! ([`PointScanError`]). Must not know about: what the points are used for.
 
+use super::constraint::{floor_div, gcd128 as gcd, IntRange};
 use super::multi_aff::MultiAff;
 use super::set::Set;
 use std::collections::{BTreeSet, HashSet};
@@ -77,31 +78,6 @@ type R<T> = Result<T, PointScanError>;
 struct Row {
     a: Vec<i128>,
     c: i128,
-}
-
-fn gcd(mut a: i128, mut b: i128) -> i128 {
-    a = a.abs();
-    b = b.abs();
-    while b != 0 {
-        let t = a % b;
-        a = b;
-        b = t;
-    }
-    a
-}
-
-fn floor_div(a: i128, b: i128) -> i128 {
-    // b > 0 at every call site.
-    let q = a / b;
-    if (a % b != 0) && (a < 0) {
-        q - 1
-    } else {
-        q
-    }
-}
-
-fn ceil_div(a: i128, b: i128) -> i128 {
-    -floor_div(-a, b)
 }
 
 impl Row {
@@ -244,7 +220,7 @@ fn eliminate(rows: &[Row], k: usize) -> R<Option<Vec<Row>>> {
 /// (`None` = unbounded on that side).
 fn bounds(rows: &[Row], k: usize, prefix: &[i64]) -> R<(Option<i128>, Option<i128>)> {
     let ov = || PointScanError::Overflow;
-    let (mut lo, mut hi): (Option<i128>, Option<i128>) = (None, None);
+    let mut range = IntRange::default();
     for r in rows {
         let a = r.a[k];
         if a == 0 {
@@ -258,15 +234,9 @@ fn bounds(rows: &[Row], k: usize, prefix: &[i64]) -> R<(Option<i128>, Option<i12
                     .ok_or_else(ov)?;
             }
         }
-        if a > 0 {
-            let b = ceil_div(-rest, a);
-            lo = Some(lo.map_or(b, |l| l.max(b)));
-        } else {
-            let b = floor_div(rest, -a);
-            hi = Some(hi.map_or(b, |h| h.min(b)));
-        }
+        range.add_ineq(a, rest);
     }
-    Ok((lo, hi))
+    Ok((range.lo, range.hi))
 }
 
 fn to_i64(v: i128) -> R<i64> {

@@ -200,19 +200,10 @@ impl Set {
         }
         let np = self.space.n_params();
         let nd = self.space.n_dims();
-        let lift = |b: &BasicSet| -> PolyResult<BasicSet> {
-            let ins = |r: &Vec<i64>| super::constraint::insert_cols(r, np, nd);
-            BasicSet::from_rows(
-                self.space.clone(),
-                b.eqs.iter().map(ins).collect(),
-                b.ineqs.iter().map(ins).collect(),
-            )
-        };
-        let lifted: PolyResult<Vec<BasicSet>> = ctx.pieces.iter().map(lift).collect();
-        self.intersect(&Set {
-            space: self.space.clone(),
-            pieces: lifted?,
-        })
+        let lifted = ctx.map_rows(&self.space, |r| {
+            Ok(super::constraint::insert_cols(r, np, nd))
+        })?;
+        self.intersect(&lifted)
     }
 
     /// The same set as a union of pairwise disjoint pieces:
@@ -221,17 +212,7 @@ impl Set {
         let mut out: Vec<BasicSet> = Vec::new();
         let simple = self.simplified_pieces()?;
         for (i, p) in self.pieces.iter().enumerate() {
-            let mut rest = vec![p.clone()];
-            for q in &simple[..i] {
-                let mut next = Vec::new();
-                for r in &rest {
-                    next.extend(r.subtract_prepared(q)?);
-                }
-                rest = next;
-                if rest.is_empty() {
-                    break;
-                }
-            }
+            let rest = subtract_pieces(vec![p.clone()], &simple[..i])?;
             for r in rest {
                 if !r.is_empty()? {
                     out.push(r);
@@ -249,17 +230,7 @@ impl Set {
     /// subtracted from every piece; see `BasicSet::subtract`).
     pub fn subtract(&self, other: &Set) -> PolyResult<Set> {
         self.space.check(&other.space, "subtract")?;
-        let mut pieces = self.make_disjoint()?.pieces;
-        for b in &other.simplified_pieces()? {
-            let mut next = Vec::new();
-            for p in &pieces {
-                next.extend(p.subtract_prepared(b)?);
-            }
-            pieces = next;
-            if pieces.is_empty() {
-                break;
-            }
-        }
+        let pieces = subtract_pieces(self.make_disjoint()?.pieces, &other.simplified_pieces()?)?;
         Ok(Set {
             space: self.space.clone(),
             pieces,
@@ -275,35 +246,37 @@ impl Set {
     /// True when the set has no integer point `(p, x)` (parameters treated
     /// as variables: empty for every parameter value).
     pub fn is_empty(&self) -> PolyResult<bool> {
-        for p in &self.pieces {
-            if !p.is_empty()? {
-                return Ok(false);
-            }
-        }
-        Ok(true)
+        self.all_pieces(BasicSet::is_empty)
     }
 
     /// True when the set has no integer point for `p = params`.
     pub fn is_empty_for(&self, params: &[i64]) -> PolyResult<bool> {
-        self.check_params(params)?;
+        self.space.check_params(params)?;
+        self.all_pieces(|p| p.is_empty_for(params))
+    }
+
+    /// True when `f` holds for every piece (asked in order, stopping at the
+    /// first piece where it does not).
+    fn all_pieces(&self, f: impl Fn(&BasicSet) -> PolyResult<bool>) -> PolyResult<bool> {
         for p in &self.pieces {
-            if !p.is_empty_for(params)? {
+            if !f(p)? {
                 return Ok(false);
             }
         }
         Ok(true)
     }
 
-    fn check_params(&self, params: &[i64]) -> PolyResult<()> {
-        if params.len() != self.space.n_params() {
-            return Err(PolyError::Invalid(format!(
-                "{} parameter values given, the space {} has {}",
-                params.len(),
-                self.space.describe(),
-                self.space.n_params()
-            )));
+    /// The first point `f` finds in a piece, asking the pieces in order.
+    fn first_point(
+        &self,
+        f: impl Fn(&BasicSet) -> PolyResult<Option<Vec<i64>>>,
+    ) -> PolyResult<Option<Vec<i64>>> {
+        for p in &self.pieces {
+            if let Some(v) = f(p)? {
+                return Ok(Some(v));
+            }
         }
-        Ok(())
+        Ok(None)
     }
 
     /// The pieces simplified (see `BasicSet::simplify`); pieces found empty
@@ -321,18 +294,7 @@ impl Set {
             if a.is_empty()? {
                 continue;
             }
-            let mut rest = vec![a.clone()];
-            for b in &others {
-                let mut next = Vec::new();
-                for r in &rest {
-                    next.extend(r.subtract_prepared(b)?);
-                }
-                rest = next;
-                if rest.is_empty() {
-                    break;
-                }
-            }
-            if !rest.is_empty() {
+            if !subtract_pieces(vec![a.clone()], &others)?.is_empty() {
                 return Ok(false);
             }
         }
@@ -379,22 +341,19 @@ impl Set {
 
     /// Redundancy removal in every piece (see `BasicSet::remove_redundancies`).
     pub fn remove_redundancies(&self) -> PolyResult<Set> {
-        let pieces = self
-            .pieces
-            .iter()
-            .map(|p| p.remove_redundancies())
-            .collect::<PolyResult<Vec<_>>>()?;
-        Set::from_basics(self.space.clone(), pieces)
+        self.map_pieces(BasicSet::remove_redundancies)
     }
 
     /// Implicit-equality detection in every piece (see
     /// `BasicSet::detect_equalities`).
     pub fn detect_equalities(&self) -> PolyResult<Set> {
-        let pieces = self
-            .pieces
-            .iter()
-            .map(|p| p.detect_equalities())
-            .collect::<PolyResult<Vec<_>>>()?;
+        self.map_pieces(BasicSet::detect_equalities)
+    }
+
+    /// The set of the pieces `f` makes of this set's pieces, in the same
+    /// space (obviously empty results dropped).
+    fn map_pieces(&self, f: impl Fn(&BasicSet) -> PolyResult<BasicSet>) -> PolyResult<Set> {
+        let pieces = self.pieces.iter().map(f).collect::<PolyResult<Vec<_>>>()?;
         Set::from_basics(self.space.clone(), pieces)
     }
 
@@ -417,7 +376,7 @@ impl Set {
     /// The integer points for `p = params` in lexicographic order, without
     /// duplicates (see `BasicSet::points`).
     pub fn points(&self, params: &[i64]) -> PolyResult<Vec<Vec<i64>>> {
-        self.check_params(params)?;
+        self.space.check_params(params)?;
         let mut out = Vec::new();
         for p in &self.pieces {
             out.extend(p.points(params)?);
@@ -430,7 +389,7 @@ impl Set {
     /// Per-dimension `(min, max)` over the integer points for `p = params`;
     /// `None` when empty, `Unbounded` when some dimension is unbounded.
     pub fn bounding_box(&self, params: &[i64]) -> PolyResult<Option<Vec<(i64, i64)>>> {
-        self.check_params(params)?;
+        self.space.check_params(params)?;
         let mut acc: Option<Vec<(i64, i64)>> = None;
         for p in &self.pieces {
             if let Some(b) = p.bounding_box(params)? {
@@ -449,25 +408,25 @@ impl Set {
 
     /// The integer lexicographic minimum for `p = params` (`None` if empty).
     pub fn lexmin_point(&self, params: &[i64]) -> PolyResult<Option<Vec<i64>>> {
-        self.check_params(params)?;
-        let mut best: Option<Vec<i64>> = None;
-        for p in &self.pieces {
-            if let Some(v) = p.lexmin_point(params)? {
-                if best.as_ref().is_none_or(|b| v < *b) {
-                    best = Some(v);
-                }
-            }
-        }
-        Ok(best)
+        self.lexopt_point(params, false)
     }
 
     /// The integer lexicographic maximum for `p = params` (`None` if empty).
     pub fn lexmax_point(&self, params: &[i64]) -> PolyResult<Option<Vec<i64>>> {
-        self.check_params(params)?;
+        self.lexopt_point(params, true)
+    }
+
+    /// The lexicographic minimum (`max = false`) or maximum of the union:
+    /// the least (greatest) of the pieces' optima.
+    fn lexopt_point(&self, params: &[i64], max: bool) -> PolyResult<Option<Vec<i64>>> {
+        self.space.check_params(params)?;
         let mut best: Option<Vec<i64>> = None;
         for p in &self.pieces {
-            if let Some(v) = p.lexmax_point(params)? {
-                if best.as_ref().is_none_or(|b| v > *b) {
+            if let Some(v) = p.lexopt_point(params, max)? {
+                if best
+                    .as_ref()
+                    .is_none_or(|b| if max { v > *b } else { v < *b })
+                {
                     best = Some(v);
                 }
             }
@@ -477,23 +436,13 @@ impl Set {
 
     /// An integer point `(p, x)` (parameters then dimensions), if any.
     pub fn sample(&self) -> PolyResult<Option<Vec<i64>>> {
-        for p in &self.pieces {
-            if let Some(v) = p.sample()? {
-                return Ok(Some(v));
-            }
-        }
-        Ok(None)
+        self.first_point(BasicSet::sample)
     }
 
     /// An integer point `x` for `p = params`, if any.
     pub fn sample_for(&self, params: &[i64]) -> PolyResult<Option<Vec<i64>>> {
-        self.check_params(params)?;
-        for p in &self.pieces {
-            if let Some(v) = p.sample_for(params)? {
-                return Ok(Some(v));
-            }
-        }
-        Ok(None)
+        self.space.check_params(params)?;
+        self.first_point(|p| p.sample_for(params))
     }
 
     /// Projection eliminating `n` dimensions from `first`, piece by piece
@@ -647,7 +596,7 @@ impl Set {
     /// The set with the parameters fixed to `params` (a space without
     /// parameters).
     pub fn fix_params(&self, params: &[i64]) -> PolyResult<Set> {
-        self.check_params(params)?;
+        self.space.check_params(params)?;
         let mut space = self.space.clone();
         space.params.clear();
         let mut pieces = Vec::new();
@@ -684,7 +633,7 @@ impl Set {
         }
         let np = self.space.n_params();
         let nd = self.space.n_dims();
-        let remap = |r: &Vec<i64>| {
+        let remap = |r: &[i64]| {
             let mut v = vec![0; new.len() + nd + 1];
             for (k, &c) in r[..np].iter().enumerate() {
                 v[pos[k]] = c;
@@ -694,15 +643,25 @@ impl Set {
         };
         let mut space = self.space.clone();
         space.params = new.clone();
-        let mut pieces = Vec::new();
+        self.map_rows(&space, |r| Ok(remap(r)))
+    }
+
+    /// The set over `space` whose pieces have the rows of this set's pieces
+    /// mapped by `f` (a change of variables: `f` takes a row over this
+    /// space to a row over `space`); pieces that become obviously empty are
+    /// dropped.
+    pub fn map_rows(
+        &self,
+        space: &Space,
+        f: impl Fn(&[i64]) -> PolyResult<Vec<i64>>,
+    ) -> PolyResult<Set> {
+        let mut pieces = Vec::with_capacity(self.pieces.len());
         for b in &self.pieces {
-            pieces.push(BasicSet::from_rows(
-                space.clone(),
-                b.eqs.iter().map(remap).collect(),
-                b.ineqs.iter().map(remap).collect(),
-            )?);
+            let eqs = b.eqs.iter().map(|r| f(r)).collect::<PolyResult<_>>()?;
+            let ineqs = b.ineqs.iter().map(|r| f(r)).collect::<PolyResult<_>>()?;
+            pieces.push(BasicSet::from_rows(space.clone(), eqs, ineqs)?);
         }
-        Set::from_basics(space, pieces)
+        Set::from_basics(space.clone(), pieces)
     }
 
     /// The same set with its tuple renamed (`None` removes the name).
@@ -714,6 +673,24 @@ impl Set {
         }
         s
     }
+}
+
+/// `(⋃ pieces) − (⋃ others)` as disjoint pieces when `pieces` are: each
+/// piece of `others` (already simplified, see `BasicSet::subtract_prepared`)
+/// is subtracted from every remaining piece in turn, stopping early once
+/// nothing is left.
+fn subtract_pieces(mut pieces: Vec<BasicSet>, others: &[BasicSet]) -> PolyResult<Vec<BasicSet>> {
+    for b in others {
+        let mut next = Vec::new();
+        for p in &pieces {
+            next.extend(p.subtract_prepared(b)?);
+        }
+        pieces = next;
+        if pieces.is_empty() {
+            break;
+        }
+    }
+    Ok(pieces)
 }
 
 fn to_rat(r: &[i64]) -> Vec<BigRational> {

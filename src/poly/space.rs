@@ -185,6 +185,19 @@ impl Space {
             )))
         }
     }
+    /// `Ok(())` when `params` has one value per parameter, else `Invalid`
+    /// (for the `*_for(params)` questions, which fix the parameters).
+    pub fn check_params(&self, params: &[i64]) -> PolyResult<()> {
+        if params.len() != self.n_params() {
+            return Err(PolyError::Invalid(format!(
+                "{} parameter values given, the space {} has {}",
+                params.len(),
+                self.describe(),
+                self.n_params()
+            )));
+        }
+        Ok(())
+    }
     /// A short description used in error messages.
     pub fn describe(&self) -> String {
         let tup = |t: &Tuple| {

@@ -52,10 +52,11 @@ pub fn redundant(nv: usize, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> PolyResult<
     solver::redundant_ineqs(&system(nv, eqs, ineqs))
 }
 
-/// Objectives given as variable coefficients only (length `nv`) get a zero
-/// constant appended, as the solver expects `nv + 1` entries.
-fn with_const(objs: &[Vec<i64>]) -> Vec<Vec<i64>> {
-    objs.iter()
+/// Rows given as variable coefficients only (length `nv`) with a zero
+/// constant appended (objectives, homogeneous cone rows), as the solver
+/// expects `nv + 1` entries.
+pub fn with_const(rows: &[Vec<i64>]) -> Vec<Vec<i64>> {
+    rows.iter()
         .map(|o| {
             let mut v = o.clone();
             v.push(0);
@@ -64,45 +65,35 @@ fn with_const(objs: &[Vec<i64>]) -> Vec<Vec<i64>> {
         .collect()
 }
 
-/// Integer lexicographic minimum of the objectives (coefficient vectors of
-/// length `nv`); the optimum is the point.
-pub fn int_lexmin(
+/// Integer lexicographic minimum (`max = false`) or maximum (`max = true`)
+/// of the objectives (coefficient vectors of length `nv`); the optimum is
+/// the point.
+pub fn int_lexopt(
     nv: usize,
     eqs: &[Vec<i64>],
     ineqs: &[Vec<i64>],
     objs: &[Vec<i64>],
+    max: bool,
 ) -> PolyResult<Optimum<Vec<i64>>> {
-    solver::integer_lexmin(&system(nv, eqs, ineqs), &with_const(objs))
+    let s = system(nv, eqs, ineqs);
+    if max {
+        solver::integer_lexmax(&s, &with_const(objs))
+    } else {
+        solver::integer_lexmin(&s, &with_const(objs))
+    }
 }
 
-/// Integer lexicographic maximum of the objectives.
-pub fn int_lexmax(
-    nv: usize,
-    eqs: &[Vec<i64>],
-    ineqs: &[Vec<i64>],
-    objs: &[Vec<i64>],
-) -> PolyResult<Optimum<Vec<i64>>> {
-    solver::integer_lexmax(&system(nv, eqs, ineqs), &with_const(objs))
-}
-
-/// Integer minimum of one objective.
-pub fn int_min(
+/// Integer minimum and maximum of one objective (coefficients of length
+/// `nv`), over one system.
+pub fn int_min_max(
     nv: usize,
     eqs: &[Vec<i64>],
     ineqs: &[Vec<i64>],
     obj: &[i64],
-) -> PolyResult<Optimum<i64>> {
-    solver::integer_min(&system(nv, eqs, ineqs), &with_const(&[obj.to_vec()])[0])
-}
-
-/// Integer maximum of one objective.
-pub fn int_max(
-    nv: usize,
-    eqs: &[Vec<i64>],
-    ineqs: &[Vec<i64>],
-    obj: &[i64],
-) -> PolyResult<Optimum<i64>> {
-    solver::integer_max(&system(nv, eqs, ineqs), &with_const(&[obj.to_vec()])[0])
+) -> PolyResult<(Optimum<i64>, Optimum<i64>)> {
+    let s = system(nv, eqs, ineqs);
+    let o = &with_const(&[obj.to_vec()])[0];
+    Ok((solver::integer_min(&s, o)?, solver::integer_max(&s, o)?))
 }
 
 /// `c >= 0` with no variables and `c < 0`.

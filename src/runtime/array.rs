@@ -23,6 +23,7 @@ use super::rng;
 use crate::ir::Variable;
 use crate::poly::scan;
 pub use crate::vocab::{ElemType, Scalar};
+use std::collections::TryReserveError;
 
 /// Largest number of elements of one array (2^31).
 pub const MAX_ELEMENTS: u64 = 1 << 31;
@@ -96,6 +97,34 @@ impl ArraySpec {
         Ok(self.len()? == 0)
     }
 
+    /// `Ok(())` when `found` is the spec's element type, else a `DType`
+    /// error naming the array.
+    pub fn check_type(&self, found: ElemType) -> Result<(), RuntimeError> {
+        if found != self.ty {
+            return Err(RuntimeError::DType {
+                name: self.name.clone(),
+                expected: self.ty.name().to_string(),
+                found: found.name().to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks that `a` fits the spec: its element type (`DType` error) and
+    /// its shape (`Shape` error); the box's lower corner may differ.
+    pub fn check_array(&self, a: &Array) -> Result<(), RuntimeError> {
+        let shape = self.shape()?;
+        self.check_type(a.ty())?;
+        if a.shape() != shape.as_slice() {
+            return Err(RuntimeError::Shape {
+                name: self.name.clone(),
+                expected: shape,
+                found: a.shape().to_vec(),
+            });
+        }
+        Ok(())
+    }
+
     fn too_large(&self, detail: String) -> RuntimeError {
         RuntimeError::TooLarge {
             name: self.name.clone(),
@@ -115,6 +144,21 @@ pub enum ArrayData {
 }
 
 impl ArrayData {
+    /// `len` zeros (0 / 0.0 / false) of type `ty`; an error when the
+    /// allocator refuses them (instead of aborting the process).
+    pub fn try_zeros(ty: ElemType, len: usize) -> Result<ArrayData, TryReserveError> {
+        fn filled<T: Clone>(len: usize, x: T) -> Result<Vec<T>, TryReserveError> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(len)?;
+            v.resize(len, x);
+            Ok(v)
+        }
+        Ok(match ty {
+            ElemType::Int => ArrayData::Int(filled(len, 0)?),
+            ElemType::Float => ArrayData::Float(filled(len, 0.0)?),
+            ElemType::Bool => ArrayData::Bool(filled(len, false)?),
+        })
+    }
     /// Number of elements.
     pub fn len(&self) -> usize {
         match self {
@@ -135,6 +179,43 @@ impl ArrayData {
             ArrayData::Bool(_) => ElemType::Bool,
         }
     }
+    /// The int elements; `None` for another element type.
+    pub fn as_int(&self) -> Option<&[i64]> {
+        match self {
+            ArrayData::Int(v) => Some(v),
+            _ => None,
+        }
+    }
+    /// The float elements; `None` for another element type.
+    pub fn as_float(&self) -> Option<&[f64]> {
+        match self {
+            ArrayData::Float(v) => Some(v),
+            _ => None,
+        }
+    }
+    /// The bool elements; `None` for another element type.
+    pub fn as_bool(&self) -> Option<&[bool]> {
+        match self {
+            ArrayData::Bool(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+impl From<Vec<i64>> for ArrayData {
+    fn from(v: Vec<i64>) -> ArrayData {
+        ArrayData::Int(v)
+    }
+}
+impl From<Vec<f64>> for ArrayData {
+    fn from(v: Vec<f64>) -> ArrayData {
+        ArrayData::Float(v)
+    }
+}
+impl From<Vec<bool>> for ArrayData {
+    fn from(v: Vec<bool>) -> ArrayData {
+        ArrayData::Bool(v)
+    }
 }
 
 /// A dense array over a bounding box (see the module comment for the
@@ -147,23 +228,12 @@ pub struct Array {
     data: ArrayData,
 }
 
-fn alloc<T: Clone>(spec: &ArraySpec, n: usize, v: T) -> Result<Vec<T>, RuntimeError> {
-    let mut buf = Vec::new();
-    buf.try_reserve_exact(n)
-        .map_err(|e| spec.too_large(format!("allocation failed: {e}")))?;
-    buf.resize(n, v);
-    Ok(buf)
-}
-
 impl Array {
     /// The array of `spec` with every element 0 / 0.0 / false.
     pub fn zeros(spec: &ArraySpec) -> Result<Array, RuntimeError> {
         let n = spec.len()?;
-        let data = match spec.ty {
-            ElemType::Int => ArrayData::Int(alloc(spec, n, 0)?),
-            ElemType::Float => ArrayData::Float(alloc(spec, n, 0.0)?),
-            ElemType::Bool => ArrayData::Bool(alloc(spec, n, false)?),
-        };
+        let data = ArrayData::try_zeros(spec.ty, n)
+            .map_err(|e| spec.too_large(format!("allocation failed: {e}")))?;
         Ok(Array {
             name: spec.name.clone(),
             lo: spec.lo.clone(),
@@ -176,13 +246,7 @@ impl Array {
     /// element type or the number of elements differs from the spec.
     pub fn from_data(spec: &ArraySpec, data: ArrayData) -> Result<Array, RuntimeError> {
         let shape = spec.shape()?;
-        if data.ty() != spec.ty {
-            return Err(RuntimeError::DType {
-                name: spec.name.clone(),
-                expected: spec.ty.name().to_string(),
-                found: data.ty().name().to_string(),
-            });
-        }
+        spec.check_type(data.ty())?;
         if data.len() != spec.len()? {
             return Err(RuntimeError::Shape {
                 name: spec.name.clone(),

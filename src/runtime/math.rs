@@ -129,34 +129,28 @@ mod tests {
 /// IEEE 754-2019 `maximum` (as the JIT's `fmax`): NaN if either operand is
 /// NaN, and `+0 > -0`.
 pub fn fmax(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if a == b {
-        // equal values differ only in the sign of zero: prefer +0
-        if a.is_sign_negative() {
-            b
-        } else {
-            a
-        }
-    } else if a > b {
-        a
-    } else {
-        b
-    }
+    ieee_extremum(a, b, true)
 }
 
 /// IEEE 754-2019 `minimum` (as the JIT's `fmin`): NaN if either operand is
 /// NaN, and `-0 < +0`.
 pub fn fmin(a: f64, b: f64) -> f64 {
+    ieee_extremum(a, b, false)
+}
+
+/// IEEE 754-2019 `maximum` (`max`) or `minimum`: NaN if either operand is
+/// NaN; of two equal values (which can differ only in the sign of zero)
+/// the maximum takes the positive one and the minimum the negative one.
+fn ieee_extremum(a: f64, b: f64, max: bool) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
     } else if a == b {
-        if a.is_sign_negative() {
-            a
-        } else {
+        if a.is_sign_negative() == max {
             b
+        } else {
+            a
         }
-    } else if a < b {
+    } else if (a > b) == max {
         a
     } else {
         b

@@ -104,19 +104,12 @@ pub(crate) fn identity_read(
     ty: ElemType,
     span: Span,
 ) -> Result<Expr, SdrError> {
-    let np = space.n_params();
     let n = space.n_dims();
-    let rows = (0..n)
-        .map(|k| {
-            let mut r = vec![0; np + n + 1];
-            r[np + k] = 1;
-            r
-        })
-        .collect();
+    let out = crate::poly::Tuple::anonymous("o", n);
     Ok(Expr {
         kind: ExprKind::Read {
             var,
-            access: MultiAff::from_rows(space.clone(), rows)?,
+            access: MultiAff::translation(space.clone(), out, &vec![0; n])?,
         },
         ty,
         span,

@@ -147,17 +147,8 @@ fn dot(a: &[i64], b: &[i64]) -> Result<i64, SdrError> {
 /// `{ x : x − v ∈ s }` (the translate `s + v`).
 fn translate(s: &Set, v: &[i64]) -> Result<Set, SdrError> {
     let space = s.space().clone();
-    let np = space.n_params();
-    let nd = space.n_dims();
-    let rows = (0..nd)
-        .map(|k| {
-            let mut r = vec![0; np + nd + 1];
-            r[np + k] = 1;
-            r[np + nd] = -v[k];
-            r
-        })
-        .collect();
-    let f = MultiAff::new(space.clone(), space.output.clone(), rows)?;
+    let minus_v = crate::poly::constraint::negate(v)?;
+    let f = MultiAff::translation(space.clone(), space.output.clone(), &minus_v)?;
     Ok(s.preimage(&f)?)
 }
 

@@ -10,6 +10,11 @@
 
 use crate::diag::Span;
 
+/// Binary, unary and reduction operators (`sum`/`prod` are accepted as
+/// `+`/`*`) and element types: the shared vocabulary's, the same words the
+/// IR uses.
+pub use crate::vocab::{BinOp, ElemType, ReduceOp, UnOp};
+
 /// A name with its location.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ident {
@@ -94,18 +99,11 @@ pub struct SweepDecl {
     pub span: Span,
 }
 
-/// Element type of a variable (an extension; `float` when omitted).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ElemType {
-    Int,
-    Float,
-    Bool,
-}
-
 /// `A, B : TYPE DOMAIN` — several variables sharing one type and domain.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decl {
     pub names: Vec<Ident>,
+    /// The element type (an extension; `float` when omitted).
     pub ty: Option<(ElemType, Span)>,
     /// `None` when no domain is written: a scalar.
     pub domain: Option<Domain>,
@@ -205,27 +203,6 @@ pub enum Projection {
     Names(Vec<Ident>),
     /// `(i, k -> i)`: an explicit function from the body's space.
     Function(AffineFn),
-}
-
-/// Reduction operators (`sum`/`prod` are accepted as `+`/`*`) and unary
-/// operators: the shared vocabulary's.
-pub use crate::vocab::{ReduceOp, UnOp};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BinOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Mod,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    And,
-    Or,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -137,22 +137,10 @@ impl Function {
 
     fn check_stmt(&self, s: &Stmt, scope: &mut Vec<LoopVar>) -> Result<(), AstError> {
         match s {
-            Stmt::For {
-                var,
-                lower,
-                upper,
-                body,
-            } => {
-                let name = self
-                    .loop_vars
-                    .get(var.0)
-                    .ok_or(AstError::UnknownLoopVar(var.0))?;
-                if scope.contains(var) {
-                    return Err(AstError::LoopVarRebound(name.clone()));
-                }
-                self.check_bounds(lower, upper, scope)?;
-                scope.push(*var);
-                let r = self.check_stmts(body, scope);
+            Stmt::For(l) => {
+                self.check_binder(l.var, &l.lower, &l.upper, scope)?;
+                scope.push(l.var);
+                let r = self.check_stmts(&l.body, scope);
                 scope.pop();
                 r
             }
@@ -178,15 +166,10 @@ impl Function {
                 }
                 Ok(())
             }
-            Stmt::Accumulate {
-                array,
-                index,
-                op,
-                value,
-            } => {
-                let ty = self.check_access(*array, index, scope)?;
-                let vt = self.type_of(value, scope)?;
-                binop_type(acc_bin_op(*op), ty, vt).and_then(|r| {
+            Stmt::Accumulate(a) => {
+                let ty = self.check_access(a.array, &a.index, scope)?;
+                let vt = self.type_of(&a.value, scope)?;
+                binop_type(acc_bin_op(a.op), ty, vt).and_then(|r| {
                     if r == ty {
                         Ok(())
                     } else {
@@ -278,55 +261,29 @@ impl Function {
                     _ => return type_err(format!("{f:?} of a {}", t.name())),
                 }
             }
-            Expr::Random {
-                dist,
-                args,
-                seed,
-                point,
-                ..
-            } => {
-                if args.len() != dist.arity() {
+            Expr::Random(r) => {
+                let dist = r.dist;
+                if r.args.len() != dist.arity() {
                     return type_err(format!(
                         "{} takes {} argument(s)",
                         dist.name(),
                         dist.arity()
                     ));
                 }
-                for a in args {
+                for a in &r.args {
                     if self.type_of(a, scope)? != Float {
                         return type_err(format!("{} of a non-float", dist.name()));
                     }
                 }
-                if self.type_of(seed, scope)? != Int {
-                    return type_err("RNG seed is not an int");
-                }
-                for p in point {
-                    if self.type_of(p, scope)? != Int {
-                        return type_err("RNG point coordinate is not an int");
-                    }
-                }
+                self.check_rng_key(&r.seed, &r.point, scope)?;
                 dist.result()
             }
             Expr::Categorical(c) => {
-                let name = self
-                    .loop_vars
-                    .get(c.var.0)
-                    .ok_or(AstError::UnknownLoopVar(c.var.0))?;
-                if scope.contains(&c.var) {
-                    return Err(AstError::LoopVarRebound(name.clone()));
-                }
-                self.check_bounds(&c.lower, &c.upper, scope)?;
+                self.check_binder(c.var, &c.lower, &c.upper, scope)?;
                 if let Some(a) = c.array {
                     self.arrays.get(a).ok_or(AstError::UnknownArray(a))?;
                 }
-                if self.type_of(&c.seed, scope)? != Int {
-                    return type_err("RNG seed is not an int");
-                }
-                for p in &c.point {
-                    if self.type_of(p, scope)? != Int {
-                        return type_err("RNG point coordinate is not an int");
-                    }
-                }
+                self.check_rng_key(&c.seed, &c.point, scope)?;
                 let mut inner = scope.to_vec();
                 inner.push(c.var);
                 if self.type_of(&c.cond, &inner)? != Bool {
@@ -358,6 +315,46 @@ impl Function {
                 Float
             }
         })
+    }
+
+    /// Checks the key of a counter-based draw: an int seed and int point
+    /// coordinates.
+    fn check_rng_key(
+        &self,
+        seed: &Expr,
+        point: &[Expr],
+        scope: &[LoopVar],
+    ) -> Result<(), AstError> {
+        if self.type_of(seed, scope)? != ElemType::Int {
+            return type_err("RNG seed is not an int");
+        }
+        for p in point {
+            if self.type_of(p, scope)? != ElemType::Int {
+                return type_err("RNG point coordinate is not an int");
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks a variable bound over `lower ..= upper` (a loop's or a
+    /// categorical draw's) where the loop variables of `scope` are bound:
+    /// the variable exists and is not bound already, and the bounds are
+    /// well formed ([`Function::check_bounds`]).
+    fn check_binder(
+        &self,
+        var: LoopVar,
+        lower: &Bound,
+        upper: &Bound,
+        scope: &[LoopVar],
+    ) -> Result<(), AstError> {
+        let name = self
+            .loop_vars
+            .get(var.0)
+            .ok_or(AstError::UnknownLoopVar(var.0))?;
+        if scope.contains(&var) {
+            return Err(AstError::LoopVarRebound(name.clone()));
+        }
+        self.check_bounds(lower, upper, scope)
     }
 
     /// Checks a pair of loop bounds: at least one term each, divisors

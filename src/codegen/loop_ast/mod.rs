@@ -309,17 +309,8 @@ pub enum Expr {
     Select(Box<Expr>, Box<Expr>, Box<Expr>),
     Cast(Cast, Box<Expr>),
     Math(MathFn, Vec<Expr>),
-    /// A counter-based draw: a pure function of `(seed, site, point)` and
-    /// the distribution's arguments.
-    Random {
-        dist: Distribution,
-        args: Vec<Expr>,
-        /// An int expression (typically a parameter).
-        seed: Box<Expr>,
-        site: u32,
-        /// The iteration point (ints).
-        point: Vec<Expr>,
-    },
+    /// A draw from a distribution: see [`RandomDraw`].
+    Random(Box<RandomDraw>),
     /// A categorical draw (int): see [`CategoricalDraw`].
     Categorical(Box<CategoricalDraw>),
     /// A call of external function `externals[index]` (float arguments,
@@ -328,6 +319,21 @@ pub enum Expr {
         index: usize,
         args: Vec<Expr>,
     },
+}
+
+/// A counter-based draw from `dist`: a pure function of `(seed, site,
+/// point)` and the distribution's arguments (`runtime::rng`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RandomDraw {
+    pub dist: Distribution,
+    /// The distribution's arguments (floats, `dist.arity()` of them).
+    pub args: Vec<Expr>,
+    /// An int expression (typically a parameter).
+    pub seed: Expr,
+    /// The call site: `(variable << 16) | ordinal`.
+    pub site: u32,
+    /// The iteration point (ints).
+    pub point: Vec<Expr>,
 }
 
 /// `categorical(var = lower..=upper if cond : weight)`: the points `k` of
@@ -350,7 +356,7 @@ pub struct CategoricalDraw {
     pub weight: Expr,
     /// An int expression (typically the seed parameter).
     pub seed: Expr,
-    /// As in [`Expr::Random`]: `(variable << 16) | ordinal`.
+    /// As in [`RandomDraw`]: `(variable << 16) | ordinal`.
     pub site: u32,
     /// The iteration point (ints), excluding `var`.
     pub point: Vec<Expr>,
@@ -373,13 +379,8 @@ pub fn acc_bin_op(op: ReduceOp) -> BinOp {
 /// Statements.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stmt {
-    /// `for (var = lower; var <= upper; var++) body` (step 1).
-    For {
-        var: LoopVar,
-        lower: Bound,
-        upper: Bound,
-        body: Vec<Stmt>,
-    },
+    /// A loop: see [`ForLoop`].
+    For(ForLoop),
     If {
         cond: Expr,
         then: Vec<Stmt>,
@@ -391,19 +392,48 @@ pub enum Stmt {
         index: Vec<Expr>,
         value: Expr,
     },
-    /// `array[index] = array[index] op value`.
-    Accumulate {
-        array: ArrayId,
-        index: Vec<Expr>,
-        op: ReduceOp,
-        value: Expr,
-    },
+    /// An accumulation: see [`Accumulation`].
+    Accumulate(Accumulation),
     /// `local = value`.
     SetLocal {
         local: LocalId,
         value: Expr,
     },
     Block(Vec<Stmt>),
+}
+
+/// `for (var = lower; var <= upper; var++) body` (step 1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForLoop {
+    pub var: LoopVar,
+    pub lower: Bound,
+    pub upper: Bound,
+    pub body: Vec<Stmt>,
+}
+
+impl ForLoop {
+    /// The same loop (variable and bounds) over `f(body)`.
+    pub fn map_body(self, f: impl FnOnce(Vec<Stmt>) -> Vec<Stmt>) -> ForLoop {
+        ForLoop {
+            body: f(self.body),
+            ..self
+        }
+    }
+}
+
+impl From<ForLoop> for Stmt {
+    fn from(l: ForLoop) -> Stmt {
+        Stmt::For(l)
+    }
+}
+
+/// `array[index] = array[index] op value`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Accumulation {
+    pub array: ArrayId,
+    pub index: Vec<Expr>,
+    pub op: ReduceOp,
+    pub value: Expr,
 }
 
 // ---------------------------------------------------------------------------

@@ -25,51 +25,19 @@ impl Function {
 
     fn sym_name(&self, s: Sym) -> String {
         match s {
-            Sym::Loop(v) => self
-                .loop_vars
-                .get(v.0)
-                .cloned()
-                .unwrap_or_else(|| format!("?loop{}", v.0)),
-            Sym::Param(p) => self
-                .params
-                .get(p)
-                .cloned()
-                .unwrap_or_else(|| format!("?param{p}")),
+            Sym::Loop(v) => name_or_placeholder(&self.loop_vars, v.0, String::as_str, "loop"),
+            Sym::Param(p) => name_or_placeholder(&self.params, p, String::as_str, "param"),
         }
+    }
+
+    fn local_name(&self, l: LocalId) -> String {
+        name_or_placeholder(&self.locals, l, |l| &l.name, "local")
     }
 
     /// `c0 + c1*x1 + ...` in C syntax.
     pub fn affine_to_c(&self, e: &Affine) -> String {
-        let mut s = String::new();
-        for &(sym, c) in &e.terms {
-            if c == 0 {
-                continue;
-            }
-            let name = self.sym_name(sym);
-            let mag = c.unsigned_abs();
-            if s.is_empty() {
-                if c < 0 {
-                    s.push('-');
-                }
-            } else {
-                s.push_str(if c < 0 { " - " } else { " + " });
-            }
-            if mag != 1 {
-                let _ = write!(s, "{mag}*");
-            }
-            s.push_str(&name);
-        }
-        if s.is_empty() {
-            let _ = write!(s, "{}", e.constant);
-        } else if e.constant != 0 {
-            let _ = write!(
-                s,
-                " {} {}",
-                if e.constant < 0 { '-' } else { '+' },
-                e.constant.unsigned_abs()
-            );
-        }
-        s
+        let terms = e.terms.iter().copied();
+        linear_text(terms, e.constant, |sym| self.sym_name(sym))
     }
 
     fn bound_to_c(&self, b: &Bound, lower: bool) -> String {
@@ -95,6 +63,52 @@ impl Function {
             )
         }
     }
+}
+
+/// `c_1*x_1 + ... + c_n*x_n + c` in C syntax, in the order of `terms`
+/// (`(symbol, coefficient)`, named by `name`): zero coefficients are
+/// skipped, coefficients `±1` are not written, signs are written as
+/// binary `+`/`-` (a leading `-` for the first term), and the constant is
+/// written alone when there is no term, else only when non-zero.
+fn linear_text<S>(
+    terms: impl Iterator<Item = (S, i64)>,
+    constant: i64,
+    name: impl Fn(S) -> String,
+) -> String {
+    let mut s = String::new();
+    for (sym, c) in terms {
+        if c == 0 {
+            continue;
+        }
+        let mag = c.unsigned_abs();
+        if s.is_empty() {
+            if c < 0 {
+                s.push('-');
+            }
+        } else {
+            s.push_str(if c < 0 { " - " } else { " + " });
+        }
+        if mag != 1 {
+            let _ = write!(s, "{mag}*");
+        }
+        s.push_str(&name(sym));
+    }
+    if s.is_empty() {
+        let _ = write!(s, "{constant}");
+    } else if constant != 0 {
+        let sign = if constant < 0 { '-' } else { '+' };
+        let _ = write!(s, " {sign} {}", constant.unsigned_abs());
+    }
+    s
+}
+
+/// The name of `items[i]` (read by `name`), or `?{what}{i}` when there is
+/// no such item (a malformed program still prints).
+fn name_or_placeholder<T>(items: &[T], i: usize, name: fn(&T) -> &str, what: &str) -> String {
+    items
+        .get(i)
+        .map(|x| name(x).to_string())
+        .unwrap_or_else(|| format!("?{what}{i}"))
 }
 
 /// `s` without one pair of parentheses enclosing all of it.
@@ -148,41 +162,17 @@ impl Printer<'_> {
         let n = row.len().saturating_sub(1);
         let np = n_par.min(n);
         let constant = row.get(n).copied().unwrap_or(0);
-        let mut terms = Vec::new();
-        for (k, &co) in row[np..n].iter().enumerate() {
-            let name = dims.get(k).cloned().unwrap_or_else(|| format!("d{k}"));
-            terms.push((name, co));
-        }
-        for (k, &co) in row[..np].iter().enumerate() {
-            terms.push((self.f.sym_name(Sym::Param(k)), co));
-        }
-        let mut s = String::new();
-        for (name, co) in terms {
-            if co == 0 {
-                continue;
-            }
-            if s.is_empty() {
-                if co < 0 {
-                    s.push('-');
-                }
+        // Dimension `k` is column `np + k`, parameter `k` column `k`.
+        let dim_terms = row[np..n].iter().enumerate().map(|(k, &co)| (np + k, co));
+        let param_terms = row[..np].iter().copied().enumerate();
+        let s = linear_text(dim_terms.chain(param_terms), constant, |col| {
+            if col < np {
+                self.f.sym_name(Sym::Param(col))
             } else {
-                s.push_str(if co < 0 { " - " } else { " + " });
+                let k = col - np;
+                dims.get(k).cloned().unwrap_or_else(|| format!("d{k}"))
             }
-            if co.unsigned_abs() != 1 {
-                let _ = write!(s, "{}*", co.unsigned_abs());
-            }
-            s.push_str(&name);
-        }
-        if s.is_empty() {
-            let _ = write!(s, "{constant}");
-        } else if constant != 0 {
-            let _ = write!(
-                s,
-                " {} {}",
-                if constant < 0 { '-' } else { '+' },
-                constant.unsigned_abs()
-            );
-        }
+        });
         let rel = match c.kind {
             ConstraintKind::Ineq => ">=",
             ConstraintKind::Eq => "==",
@@ -273,12 +263,7 @@ impl Printer<'_> {
     }
 
     fn access(&self, array: ArrayId, index: &[Expr]) -> String {
-        let mut s = self
-            .f
-            .arrays
-            .get(array)
-            .map(|a| a.name.clone())
-            .unwrap_or_else(|| format!("?array{array}"));
+        let mut s = name_or_placeholder(&self.f.arrays, array, |a| &a.name, "array");
         for e in index {
             let _ = write!(s, "[{}]", self.expr(e));
         }
@@ -287,17 +272,12 @@ impl Printer<'_> {
 
     fn stmt(&mut self, s: &Stmt, depth: usize) {
         match s {
-            Stmt::For {
-                var,
-                lower,
-                upper,
-                body,
-            } => {
-                let v = self.f.sym_name(Sym::Loop(*var));
-                let lo = self.f.bound_to_c(lower, true);
-                let hi = self.f.bound_to_c(upper, false);
+            Stmt::For(l) => {
+                let v = self.f.sym_name(Sym::Loop(l.var));
+                let lo = self.f.bound_to_c(&l.lower, true);
+                let hi = self.f.bound_to_c(&l.upper, false);
                 self.line(depth, &format!("for ({v} = {lo}; {v} <= {hi}; {v}++) {{"));
-                for s in body {
+                for s in &l.body {
                     self.stmt(s, depth + 1);
                 }
                 self.line(depth, "}");
@@ -325,15 +305,10 @@ impl Printer<'_> {
                 let t = format!("{} = {};", self.access(*array, index), self.expr(value));
                 self.line(depth, &t);
             }
-            Stmt::Accumulate {
-                array,
-                index,
-                op,
-                value,
-            } => {
-                let a = self.access(*array, index);
-                let v = self.expr(value);
-                let t = match op {
+            Stmt::Accumulate(acc) => {
+                let a = self.access(acc.array, &acc.index);
+                let v = self.expr(&acc.value);
+                let t = match acc.op {
                     ReduceOp::Add => format!("{a} += {v};"),
                     ReduceOp::Mul => format!("{a} *= {v};"),
                     ReduceOp::And => format!("{a} = {a} && {v};"),
@@ -344,12 +319,7 @@ impl Printer<'_> {
                 self.line(depth, &t);
             }
             Stmt::SetLocal { local, value } => {
-                let name = self
-                    .f
-                    .locals
-                    .get(*local)
-                    .map(|l| l.name.clone())
-                    .unwrap_or_else(|| format!("?local{local}"));
+                let name = self.f.local_name(*local);
                 let t = format!("{name} = {};", self.expr(value));
                 self.line(depth, &t);
             }
@@ -376,12 +346,7 @@ impl Printer<'_> {
                     s
                 }
             }
-            Expr::Local(l) => self
-                .f
-                .locals
-                .get(*l)
-                .map(|l| l.name.clone())
-                .unwrap_or_else(|| format!("?local{l}")),
+            Expr::Local(l) => self.f.local_name(*l),
             Expr::Load { array, index } => self.access(*array, index),
             Expr::Unary(UnOp::Neg, a) => format!("-{}", self.expr(a)),
             Expr::Unary(UnOp::Not, a) => format!("!{}", self.expr(a)),
@@ -433,30 +398,20 @@ impl Printer<'_> {
                 let a: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
                 format!("{name}({})", a.join(", "))
             }
-            Expr::Random {
-                dist,
-                args,
-                seed,
-                site,
-                point,
-            } => {
-                let a: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
-                let p: Vec<String> = point.iter().map(|a| self.expr(a)).collect();
+            Expr::Random(r) => {
+                let a: Vec<String> = r.args.iter().map(|a| self.expr(a)).collect();
+                let p: Vec<String> = r.point.iter().map(|a| self.expr(a)).collect();
                 format!(
-                    "{}({}; seed {}, site {site}, point [{}])",
-                    dist.name(),
+                    "{}({}; seed {}, site {}, point [{}])",
+                    r.dist.name(),
                     a.join(", "),
-                    self.expr(seed),
+                    self.expr(&r.seed),
+                    r.site,
                     p.join(", ")
                 )
             }
             Expr::Categorical(c) => {
-                let v = self
-                    .f
-                    .loop_vars
-                    .get(c.var.0)
-                    .cloned()
-                    .unwrap_or_else(|| format!("?loop{}", c.var.0));
+                let v = self.f.sym_name(Sym::Loop(c.var));
                 let p: Vec<String> = c.point.iter().map(|a| self.expr(a)).collect();
                 format!(
                     "categorical({v} = {} .. {} if {} : {}; seed {}, site {}, point [{}])",
@@ -470,12 +425,7 @@ impl Printer<'_> {
                 )
             }
             Expr::External { index, args } => {
-                let name = self
-                    .f
-                    .externals
-                    .get(*index)
-                    .map(|e| e.name.clone())
-                    .unwrap_or_else(|| format!("?external{index}"));
+                let name = name_or_placeholder(&self.f.externals, *index, |e| &e.name, "external");
                 let a: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
                 format!("{name}({})", a.join(", "))
             }

@@ -26,7 +26,7 @@ pub(super) fn single_value(lower: &Bound, upper: &Bound) -> Option<Affine> {
 /// Returns the number of loops removed.
 pub fn remove_degenerate_loops(f: &mut Function) -> usize {
     let mut d = Degenerate { count: 0 };
-    f.body = rewrite_loops(&mut d, std::mem::take(&mut f.body));
+    f.body = rewrite_stmts(&mut d, std::mem::take(&mut f.body));
     d.count
 }
 
@@ -35,35 +35,23 @@ struct Degenerate {
     count: usize,
 }
 
-impl LoopRewrite for Degenerate {
-    fn on_for(
-        &mut self,
-        var: LoopVar,
-        lower: Bound,
-        upper: Bound,
-        body: Vec<Stmt>,
-        out: &mut Vec<Stmt>,
-    ) {
-        let body = rewrite_loops(self, body);
-        if let Some(e) = single_value(&lower, &upper) {
+impl StmtRewrite for Degenerate {
+    fn on_for(&mut self, l: ForLoop, out: &mut Vec<Stmt>) {
+        let body = rewrite_stmts(self, l.body);
+        if let Some(e) = single_value(&l.lower, &l.upper) {
             let mut nb = body.clone();
             let ok = affines_stmts(&mut nb, &mut |a| {
-                *a = subst_affine(a, var, &e)?;
+                *a = subst_affine(a, l.var, &e)?;
                 Some(())
             });
             if ok.is_some() {
                 self.count += 1;
                 // The substitution may make inner loops degenerate
                 // (`for (w = e; w <= v; ...)`).
-                out.extend(rewrite_loops(self, nb));
+                out.extend(rewrite_stmts(self, nb));
                 return;
             }
         }
-        out.push(Stmt::For {
-            var,
-            lower,
-            upper,
-            body,
-        });
+        out.push(Stmt::For(ForLoop { body, ..l }));
     }
 }

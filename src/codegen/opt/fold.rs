@@ -213,20 +213,10 @@ pub(super) fn fold_expr(
     }
     let mut f = |x: Expr| fold_expr(facts, x, v, scope, n);
     match e {
-        Expr::Binary(BinOp::And, a, b) => match (f(*a), f(*b)) {
-            (Expr::Bool(false), _) => Expr::Bool(false),
-            (Expr::Bool(true), y) => y,
-            (x, Expr::Bool(true)) => x,
-            (x, Expr::Bool(false)) if infallible(&x) => Expr::Bool(false),
-            (x, y) => Expr::bin(BinOp::And, x, y),
-        },
-        Expr::Binary(BinOp::Or, a, b) => match (f(*a), f(*b)) {
-            (Expr::Bool(true), _) => Expr::Bool(true),
-            (Expr::Bool(false), y) => y,
-            (x, Expr::Bool(false)) => x,
-            (x, Expr::Bool(true)) if infallible(&x) => Expr::Bool(true),
-            (x, y) => Expr::bin(BinOp::Or, x, y),
-        },
+        Expr::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
+            let x = f(*a);
+            fold_lazy(op, x, f(*b))
+        }
         Expr::Unary(crate::vocab::UnOp::Not, a) => match f(*a) {
             Expr::Bool(b) => Expr::Bool(!b),
             x => Expr::Unary(crate::vocab::UnOp::Not, Box::new(x)),
@@ -243,6 +233,22 @@ pub(super) fn fold_expr(
     }
 }
 
+/// `x op y` for a lazy `op` (`&&`, whose absorbing value is `false`, or
+/// `||`, `true`) with folded operands: `absorbing op y → absorbing`,
+/// `neutral op y → y`, `x op neutral → x`, `x op absorbing → absorbing`
+/// only when `x` is infallible (`y` is not evaluated when `x` is
+/// absorbing, and `x`'s failures must stay).
+fn fold_lazy(op: BinOp, x: Expr, y: Expr) -> Expr {
+    let absorbing = op == BinOp::Or;
+    match (x, y) {
+        (Expr::Bool(x), _) if x == absorbing => Expr::Bool(absorbing),
+        (Expr::Bool(_), y) => y,
+        (x, Expr::Bool(y)) if y != absorbing => x,
+        (x, Expr::Bool(_)) if infallible(&x) => Expr::Bool(absorbing),
+        (x, y) => Expr::bin(op, x, y),
+    }
+}
+
 /// Folds the decided atoms of the statements; an `if` whose condition is
 /// decided is replaced by the branch taken.
 pub(super) fn fold_stmts(
@@ -252,45 +258,51 @@ pub(super) fn fold_stmts(
     scope: &[LoopVar],
     n: &mut usize,
 ) -> Vec<Stmt> {
-    let mut out = Vec::with_capacity(body.len());
-    for s in body {
-        match s {
-            Stmt::For {
-                var,
-                lower,
-                upper,
-                body,
-            } => {
-                let body = fold_stmts(facts, body, v, scope, n);
-                // A loop that does nothing goes (its bounds are affine:
-                // evaluating them cannot fail).
-                if !body.is_empty() {
-                    out.push(Stmt::For {
-                        var,
-                        lower,
-                        upper,
-                        body,
-                    });
-                }
-            }
-            Stmt::If { cond, then, els } => match fold_expr(facts, cond, v, scope, n) {
-                Expr::Bool(true) => out.extend(fold_stmts(facts, then, v, scope, n)),
-                Expr::Bool(false) => out.extend(fold_stmts(facts, els, v, scope, n)),
-                cond => {
-                    let then = fold_stmts(facts, then, v, scope, n);
-                    let els = fold_stmts(facts, els, v, scope, n);
-                    // An `if` that does nothing goes when evaluating its
-                    // condition cannot fail.
-                    if !(then.is_empty() && els.is_empty() && infallible(&cond)) {
-                        out.push(Stmt::If { cond, then, els });
-                    }
-                }
-            },
-            Stmt::Block(b) => out.push(Stmt::Block(fold_stmts(facts, b, v, scope, n))),
-            leaf => out.push(
-                map_leaf_exprs(leaf, |x| fold_expr(facts, x, v, scope, n)).unwrap_or_else(|s| s),
-            ),
+    rewrite_stmts(&mut Fold { facts, v, scope, n }, body)
+}
+
+/// The rewrite of [`fold_stmts`] in a loop over `v` whose outer variables
+/// are `scope`; `n` counts the atoms decided.
+struct Fold<'a> {
+    facts: &'a Facts,
+    v: LoopVar,
+    scope: &'a [LoopVar],
+    n: &'a mut usize,
+}
+
+impl Fold<'_> {
+    fn expr(&mut self, e: Expr) -> Expr {
+        fold_expr(self.facts, e, self.v, self.scope, self.n)
+    }
+}
+
+impl StmtRewrite for Fold<'_> {
+    fn on_for(&mut self, l: ForLoop, out: &mut Vec<Stmt>) {
+        let l = l.map_body(|b| rewrite_stmts(self, b));
+        // A loop that does nothing goes (its bounds are affine:
+        // evaluating them cannot fail).
+        if !l.body.is_empty() {
+            out.push(Stmt::For(l));
         }
     }
-    out
+
+    fn on_if(&mut self, cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>, out: &mut Vec<Stmt>) {
+        match self.expr(cond) {
+            Expr::Bool(true) => out.extend(rewrite_stmts(self, then)),
+            Expr::Bool(false) => out.extend(rewrite_stmts(self, els)),
+            cond => {
+                let then = rewrite_stmts(self, then);
+                let els = rewrite_stmts(self, els);
+                // An `if` that does nothing goes when evaluating its
+                // condition cannot fail.
+                if !(then.is_empty() && els.is_empty() && infallible(&cond)) {
+                    out.push(Stmt::If { cond, then, els });
+                }
+            }
+        }
+    }
+
+    fn on_leaf(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
+        out.push(map_leaf_exprs(s, |x| self.expr(x)).unwrap_or_else(|s| s));
+    }
 }

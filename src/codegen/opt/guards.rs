@@ -32,56 +32,50 @@ use super::*;
 ///
 /// Returns the number of conjuncts removed.
 pub fn simplify_guards(f: &mut Function) -> usize {
-    let mut facts = Facts::of_context(f);
-    let mut n = 0;
-    f.body = facts.stmts(std::mem::take(&mut f.body), &mut n);
-    n
+    let mut g = Guards {
+        facts: Facts::of_context(f),
+        removed: 0,
+    };
+    f.body = rewrite_stmts(&mut g, std::mem::take(&mut f.body));
+    g.removed
+}
+
+/// The rewrite of [`simplify_guards`]: the facts that hold at the current
+/// statement, and the number of conjuncts removed so far.
+struct Guards {
+    facts: Facts,
+    removed: usize,
+}
+
+impl StmtRewrite for Guards {
+    fn on_for(&mut self, l: ForLoop, out: &mut Vec<Stmt>) {
+        let saved = self.facts.push_loop(l.var, &l.lower, &l.upper);
+        let l = l.map_body(|b| rewrite_stmts(self, b));
+        self.facts.rows.truncate(saved);
+        out.push(Stmt::For(l));
+    }
+
+    fn on_if(&mut self, cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>, out: &mut Vec<Stmt>) {
+        let (cond, removed) = self.facts.simplify_cond(cond);
+        self.removed += removed;
+        let saved = self.facts.push_conds(&cond);
+        let then = rewrite_stmts(self, then);
+        self.facts.rows.truncate(saved);
+        let els = rewrite_stmts(self, els);
+        if cond == Expr::Bool(true) {
+            out.extend(then);
+        } else {
+            out.push(Stmt::If { cond, then, els });
+        }
+    }
+
+    fn on_leaf(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
+        let (facts, n) = (&self.facts, &mut self.removed);
+        out.push(map_leaf_exprs(s, |e| facts.expr(e, n)).unwrap_or_else(|s| s));
+    }
 }
 
 impl Facts {
-    fn stmts(&mut self, body: Vec<Stmt>, n: &mut usize) -> Vec<Stmt> {
-        let mut out = Vec::with_capacity(body.len());
-        for s in body {
-            match s {
-                Stmt::For {
-                    var,
-                    lower,
-                    upper,
-                    body,
-                } => {
-                    let saved = self.push_loop(var, &lower, &upper);
-                    let body = self.stmts(body, n);
-                    self.rows.truncate(saved);
-                    out.push(Stmt::For {
-                        var,
-                        lower,
-                        upper,
-                        body,
-                    });
-                }
-                Stmt::If { cond, then, els } => {
-                    let (cond, removed) = self.simplify_cond(cond);
-                    *n += removed;
-                    let saved = self.push_conds(&cond);
-                    let then = self.stmts(then, n);
-                    self.rows.truncate(saved);
-                    let els = self.stmts(els, n);
-                    if cond == Expr::Bool(true) {
-                        out.extend(then);
-                    } else {
-                        out.push(Stmt::If { cond, then, els });
-                    }
-                }
-                Stmt::Block(b) => {
-                    let b = self.stmts(b, n);
-                    out.push(Stmt::Block(b));
-                }
-                leaf => out.push(map_leaf_exprs(leaf, |e| self.expr(e, n)).unwrap_or_else(|s| s)),
-            }
-        }
-        out
-    }
-
     /// `e` with the conditions of its `Select`s simplified like `if`
     /// conditions (with the facts of the enclosing statement only); a
     /// `Select` whose condition becomes `true` is replaced by its first

@@ -55,7 +55,7 @@ pub fn hoist_accumulators(f: &mut Function) -> usize {
         arrays: f.arrays.iter().map(|a| (a.name.clone(), a.ty)).collect(),
         count: 0,
     };
-    f.body = rewrite_loops(&mut h, std::mem::take(&mut f.body));
+    f.body = rewrite_stmts(&mut h, std::mem::take(&mut f.body));
     f.locals = h.locals;
     h.count
 }
@@ -68,17 +68,10 @@ pub(super) struct Hoister {
     count: usize,
 }
 
-impl LoopRewrite for Hoister {
-    fn on_for(
-        &mut self,
-        var: LoopVar,
-        lower: Bound,
-        upper: Bound,
-        body: Vec<Stmt>,
-        out: &mut Vec<Stmt>,
-    ) {
-        let body = rewrite_loops(self, body);
-        out.extend(self.around_loop(var, lower, upper, body));
+impl StmtRewrite for Hoister {
+    fn on_for(&mut self, l: ForLoop, out: &mut Vec<Stmt>) {
+        let l = l.map_body(|b| rewrite_stmts(self, b));
+        out.extend(self.around_loop(l));
     }
 }
 
@@ -99,25 +92,11 @@ impl Hoister {
 
     /// The loop, with its hoistable accumulators in locals (see
     /// [`hoist_accumulators`]).
-    fn around_loop(
-        &mut self,
-        var: LoopVar,
-        lower: Bound,
-        upper: Bound,
-        body: Vec<Stmt>,
-    ) -> Vec<Stmt> {
-        let keep = |body| {
-            vec![Stmt::For {
-                var,
-                lower: lower.clone(),
-                upper: upper.clone(),
-                body,
-            }]
-        };
-        let mut inner_vars = vec![var];
-        bound_vars(&body, &mut inner_vars);
+    fn around_loop(&mut self, l: ForLoop) -> Vec<Stmt> {
+        let mut inner_vars = vec![l.var];
+        bound_vars(&l.body, &mut inner_vars);
         let mut cands: Vec<(ArrayId, Vec<Expr>)> = Vec::new();
-        top_level_accumulations(&body, &mut cands);
+        top_level_accumulations(&l.body, &mut cands);
         cands.retain(|(_, idx)| {
             idx.iter().all(|e| match e {
                 Expr::Int(_) => true,
@@ -130,28 +109,25 @@ impl Hoister {
             if chosen.iter().any(|(b, _)| *b == a) {
                 continue;
             }
-            if only_accesses_at(&body, a, &idx) {
+            if only_accesses_at(&l.body, a, &idx) {
                 chosen.push((a, idx));
             }
         }
         if chosen.is_empty() {
-            return keep(body);
+            return vec![Stmt::For(l)];
         }
-        let guard = match nonempty_cond(&lower, &upper) {
-            Guard::Never => return keep(body),
+        let guard = match nonempty_cond(&l.lower, &l.upper) {
+            Guard::Never => return vec![Stmt::For(l)],
             g => g,
         };
-        let mut body = body;
+        let mut body = l.body;
         let mut loads = Vec::new();
         let mut stores = Vec::new();
         for (a, idx) in chosen {
             let Some(t) = self.fresh_local(a) else {
                 continue;
             };
-            body = body
-                .into_iter()
-                .map(|s| replace_stmt(s, a, &idx, t))
-                .collect();
+            body = replace_accesses(body, a, &idx, t);
             loads.push(Stmt::SetLocal {
                 local: t,
                 value: Expr::Load {
@@ -167,7 +143,7 @@ impl Hoister {
             self.count += 1;
         }
         let mut seq = loads;
-        seq.extend(keep(body));
+        seq.push(Stmt::For(ForLoop { body, ..l }));
         seq.extend(stores);
         match guard {
             Guard::Always => seq,
@@ -186,16 +162,16 @@ impl Hoister {
 pub(super) fn bound_vars(body: &[Stmt], out: &mut Vec<LoopVar>) {
     for s in body {
         match s {
-            Stmt::For { var, body, .. } => {
-                out.push(*var);
-                bound_vars(body, out);
+            Stmt::For(l) => {
+                out.push(l.var);
+                bound_vars(&l.body, out);
             }
             Stmt::If { then, els, .. } => {
                 bound_vars(then, out);
                 bound_vars(els, out);
             }
             Stmt::Block(b) => bound_vars(b, out),
-            Stmt::Assign { .. } | Stmt::Accumulate { .. } | Stmt::SetLocal { .. } => {}
+            Stmt::Assign { .. } | Stmt::Accumulate(_) | Stmt::SetLocal { .. } => {}
         }
     }
 }
@@ -205,10 +181,8 @@ pub(super) fn bound_vars(body: &[Stmt], out: &mut Vec<LoopVar>) {
 pub(super) fn top_level_accumulations(body: &[Stmt], out: &mut Vec<(ArrayId, Vec<Expr>)>) {
     for s in body {
         match s {
-            Stmt::Accumulate { array, index, .. }
-                if !out.iter().any(|(a, i)| a == array && i == index) =>
-            {
-                out.push((*array, index.clone()));
+            Stmt::Accumulate(a) if !out.iter().any(|(b, i)| *b == a.array && *i == a.index) => {
+                out.push((a.array, a.index.clone()));
             }
             Stmt::Block(b) => top_level_accumulations(b, out),
             _ => {}
@@ -232,11 +206,12 @@ pub(super) fn only_accesses_at(body: &[Stmt], array: ArrayId, idx: &[Expr]) -> b
                 expr_ok(c, array, idx) && expr_ok(a, array, idx) && expr_ok(b, array, idx)
             }
             Expr::Math(_, args) => args.iter().all(|x| expr_ok(x, array, idx)),
-            Expr::Random {
-                args, seed, point, ..
-            } => {
-                args.iter().chain(point).all(|x| expr_ok(x, array, idx))
-                    && expr_ok(seed, array, idx)
+            Expr::Random(r) => {
+                r.args
+                    .iter()
+                    .chain(&r.point)
+                    .all(|x| expr_ok(x, array, idx))
+                    && expr_ok(&r.seed, array, idx)
             }
             Expr::External { args, .. } => args.iter().all(|x| expr_ok(x, array, idx)),
             // Conservative: its weight is evaluated in a loop of its own.
@@ -245,7 +220,7 @@ pub(super) fn only_accesses_at(body: &[Stmt], array: ArrayId, idx: &[Expr]) -> b
     }
     body.iter().all(|s| match s {
         // Bounds are affine: no access.
-        Stmt::For { body, .. } | Stmt::Block(body) => only_accesses_at(body, array, idx),
+        Stmt::For(ForLoop { body, .. }) | Stmt::Block(body) => only_accesses_at(body, array, idx),
         Stmt::If { cond, then, els } => {
             expr_ok(cond, array, idx)
                 && only_accesses_at(then, array, idx)
@@ -256,12 +231,12 @@ pub(super) fn only_accesses_at(body: &[Stmt], array: ArrayId, idx: &[Expr]) -> b
             index,
             value,
         }
-        | Stmt::Accumulate {
+        | Stmt::Accumulate(Accumulation {
             array: a,
             index,
             value,
             ..
-        } => {
+        }) => {
             (*a != array || index.as_slice() == idx)
                 && index.iter().all(|x| expr_ok(x, array, idx))
                 && expr_ok(value, array, idx)
@@ -280,51 +255,59 @@ pub(super) fn replace_expr(e: Expr, array: ArrayId, idx: &[Expr], t: LocalId) ->
     }
 }
 
-/// `s` with every access to `array[idx]` turned into uses and definitions
-/// of the local `t`.
-pub(super) fn replace_stmt(s: Stmt, array: ArrayId, idx: &[Expr], t: LocalId) -> Stmt {
-    let re = |x: Expr| replace_expr(x, array, idx, t);
-    let rs = |b: Vec<Stmt>| -> Vec<Stmt> {
-        b.into_iter()
-            .map(|s| replace_stmt(s, array, idx, t))
-            .collect()
-    };
-    match s {
-        Stmt::For {
-            var,
-            lower,
-            upper,
-            body,
-        } => Stmt::For {
-            var,
-            lower,
-            upper,
-            body: rs(body),
-        },
-        Stmt::If { cond, then, els } => Stmt::If {
-            cond: re(cond),
-            then: rs(then),
-            els: rs(els),
-        },
-        Stmt::Block(b) => Stmt::Block(rs(b)),
-        Stmt::Assign {
-            array: a,
-            index,
-            value,
-        } if a == array && index.as_slice() == idx => Stmt::SetLocal {
-            local: t,
-            value: re(value),
-        },
-        Stmt::Accumulate {
-            array: a,
-            index,
-            op,
-            value,
-        } if a == array && index.as_slice() == idx => Stmt::SetLocal {
-            local: t,
-            value: acc_value(op, t, re(value)),
-        },
-        leaf => map_leaf_exprs(leaf, re).unwrap_or_else(|s| s),
+/// `body` with every access to `array[idx]` turned into uses and
+/// definitions of the local `t`.
+pub(super) fn replace_accesses(
+    body: Vec<Stmt>,
+    array: ArrayId,
+    idx: &[Expr],
+    t: LocalId,
+) -> Vec<Stmt> {
+    rewrite_stmts(&mut Replace { array, idx, t }, body)
+}
+
+/// The rewrite of [`replace_accesses`].
+struct Replace<'a> {
+    array: ArrayId,
+    idx: &'a [Expr],
+    t: LocalId,
+}
+
+impl Replace<'_> {
+    fn expr(&self, e: Expr) -> Expr {
+        replace_expr(e, self.array, self.idx, self.t)
+    }
+    /// True when `array[index]` is the replaced element.
+    fn is_target(&self, array: ArrayId, index: &[Expr]) -> bool {
+        array == self.array && index == self.idx
+    }
+}
+
+impl StmtRewrite for Replace<'_> {
+    fn on_if(&mut self, cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>, out: &mut Vec<Stmt>) {
+        let cond = self.expr(cond);
+        let then = rewrite_stmts(self, then);
+        let els = rewrite_stmts(self, els);
+        out.push(Stmt::If { cond, then, els });
+    }
+
+    fn on_leaf(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
+        let t = self.t;
+        out.push(match s {
+            Stmt::Assign {
+                array,
+                index,
+                value,
+            } if self.is_target(array, &index) => Stmt::SetLocal {
+                local: t,
+                value: self.expr(value),
+            },
+            Stmt::Accumulate(a) if self.is_target(a.array, &a.index) => Stmt::SetLocal {
+                local: t,
+                value: acc_value(a.op, t, self.expr(a.value)),
+            },
+            leaf => map_leaf_exprs(leaf, |x| self.expr(x)).unwrap_or_else(|s| s),
+        });
     }
 }
 

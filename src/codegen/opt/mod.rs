@@ -29,7 +29,7 @@
 //! a solver error) the code is left as it was.
 //!
 //! Adding a statement or expression form to the loop AST: the generic
-//! walkers of `walk` (`map_children`, `map_leaf_exprs`, `rewrite_loops`,
+//! walkers of `walk` (`map_children`, `map_leaf_exprs`, `rewrite_stmts`,
 //! `affines_*`, `visit_exprs`, `size_*`) and the other walkers here match
 //! exhaustively or delegate their remaining cases to those, so the
 //! compiler lists the places. The conservative handling is:
@@ -39,11 +39,13 @@
 //! cancels the hoisting); `map_children` (used by `replace_expr`,
 //! `Facts::expr` and `fold_expr`) and `map_leaf_exprs` rewrite its
 //! sub-expressions (or keep it unchanged); `bound_vars` records a loop
-//! variable it binds; `Facts::stmts` may keep it unchanged (fewer facts is
-//! sound); `visit_exprs` visits its expressions (or none: fewer cuts),
-//! `fold_*` fold its sub-expressions (or keep it), `Splitter::stmts` may
-//! keep it unchanged, `size_*` count it, and `infallible` says `false`
-//! unless it can neither fail nor have an effect.
+//! variable it binds; `rewrite_stmts`, the statement walk of every
+//! rewrite (a hook of `StmtRewrite` per compound form, `on_leaf` for the
+//! others), may keep it unchanged (for simplifying guards, fewer facts is
+//! sound; for splitting, a form not split); `visit_exprs` visits its
+//! expressions (or none: fewer cuts), `fold_*` fold its sub-expressions
+//! (or keep it), `size_*` count it, and `infallible` says `false` unless
+//! it can neither fail nor have an effect.
 //!
 //! Files: `affine` (arithmetic on [`Affine`]), `walk` (generic walks over
 //! statements and expressions), `facts` (the linear facts known at a
@@ -56,8 +58,8 @@
 //! rational implication questions.
 
 use super::loop_ast::{
-    acc_bin_op, Affine, ArrayId, AstError, BinOp, Bound, BoundTerm, Expr, Function, Local, LocalId,
-    LoopVar, ReduceOp, Stmt, Sym,
+    acc_bin_op, Accumulation, Affine, ArrayId, AstError, BinOp, Bound, BoundTerm, Expr, ForLoop,
+    Function, Local, LocalId, LoopVar, RandomDraw, ReduceOp, Stmt, Sym,
 };
 
 mod affine;

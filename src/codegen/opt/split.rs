@@ -111,11 +111,11 @@ pub fn split_loops(f: &mut Function) -> usize {
     let budget = SPLIT_GROWTH.saturating_mul(size_stmts(&f.body));
     let mut sp = Splitter {
         facts: Facts::of_context(f),
+        scope: Vec::new(),
         budget,
         count: 0,
     };
-    let mut scope = Vec::new();
-    f.body = sp.stmts(std::mem::take(&mut f.body), &mut scope);
+    f.body = rewrite_stmts(&mut sp, std::mem::take(&mut f.body));
     sp.count
 }
 
@@ -145,81 +145,69 @@ pub(super) fn piece_guard(lo: &Bound, hi: &Bound) -> Option<Expr> {
 pub(super) struct Splitter {
     /// Facts that hold at the current statement.
     facts: Facts,
+    /// The loop variables bound around the current statement.
+    scope: Vec<LoopVar>,
     /// Nodes the pass may still add.
     budget: usize,
     /// Loops split.
     count: usize,
 }
 
-impl Splitter {
-    fn stmts(&mut self, body: Vec<Stmt>, scope: &mut Vec<LoopVar>) -> Vec<Stmt> {
-        let mut out = Vec::with_capacity(body.len());
-        for s in body {
-            match s {
-                Stmt::For {
-                    var,
-                    lower,
-                    upper,
-                    body,
-                } => match self.try_split(var, &lower, &upper, &body, scope) {
-                    Some(pieces) => {
-                        if pieces.len() > 1 {
-                            self.count += 1;
-                        }
-                        let several = pieces.len() > 1;
-                        for (lo, hi, b) in pieces {
-                            if b.is_empty() {
-                                continue; // a piece that does nothing
-                            }
-                            let guard = if several { piece_guard(&lo, &hi) } else { None };
-                            let l = self.descend(var, lo, hi, b, scope);
-                            out.push(match guard {
-                                Some(cond) => Stmt::If {
-                                    cond,
-                                    then: vec![l],
-                                    els: Vec::new(),
-                                },
-                                None => l,
-                            });
-                        }
-                    }
-                    None => out.push(self.descend(var, lower, upper, body, scope)),
-                },
-                Stmt::If { cond, then, els } => {
-                    let saved = self.facts.push_conds(&cond);
-                    let then = self.stmts(then, scope);
-                    self.facts.rows.truncate(saved);
-                    let els = self.stmts(els, scope);
-                    out.push(Stmt::If { cond, then, els });
-                }
-                Stmt::Block(b) => out.push(Stmt::Block(self.stmts(b, scope))),
-                other => out.push(other),
-            }
+impl StmtRewrite for Splitter {
+    fn on_for(&mut self, l: ForLoop, out: &mut Vec<Stmt>) {
+        let Some(pieces) = self.try_split(&l) else {
+            out.push(self.descend(l));
+            return;
+        };
+        let several = pieces.len() > 1;
+        if several {
+            self.count += 1;
         }
-        out
+        for (lower, upper, body) in pieces {
+            if body.is_empty() {
+                continue; // a piece that does nothing
+            }
+            let guard = if several {
+                piece_guard(&lower, &upper)
+            } else {
+                None
+            };
+            let piece = self.descend(ForLoop {
+                var: l.var,
+                lower,
+                upper,
+                body,
+            });
+            out.push(match guard {
+                Some(cond) => Stmt::If {
+                    cond,
+                    then: vec![piece],
+                    els: Vec::new(),
+                },
+                None => piece,
+            });
+        }
     }
 
+    fn on_if(&mut self, cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>, out: &mut Vec<Stmt>) {
+        let saved = self.facts.push_conds(&cond);
+        let then = rewrite_stmts(self, then);
+        self.facts.rows.truncate(saved);
+        let els = rewrite_stmts(self, els);
+        out.push(Stmt::If { cond, then, els });
+    }
+}
+
+impl Splitter {
     /// The loop, with the loops of its body processed (its bounds among
     /// the facts).
-    fn descend(
-        &mut self,
-        var: LoopVar,
-        lower: Bound,
-        upper: Bound,
-        body: Vec<Stmt>,
-        scope: &mut Vec<LoopVar>,
-    ) -> Stmt {
-        let saved = self.facts.push_loop(var, &lower, &upper);
-        scope.push(var);
-        let body = self.stmts(body, scope);
-        scope.pop();
+    fn descend(&mut self, l: ForLoop) -> Stmt {
+        let saved = self.facts.push_loop(l.var, &l.lower, &l.upper);
+        self.scope.push(l.var);
+        let l = l.map_body(|b| rewrite_stmts(self, b));
+        self.scope.pop();
         self.facts.rows.truncate(saved);
-        Stmt::For {
-            var,
-            lower,
-            upper,
-            body,
-        }
+        Stmt::For(l)
     }
 
     /// The row of `d·v − e` (`>= 0` is the cut); `None` on overflow.
@@ -326,14 +314,8 @@ impl Splitter {
     /// The pieces of the loop (one or more) with their folded bodies,
     /// when splitting it is allowed and decides at least one atom (see
     /// [`split_loops`]).
-    fn try_split(
-        &mut self,
-        var: LoopVar,
-        lower: &Bound,
-        upper: &Bound,
-        body: &[Stmt],
-        scope: &[LoopVar],
-    ) -> Option<Vec<(Bound, Bound, Vec<Stmt>)>> {
+    fn try_split(&mut self, l: &ForLoop) -> Option<Vec<(Bound, Bound, Vec<Stmt>)>> {
+        let (var, lower, upper, body) = (l.var, &l.lower, &l.upper, &l.body);
         if var.0 >= self.facts.nv {
             return None;
         }
@@ -343,7 +325,7 @@ impl Splitter {
         }
         let mut groups: Vec<Vec<Cut>> = Vec::new();
         visit_exprs(body, &mut |e| {
-            if let Some(cs) = cuts_of(e, var, scope) {
+            if let Some(cs) = cuts_of(e, var, &self.scope) {
                 groups.push(cs);
             }
         });
@@ -372,7 +354,7 @@ impl Splitter {
         if pieces.is_empty() {
             return None;
         }
-        let mut inner = scope.to_vec();
+        let mut inner = self.scope.clone();
         inner.push(var);
         let mut out = Vec::with_capacity(pieces.len());
         let mut decided = 0;

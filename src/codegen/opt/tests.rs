@@ -119,11 +119,11 @@ fn nest(lo: Bound, hi: Bound, cond: Expr) -> Function {
         externals: vec![],
         loop_vars: vec!["i".into(), "j".into()],
         locals: vec![],
-        body: vec![Stmt::For {
+        body: vec![Stmt::For(ForLoop {
             var: I,
             lower: Bound::aff(Affine::cst(0)),
             upper: Bound::aff(aff(0, 0, 1, -1)),
-            body: vec![Stmt::For {
+            body: vec![Stmt::For(ForLoop {
                 var: J,
                 lower: lo,
                 upper: hi,
@@ -143,8 +143,8 @@ fn nest(lo: Bound, hi: Bound, cond: Expr) -> Function {
                         value: Expr::select(cond, Expr::Int(1), Expr::Int(2)),
                     },
                 ],
-            }],
-        }],
+            })],
+        })],
     }
 }
 
@@ -152,15 +152,13 @@ fn nest(lo: Bound, hi: Bound, cond: Expr) -> Function {
 /// was removed) and the `select` condition (`true` when the `select`
 /// was removed) of `nest`.
 fn guard_of(f: &Function) -> (Bound, Bound, Expr, Expr) {
-    let Stmt::For { body, .. } = &f.body[0] else {
+    let Stmt::For(outer) = &f.body[0] else {
         panic!("outer loop")
     };
-    let Stmt::For {
-        lower, upper, body, ..
-    } = &body[0]
-    else {
+    let Stmt::For(inner) = &outer.body[0] else {
         panic!("inner loop")
     };
+    let (lower, upper, body) = (&inner.lower, &inner.upper, &inner.body);
     let cond = match &body[0] {
         Stmt::If { cond, .. } => cond.clone(),
         Stmt::Assign { .. } => Expr::Bool(true),
@@ -329,19 +327,12 @@ fn trace(f: &Function, n: i64) -> Vec<(i64, i64, i64)> {
     fn go(body: &[Stmt], env: &mut Vec<i64>, n: i64, out: &mut Vec<(i64, i64, i64)>) {
         for s in body {
             match s {
-                Stmt::For {
-                    var,
-                    lower,
-                    upper,
-                    body,
-                } => {
-                    let (l, h) = (
-                        bound_val(lower, true, env, n),
-                        bound_val(upper, false, env, n),
-                    );
-                    for x in l..=h {
-                        env[var.0] = x;
-                        go(body, env, n, out);
+                Stmt::For(l) => {
+                    let lo = bound_val(&l.lower, true, env, n);
+                    let hi = bound_val(&l.upper, false, env, n);
+                    for x in lo..=hi {
+                        env[l.var.0] = x;
+                        go(&l.body, env, n, out);
                     }
                 }
                 Stmt::If { cond, then, els } => {
@@ -478,10 +469,10 @@ fn split_removes_guards_on_the_loop_variable() {
     f.context = n_at_least(3);
     let mut g = f.clone();
     assert_eq!(split_loops(&mut g), 1);
-    let Stmt::For { body, .. } = &g.body[0] else {
+    let Stmt::For(outer) = &g.body[0] else {
         panic!("outer loop")
     };
-    assert_eq!(body.len(), 3, "{}", g.to_c());
+    assert_eq!(outer.body.len(), 3, "{}", g.to_c());
     let text = g.to_c();
     assert!(!text.contains("if (") && !text.contains(" ? "), "{text}");
     assert!(text.contains("for (j = 1; j <= N - 2; j++)"), "{text}");

@@ -27,24 +27,34 @@ pub(super) fn affines_expr(
             affines_expr(b, g)
         }
         Expr::Math(_, args) => args.iter_mut().try_for_each(|x| affines_expr(x, g)),
-        Expr::Random {
-            args, seed, point, ..
-        } => {
-            args.iter_mut().try_for_each(|x| affines_expr(x, g))?;
-            affines_expr(seed, g)?;
-            point.iter_mut().try_for_each(|x| affines_expr(x, g))
+        Expr::Random(r) => {
+            r.args.iter_mut().try_for_each(|x| affines_expr(x, g))?;
+            affines_expr(&mut r.seed, g)?;
+            r.point.iter_mut().try_for_each(|x| affines_expr(x, g))
         }
         Expr::External { args, .. } => args.iter_mut().try_for_each(|x| affines_expr(x, g)),
         Expr::Categorical(c) => {
-            for t in c.lower.terms.iter_mut().chain(c.upper.terms.iter_mut()) {
-                g(&mut t.expr)?;
-            }
+            affines_bounds(&mut c.lower, &mut c.upper, g)?;
             affines_expr(&mut c.cond, g)?;
             affines_expr(&mut c.weight, g)?;
             affines_expr(&mut c.seed, g)?;
             c.point.iter_mut().try_for_each(|x| affines_expr(x, g))
         }
     }
+}
+
+/// Calls `g` on the affine expressions of the terms of a pair of bounds
+/// (lower, then upper).
+fn affines_bounds(
+    lower: &mut Bound,
+    upper: &mut Bound,
+    g: &mut dyn FnMut(&mut Affine) -> Option<()>,
+) -> Option<()> {
+    lower
+        .terms
+        .iter_mut()
+        .chain(upper.terms.iter_mut())
+        .try_for_each(|t| g(&mut t.expr))
 }
 
 /// Calls `g` on every affine expression of the statements (bounds,
@@ -55,20 +65,17 @@ pub(super) fn affines_stmts(
 ) -> Option<()> {
     for s in body {
         match s {
-            Stmt::For {
-                lower, upper, body, ..
-            } => {
-                for t in lower.terms.iter_mut().chain(upper.terms.iter_mut()) {
-                    g(&mut t.expr)?;
-                }
-                affines_stmts(body, g)?;
+            Stmt::For(l) => {
+                affines_bounds(&mut l.lower, &mut l.upper, g)?;
+                affines_stmts(&mut l.body, g)?;
             }
             Stmt::If { cond, then, els } => {
                 affines_expr(cond, g)?;
                 affines_stmts(then, g)?;
                 affines_stmts(els, g)?;
             }
-            Stmt::Assign { index, value, .. } | Stmt::Accumulate { index, value, .. } => {
+            Stmt::Assign { index, value, .. }
+            | Stmt::Accumulate(Accumulation { index, value, .. }) => {
                 index.iter_mut().try_for_each(|x| affines_expr(x, g))?;
                 affines_expr(value, g)?;
             }
@@ -112,11 +119,9 @@ pub(super) fn visit_exprs(body: &[Stmt], g: &mut dyn FnMut(&Expr)) {
             Expr::Math(_, args) | Expr::External { args, .. } => {
                 args.iter().for_each(|x| expr(x, g))
             }
-            Expr::Random {
-                args, seed, point, ..
-            } => {
-                args.iter().chain(point).for_each(|x| expr(x, g));
-                expr(seed, g);
+            Expr::Random(r) => {
+                r.args.iter().chain(&r.point).for_each(|x| expr(x, g));
+                expr(&r.seed, g);
             }
             // Its condition binds a variable of its own: left alone.
             Expr::Categorical(_) => {}
@@ -124,13 +129,14 @@ pub(super) fn visit_exprs(body: &[Stmt], g: &mut dyn FnMut(&Expr)) {
     }
     for s in body {
         match s {
-            Stmt::For { body, .. } | Stmt::Block(body) => visit_exprs(body, g),
+            Stmt::For(ForLoop { body, .. }) | Stmt::Block(body) => visit_exprs(body, g),
             Stmt::If { cond, then, els } => {
                 expr(cond, g);
                 visit_exprs(then, g);
                 visit_exprs(els, g);
             }
-            Stmt::Assign { index, value, .. } | Stmt::Accumulate { index, value, .. } => {
+            Stmt::Assign { index, value, .. }
+            | Stmt::Accumulate(Accumulation { index, value, .. }) => {
                 index.iter().for_each(|x| expr(x, g));
                 expr(value, g);
             }
@@ -149,9 +155,9 @@ pub(super) fn size_expr(e: &Expr) -> usize {
         Expr::Binary(_, a, b) => size_expr(a) + size_expr(b),
         Expr::Select(c, a, b) => size_expr(c) + size_expr(a) + size_expr(b),
         Expr::Math(_, args) | Expr::External { args, .. } => args.iter().map(size_expr).sum(),
-        Expr::Random {
-            args, seed, point, ..
-        } => args.iter().chain(point).map(size_expr).sum::<usize>() + size_expr(seed),
+        Expr::Random(r) => {
+            r.args.iter().chain(&r.point).map(size_expr).sum::<usize>() + size_expr(&r.seed)
+        }
         Expr::Categorical(c) => size_expr(&c.cond) + size_expr(&c.weight),
     }
 }
@@ -162,13 +168,12 @@ pub(super) fn size_stmts(body: &[Stmt]) -> usize {
     body.iter()
         .map(|s| {
             1 + match s {
-                Stmt::For {
-                    lower, upper, body, ..
-                } => lower.terms.len() + upper.terms.len() + size_stmts(body),
+                Stmt::For(l) => l.lower.terms.len() + l.upper.terms.len() + size_stmts(&l.body),
                 Stmt::If { cond, then, els } => {
                     size_expr(cond) + size_stmts(then) + size_stmts(els)
                 }
-                Stmt::Assign { index, value, .. } | Stmt::Accumulate { index, value, .. } => {
+                Stmt::Assign { index, value, .. }
+                | Stmt::Accumulate(Accumulation { index, value, .. }) => {
                     index.iter().map(size_expr).sum::<usize>() + size_expr(value)
                 }
                 Stmt::SetLocal { value, .. } => size_expr(value),
@@ -200,22 +205,16 @@ pub(super) fn map_children(e: Expr, mut f: impl FnMut(Expr) -> Expr) -> Expr {
             Expr::select(c, a, f(*b))
         }
         Expr::Math(m, args) => Expr::Math(m, args.into_iter().map(f).collect()),
-        Expr::Random {
-            dist,
-            args,
-            seed,
-            site,
-            point,
-        } => {
-            let args = args.into_iter().map(&mut f).collect();
-            let seed = Box::new(f(*seed));
-            Expr::Random {
-                dist,
+        Expr::Random(r) => {
+            let args = r.args.into_iter().map(&mut f).collect();
+            let seed = f(r.seed);
+            let point = r.point.into_iter().map(f).collect();
+            Expr::Random(Box::new(RandomDraw {
                 args,
                 seed,
-                site,
-                point: point.into_iter().map(f).collect(),
-            }
+                point,
+                ..*r
+            }))
         }
         Expr::External { index, args } => Expr::External {
             index,
@@ -248,62 +247,59 @@ pub(super) fn map_leaf_exprs(s: Stmt, mut f: impl FnMut(Expr) -> Expr) -> Result
                 value: f(value),
             }
         }
-        Stmt::Accumulate {
-            array,
-            index,
-            op,
-            value,
-        } => {
-            let index = index.into_iter().map(&mut f).collect();
-            Stmt::Accumulate {
-                array,
-                index,
-                op,
-                value: f(value),
-            }
+        Stmt::Accumulate(a) => {
+            let index = a.index.into_iter().map(&mut f).collect();
+            let value = f(a.value);
+            Stmt::Accumulate(Accumulation { index, value, ..a })
         }
         Stmt::SetLocal { local, value } => Stmt::SetLocal {
             local,
             value: f(value),
         },
-        compound @ (Stmt::For { .. } | Stmt::If { .. } | Stmt::Block(_)) => return Err(compound),
+        compound @ (Stmt::For(_) | Stmt::If { .. } | Stmt::Block(_)) => return Err(compound),
     })
 }
 
-/// A rewrite of the loops of a statement list ([`rewrite_loops`]).
-pub(super) trait LoopRewrite {
-    /// Appends what replaces `for var in lower..=upper { body }` to `out`
-    /// (`body` as it was: the rewrite recurses into it when it wants to).
-    fn on_for(
-        &mut self,
-        var: LoopVar,
-        lower: Bound,
-        upper: Bound,
-        body: Vec<Stmt>,
-        out: &mut Vec<Stmt>,
-    );
+/// A rewrite of a statement list, statement by statement
+/// ([`rewrite_stmts`]): each hook appends what replaces its statement to
+/// `out`. Blocks are always rewritten recursively (and stay blocks).
+pub(super) trait StmtRewrite {
+    /// Appends what replaces the loop `l` (its body as it was: the
+    /// rewrite recurses into it when it wants to). By default, the loop
+    /// with its body rewritten.
+    fn on_for(&mut self, l: ForLoop, out: &mut Vec<Stmt>) {
+        out.push(Stmt::For(l.map_body(|b| rewrite_stmts(self, b))));
+    }
+
+    /// Appends what replaces `if (cond) then else els` (branches as they
+    /// were). By default, the condition kept and both branches
+    /// rewritten.
+    fn on_if(&mut self, cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>, out: &mut Vec<Stmt>) {
+        let then = rewrite_stmts(self, then);
+        let els = rewrite_stmts(self, els);
+        out.push(Stmt::If { cond, then, els });
+    }
+
+    /// Appends what replaces a statement without sub-statements
+    /// (`Assign`, `Accumulate`, `SetLocal`). By default, the statement.
+    fn on_leaf(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
+        out.push(s);
+    }
 }
 
-/// `body` with every loop replaced by what `r.on_for` makes of it; the
-/// branches of `if`s and blocks are rewritten recursively (conditions
-/// kept), the other statements are kept.
-pub(super) fn rewrite_loops(r: &mut impl LoopRewrite, body: Vec<Stmt>) -> Vec<Stmt> {
+/// `body` with each statement replaced by what the hook of `r` for its
+/// form makes of it, in order.
+pub(super) fn rewrite_stmts<R: StmtRewrite + ?Sized>(r: &mut R, body: Vec<Stmt>) -> Vec<Stmt> {
     let mut out = Vec::with_capacity(body.len());
     for s in body {
         match s {
-            Stmt::For {
-                var,
-                lower,
-                upper,
-                body,
-            } => r.on_for(var, lower, upper, body, &mut out),
-            Stmt::If { cond, then, els } => {
-                let then = rewrite_loops(r, then);
-                let els = rewrite_loops(r, els);
-                out.push(Stmt::If { cond, then, els });
+            Stmt::For(l) => r.on_for(l, &mut out),
+            Stmt::If { cond, then, els } => r.on_if(cond, then, els, &mut out),
+            Stmt::Block(b) => {
+                let b = rewrite_stmts(r, b);
+                out.push(Stmt::Block(b));
             }
-            Stmt::Block(b) => out.push(Stmt::Block(rewrite_loops(r, b))),
-            other => out.push(other),
+            leaf => r.on_leaf(leaf, &mut out),
         }
     }
     out

@@ -321,16 +321,16 @@ impl ExprGen<'_> {
                 let dist = *d;
 
                 let conv = convert(
-                    Expr::Random {
+                    Expr::Random(Box::new(RandomDraw {
                         dist,
                         args: args
                             .iter()
                             .map(|a| self.expr(a, x, Some(ElemType::Float)))
                             .collect::<R<_>>()?,
-                        seed: Box::new(Expr::param(self.n_par)),
+                        seed: Expr::param(self.n_par),
                         site: (site.var as u32) << 16 | site.ordinal,
                         point: x.iter().map(|a| Expr::Aff(a.clone())).collect(),
-                    },
+                    })),
                     dist.result(),
                     e.ty,
                 );

@@ -53,6 +53,19 @@ pub(super) struct Gen<'a> {
     pub(super) bound_iters: HashMap<(usize, usize), LoopVar>,
 }
 
+/// The state of loop generation ([`Gen::level`]) at the current depth.
+pub(super) struct Level<'t, 'a> {
+    /// The time-space domains of the statements.
+    pub(super) ts: &'t [TimeStmt<'a>],
+    /// The number of time dimensions.
+    pub(super) n_t: usize,
+    /// The values of the time dimensions bound so far, `t_0 … t_{k−1}`
+    /// (affine in the enclosing loop variables and the parameters).
+    pub(super) tvals: Vec<Affine>,
+    /// Per statement, the guards not emitted yet.
+    pub(super) guards: Vec<Vec<Expr>>,
+}
+
 /// A bound term `t_k ≥ ceil(e/d)` or `t_k ≤ floor(e/d)`: (e over (t, p, 1), d).
 pub(super) type Term = bounds::VarBound;
 
@@ -217,16 +230,13 @@ impl Gen<'_> {
         Ok(Bound { terms })
     }
 
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn level(
         &mut self,
-        ts: &[TimeStmt],
+        lv: &mut Level<'_, '_>,
         group: &[usize],
         k: usize,
-        n_t: usize,
-        tvals: &mut Vec<Affine>,
-        guards: &mut Vec<Vec<Expr>>,
     ) -> R<Vec<Stmt>> {
+        let (ts, n_t) = (lv.ts, lv.n_t);
         if group.is_empty() {
             return Ok(Vec::new());
         }
@@ -254,21 +264,21 @@ impl Gen<'_> {
                     self.bound_iters.insert((t.index, j), v);
                     made.push((j, v));
                 }
-                let inner = self.level(ts, group, k, n_t, tvals, guards);
+                let inner = self.level(lv, group, k);
                 for &j in &ready {
                     self.bound_iters.remove(&(t.index, j));
                 }
                 let mut out = inner?;
                 for (j, v) in made.into_iter().rev() {
-                    out = vec![self.one_trip(t, j, v, n_t, tvals, out)?];
+                    out = vec![self.one_trip(t, j, v, n_t, &lv.tvals, out)?];
                 }
                 return Ok(out);
             }
         }
         // A lone statement with pending guards: hoist them here.
-        if group.len() == 1 && !guards[group[0]].is_empty() {
-            let conds = std::mem::take(&mut guards[group[0]]);
-            let inner = self.level(ts, group, k, n_t, tvals, guards)?;
+        if group.len() == 1 && !lv.guards[group[0]].is_empty() {
+            let conds = std::mem::take(&mut lv.guards[group[0]]);
+            let inner = self.level(lv, group, k)?;
             return Ok(vec![Stmt::If {
                 cond: Expr::and_all(conds),
                 then: inner,
@@ -278,8 +288,8 @@ impl Gen<'_> {
         if k == n_t {
             let mut out = Vec::new();
             for &s in group {
-                let st = self.stmt_body(&ts[s], n_t, tvals)?;
-                let conds = std::mem::take(&mut guards[s]);
+                let st = self.stmt_body(&ts[s], n_t, &lv.tvals)?;
+                let conds = std::mem::take(&mut lv.guards[s]);
                 if conds.is_empty() {
                     out.push(st);
                 } else {
@@ -303,9 +313,9 @@ impl Gen<'_> {
                     .copied()
                     .filter(|&s| ts[s].scalar[k] == Some(v))
                     .collect();
-                tvals.push(Affine::cst(v));
-                let r = self.level(ts, &sub, k + 1, n_t, tvals, guards);
-                tvals.pop();
+                lv.tvals.push(Affine::cst(v));
+                let r = self.level(lv, &sub, k + 1);
+                lv.tvals.pop();
                 out.extend(r?);
             }
             return Ok(out);
@@ -316,7 +326,7 @@ impl Gen<'_> {
             if let Some(parts) = separate(ts, group, k)? {
                 let mut out = Vec::new();
                 for part in parts {
-                    out.extend(self.level(ts, &part, k, n_t, tvals, guards)?);
+                    out.extend(self.level(lv, &part, k)?);
                 }
                 return Ok(out);
             }
@@ -345,42 +355,8 @@ impl Gen<'_> {
             }
             (lo, up)
         };
-        // No term of a statement is valid for the whole group: a looser
-        // common bound when one is proven valid (every statement's own
-        // terms become its guards in `one_loop`, so the instances that
-        // run are the same; the loop may visit up to about as many more
-        // points as there are statements' terms).
-        let lower = if lower.is_empty() {
-            Self::common_bound(ts, group, &per, k, true)?
-                .map(|t| vec![t])
-                .unwrap_or_default()
-        } else {
-            lower
-        };
-        let upper = if upper.is_empty() {
-            Self::common_bound(ts, group, &per, k, false)?
-                .map(|t| vec![t])
-                .unwrap_or_default()
-        } else {
-            upper
-        };
-        // Bound options: the terms valid for the whole group, or else one
-        // option per statement, chosen at run time (the union's range is
-        // within [min of the statements' lowers, max of their uppers]).
-        let lower_opts: Vec<Vec<Term>> = if lower.is_empty() {
-            let mut v: Vec<Vec<Term>> = per.iter().map(|p| p.0.clone()).collect();
-            v.dedup();
-            v
-        } else {
-            vec![lower]
-        };
-        let upper_opts: Vec<Vec<Term>> = if upper.is_empty() {
-            let mut v: Vec<Vec<Term>> = per.iter().map(|p| p.1.clone()).collect();
-            v.dedup();
-            v
-        } else {
-            vec![upper]
-        };
+        let lower_opts = Self::bound_options(ts, group, &per, k, lower, true)?;
+        let upper_opts = Self::bound_options(ts, group, &per, k, upper, false)?;
         if lower_opts.iter().any(|o| o.is_empty()) || upper_opts.iter().any(|o| o.is_empty()) {
             return Err(ScanError::Unsupported(format!(
                 "schedule dimension {k} is unbounded"
@@ -389,34 +365,17 @@ impl Gen<'_> {
         let mut branches: Vec<(Option<Expr>, Stmt)> = Vec::new();
         for (li, lo) in lower_opts.iter().enumerate() {
             for (ui, up) in upper_opts.iter().enumerate() {
-                let mut conds = Vec::new();
-                if lower_opts.len() > 1 {
-                    let me = self.bound_value(lo, n_t, tvals, true)?;
-                    for (lj, other) in lower_opts.iter().enumerate() {
-                        if lj != li {
-                            let o = self.bound_value(other, n_t, tvals, true)?;
-                            conds.push(Expr::bin(loop_ast::BinOp::Le, me.clone(), o));
-                        }
-                    }
-                }
-                if upper_opts.len() > 1 {
-                    let me = self.bound_value(up, n_t, tvals, false)?;
-                    for (uj, other) in upper_opts.iter().enumerate() {
-                        if uj != ui {
-                            let o = self.bound_value(other, n_t, tvals, false)?;
-                            conds.push(Expr::bin(loop_ast::BinOp::Ge, me.clone(), o));
-                        }
-                    }
-                }
-                let saved = guards.clone();
-                let st = self.one_loop(ts, group, k, n_t, tvals, guards, &per, lo, up);
-                *guards = saved;
+                let mut conds = self.option_conds(&lower_opts, li, n_t, &lv.tvals, true)?;
+                conds.extend(self.option_conds(&upper_opts, ui, n_t, &lv.tvals, false)?);
+                let saved = lv.guards.clone();
+                let st = self.one_loop(lv, group, k, &per, lo, up);
+                lv.guards = saved;
                 branches.push(((!conds.is_empty()).then(|| Expr::and_all(conds)), st?));
             }
         }
         // Drain the guards the branches consumed (each branch used a copy).
         for &s in group {
-            guards[s].clear();
+            lv.guards[s].clear();
         }
         let mut out: Option<Stmt> = None;
         for (cond, st) in branches.into_iter().rev() {
@@ -431,6 +390,72 @@ impl Gen<'_> {
             });
         }
         Ok(out.into_iter().collect())
+    }
+
+    /// The options for one side (`lower` or upper) of the loop over `t_k`
+    /// of `group`, given the statements' terms valid for the whole group
+    /// (`valid`): those terms, or else a looser common bound when one is
+    /// proven valid (every statement's own terms become its guards in
+    /// `one_loop`, so the instances that run are the same; the loop may
+    /// visit up to about as many more points as there are statements'
+    /// terms), or else one option per statement, chosen at run time (the
+    /// union's range is within [min of the statements' lowers, max of
+    /// their uppers]).
+    fn bound_options(
+        ts: &[TimeStmt],
+        group: &[usize],
+        per: &[(Vec<Term>, Vec<Term>)],
+        k: usize,
+        valid: Vec<Term>,
+        lower: bool,
+    ) -> R<Vec<Vec<Term>>> {
+        let valid = if valid.is_empty() {
+            Self::common_bound(ts, group, per, k, lower)?
+                .map(|t| vec![t])
+                .unwrap_or_default()
+        } else {
+            valid
+        };
+        if !valid.is_empty() {
+            return Ok(vec![valid]);
+        }
+        let mut v: Vec<Vec<Term>> = per
+            .iter()
+            .map(|(l, u)| if lower { l.clone() } else { u.clone() })
+            .collect();
+        v.dedup();
+        Ok(v)
+    }
+
+    /// The conditions under which option `i` of `opts` (the options of
+    /// one side, see [`Gen::bound_options`]) is the bound of the loop that
+    /// runs: for a lower bound, its value is at most every other option's
+    /// (the union starts at the smallest); for an upper bound, at least
+    /// every other option's. None when there is a single option.
+    fn option_conds(
+        &self,
+        opts: &[Vec<Term>],
+        i: usize,
+        n_t: usize,
+        tvals: &[Affine],
+        lower: bool,
+    ) -> R<Vec<Expr>> {
+        let mut conds = Vec::new();
+        if opts.len() > 1 {
+            let me = self.bound_value(&opts[i], n_t, tvals, lower)?;
+            let op = if lower {
+                loop_ast::BinOp::Le
+            } else {
+                loop_ast::BinOp::Ge
+            };
+            for (j, other) in opts.iter().enumerate() {
+                if j != i {
+                    let o = self.bound_value(other, n_t, tvals, lower)?;
+                    conds.push(Expr::bin(op, me.clone(), o));
+                }
+            }
+        }
+        Ok(conds)
     }
 
     /// `max_j ceil(e_j/d_j)` (lower) or `min_j floor(e_j/d_j)` as an int
@@ -468,50 +493,47 @@ impl Gen<'_> {
         acc.ok_or_else(|| ScanError::Internal("empty bound".into()))
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn one_loop(
         &mut self,
-        ts: &[TimeStmt],
+        lv: &mut Level<'_, '_>,
         group: &[usize],
         k: usize,
-        n_t: usize,
-        tvals: &mut Vec<Affine>,
-        guards: &mut Vec<Vec<Expr>>,
         per: &[(Vec<Term>, Vec<Term>)],
         lower: &[Term],
         upper: &[Term],
     ) -> R<Stmt> {
+        let n_t = lv.n_t;
         let var = self.fresh(format!("t{k}"));
-        tvals.push(Affine::var(var));
+        lv.tvals.push(Affine::var(var));
         let res = (|| -> R<Stmt> {
             if group.len() > 1 {
                 for (gi, &s) in group.iter().enumerate() {
                     let (l, u) = &per[gi];
                     for t in l {
                         if !lower.contains(t) {
-                            let c = self.term_cond(t, k, n_t, tvals, true)?;
-                            guards[s].push(c);
+                            let c = self.term_cond(t, k, n_t, &lv.tvals, true)?;
+                            lv.guards[s].push(c);
                         }
                     }
                     for t in u {
                         if !upper.contains(t) {
-                            let c = self.term_cond(t, k, n_t, tvals, false)?;
-                            guards[s].push(c);
+                            let c = self.term_cond(t, k, n_t, &lv.tvals, false)?;
+                            lv.guards[s].push(c);
                         }
                     }
                 }
             }
-            let lb = self.bound(lower, n_t, &tvals[..k])?;
-            let ub = self.bound(upper, n_t, &tvals[..k])?;
-            let body = self.level(ts, group, k + 1, n_t, tvals, guards)?;
-            Ok(Stmt::For {
+            let lb = self.bound(lower, n_t, &lv.tvals[..k])?;
+            let ub = self.bound(upper, n_t, &lv.tvals[..k])?;
+            let body = self.level(lv, group, k + 1)?;
+            Ok(Stmt::For(ForLoop {
                 var,
                 lower: lb,
                 upper: ub,
                 body,
-            })
+            }))
         })();
-        tvals.pop();
+        lv.tvals.pop();
         res
     }
 
@@ -573,21 +595,15 @@ impl Gen<'_> {
         let mut upper = Bound::div(e, *den);
         if let Some(dim) = t.ibox.as_ref().and_then(|b| b.get(j)) {
             // lo ≤ i_j ≤ lo + extent − 1 at every instance.
-            let mut hi = dim.lower.clone();
-            hi.terms.extend(dim.extent.terms.iter().cloned());
-            hi.constant = ov(hi
-                .constant
-                .checked_add(dim.extent.constant)
-                .and_then(|c| c.checked_sub(1)))?;
             lower = lower.and(dim.lower.clone(), 1);
-            upper = upper.and(simplify(hi), 1);
+            upper = upper.and(simplify(dim_upper(dim)?), 1);
         }
-        Ok(Stmt::For {
+        Ok(Stmt::For(ForLoop {
             var,
             lower,
             upper,
             body,
-        })
+        }))
     }
 
     /// The statement instance at iterator values `x`.
@@ -612,23 +628,16 @@ impl Gen<'_> {
                 op,
                 ty,
                 body,
-            } => Stmt::Accumulate {
+            } => Stmt::Accumulate(Accumulation {
                 array: *array,
                 index: proj
                     .affs()
                     .iter()
                     .map(|a| ex.aff(a, &x).map(Expr::Aff))
                     .collect::<R<_>>()?,
-                op: match op {
-                    ReduceOp::Add => ReduceOp::Add,
-                    ReduceOp::Mul => ReduceOp::Mul,
-                    ReduceOp::Max => ReduceOp::Max,
-                    ReduceOp::Min => ReduceOp::Min,
-                    ReduceOp::And => ReduceOp::And,
-                    ReduceOp::Or => ReduceOp::Or,
-                },
+                op: *op,
                 value: ex.expr(body, &x, Some(*ty))?,
-            },
+            }),
         })
     }
 }

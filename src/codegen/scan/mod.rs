@@ -58,7 +58,10 @@
 //! integer-row algebra (rational shadows, bounds, determinants, inverses)
 //! is `crate::poly`'s (`poly::bounds`).
 
-use super::loop_ast::{self, Affine, Bound, Cast, Dim, Expr, Function, LoopVar, MathFn, Stmt, Sym};
+use super::loop_ast::{
+    self, Accumulation, Affine, Bound, Cast, Dim, Expr, ForLoop, Function, LoopVar, MathFn,
+    RandomDraw, Stmt, Sym,
+};
 use crate::deps::{self, DepsError, StmtKey, SystemSchedule};
 use crate::ir::{
     self, BinOp, Builtin, ElemType, ExprKind, ReduceOp, ReductionId, StmtId, UnOp, VarId,
@@ -79,7 +82,7 @@ mod separate;
 mod time_space;
 
 use domains::{constraint_row, dim_upper, domain_polys, symbolic_box};
-use loops::{Gen, Names};
+use loops::{Gen, Level, Names};
 use matcher::{Action, Matcher};
 use time_space::time_space;
 
@@ -199,12 +202,12 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
             value,
         };
         for (k, d) in dims.iter().enumerate().rev() {
-            s = Stmt::For {
+            s = Stmt::For(ForLoop {
                 var: vars[k],
                 lower: Bound::aff(d.lower.clone()),
                 upper: Bound::aff(dim_upper(d)?),
                 body: vec![s],
-            };
+            });
         }
         body.push(s);
     }
@@ -268,8 +271,13 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
             guards[k].push(g.row_cond(r, n_t, &[], *eq)?);
         }
     }
-    let mut tvals = Vec::new();
-    body.extend(g.level(&ts, &all, 0, n_t, &mut tvals, &mut guards)?);
+    let mut lv = Level {
+        ts: &ts,
+        n_t,
+        tvals: Vec::new(),
+        guards,
+    };
+    body.extend(g.level(&mut lv, &all, 0)?);
     let mut params = sys.params.clone();
     let mut context = sys.context.clone();
     if m.has_random {

@@ -4,6 +4,7 @@
 //! domains (declarations and restrictions) to affine form.
 
 use super::*;
+use crate::poly::constraint::dnf_and;
 
 /// `a + sign·b` (`None` on overflow; both over the same space).
 pub(super) fn aff_add(a: &Aff, b: &Aff, sign: i64) -> Option<Aff> {
@@ -78,6 +79,14 @@ impl SysCx<'_> {
             );
             None
         };
+        let unsupported_division = |cx: &mut Self, what: &str| {
+            cx.err(
+                format!("unsupported: {what} in an affine expression"),
+                e.span,
+                "cannot be eliminated exactly here",
+            );
+            None
+        };
         match &e.kind {
             ast::ExprKind::Int(v) => Some(const_aff(&space, *v)),
             ast::ExprKind::Name(name) => {
@@ -105,54 +114,43 @@ impl SysCx<'_> {
                 let a = self.affine(operand, scope)?;
                 aff_scale(&a, -1).or_else(|| overflow(self))
             }
-            ast::ExprKind::Binary { op, lhs, rhs } => match op {
-                ast::BinOp::Add | ast::BinOp::Sub => {
-                    let a = self.affine(lhs, scope);
-                    let b = self.affine(rhs, scope);
-                    let sign = if *op == ast::BinOp::Add { 1 } else { -1 };
-                    aff_add(&a?, &b?, sign).or_else(|| overflow(self))
-                }
-                ast::BinOp::Mul => {
-                    let a = self.affine(lhs, scope)?;
-                    let b = self.affine(rhs, scope)?;
-                    let r = match (aff_is_const(&a), aff_is_const(&b)) {
-                        (Some(k), _) => aff_scale(&b, k),
-                        (_, Some(k)) => aff_scale(&a, k),
-                        _ => {
-                            self.err(
-                                "not affine: product of two non-constant terms",
-                                e.span,
-                                "one factor must be a constant",
-                            );
-                            return None;
-                        }
-                    };
-                    r.or_else(|| overflow(self))
-                }
-                ast::BinOp::Div | ast::BinOp::Mod => {
-                    self.err(
-                        "unsupported: integer division or modulo in an affine expression",
-                        e.span,
-                        "cannot be eliminated exactly here",
-                    );
-                    None
-                }
-                _ => {
-                    self.err(
-                        "not an affine expression",
-                        e.span,
-                        "expected an affine function",
-                    );
-                    None
-                }
-            },
+            ast::ExprKind::Binary {
+                op: op @ (BinOp::Add | BinOp::Sub),
+                lhs,
+                rhs,
+            } => {
+                let a = self.affine(lhs, scope);
+                let b = self.affine(rhs, scope);
+                let sign = if *op == BinOp::Add { 1 } else { -1 };
+                aff_add(&a?, &b?, sign).or_else(|| overflow(self))
+            }
+            ast::ExprKind::Binary {
+                op: BinOp::Mul,
+                lhs,
+                rhs,
+            } => {
+                let a = self.affine(lhs, scope)?;
+                let b = self.affine(rhs, scope)?;
+                let r = match (aff_is_const(&a), aff_is_const(&b)) {
+                    (Some(k), _) => aff_scale(&b, k),
+                    (_, Some(k)) => aff_scale(&a, k),
+                    _ => {
+                        self.err(
+                            "not affine: product of two non-constant terms",
+                            e.span,
+                            "one factor must be a constant",
+                        );
+                        return None;
+                    }
+                };
+                r.or_else(|| overflow(self))
+            }
+            ast::ExprKind::Binary {
+                op: BinOp::Div | BinOp::Rem,
+                ..
+            } => unsupported_division(self, "integer division or modulo"),
             ast::ExprKind::Call { func, .. } if matches!(func.name.as_str(), "floor" | "ceil") => {
-                self.err(
-                    "unsupported: integer division in an affine expression",
-                    e.span,
-                    "cannot be eliminated exactly here",
-                );
-                None
+                unsupported_division(self, "integer division")
             }
             ast::ExprKind::Val(f) => self.val(f, scope, e.span),
             _ => {
@@ -219,50 +217,21 @@ impl SysCx<'_> {
     ) -> Option<Vec<Vec<Constraint>>> {
         match &c.kind {
             ast::ConstraintKind::And(cs) => {
-                let mut acc: Vec<Vec<Constraint>> = vec![Vec::new()];
-                let mut ok = true;
-                for sub in cs {
-                    match self.constraint(sub, scope) {
-                        Some(d) => {
-                            let mut next = Vec::new();
-                            for p in &acc {
-                                for q in &d {
-                                    let mut r = p.clone();
-                                    r.extend(q.iter().cloned());
-                                    next.push(r);
-                                }
-                            }
-                            acc = next;
-                        }
-                        None => ok = false,
-                    }
-                }
-                ok.then_some(acc)
+                let parts = self.lower_each(cs, |cx, sub| cx.constraint(sub, scope))?;
+                Some(
+                    parts
+                        .iter()
+                        .fold(vec![Vec::new()], |acc, d| dnf_and(&acc, d)),
+                )
             }
             ast::ConstraintKind::Or(cs) => {
-                let mut acc = Vec::new();
-                let mut ok = true;
-                for sub in cs {
-                    match self.constraint(sub, scope) {
-                        Some(d) => acc.extend(d),
-                        None => ok = false,
-                    }
-                }
-                ok.then_some(acc)
+                let parts = self.lower_each(cs, |cx, sub| cx.constraint(sub, scope))?;
+                Some(parts.concat())
             }
             ast::ConstraintKind::Chain { operands, ops } => {
-                let mut lists = Vec::new();
-                for l in operands {
-                    let mut v = Vec::new();
-                    for e in l {
-                        v.push(self.affine(e, scope));
-                    }
-                    lists.push(v);
-                }
-                let lists: Vec<Vec<Aff>> = lists
-                    .into_iter()
-                    .map(|l| l.into_iter().collect::<Option<Vec<_>>>())
-                    .collect::<Option<Vec<_>>>()?;
+                let lists = self.lower_each(operands, |cx, l| {
+                    cx.lower_each(l, |cx, e| cx.affine(e, scope))
+                })?;
                 let mut acc: Vec<Vec<Constraint>> = vec![Vec::new()];
                 for (k, (op, span)) in ops.iter().enumerate() {
                     for a in &lists[k] {
@@ -271,20 +240,21 @@ impl SysCx<'_> {
                                 self.err("integer overflow in a constraint", *span, "too large");
                                 return None;
                             };
-                            let mut next = Vec::new();
-                            for p in &acc {
-                                for q in &atom {
-                                    let mut r = p.clone();
-                                    r.push(q.clone());
-                                    next.push(r);
-                                }
-                            }
-                            acc = next;
+                            acc = dnf_and(&acc, &atom);
                         }
                     }
                 }
                 Some(acc)
             }
+        }
+    }
+
+    /// The constraint of one piece of a set in DNF (`true` when none is
+    /// written), over the real space of `sc`.
+    fn piece_constraint(&mut self, bs: &ast::BasicSet, sc: &Scope) -> Option<Vec<Vec<Constraint>>> {
+        match &bs.constraint {
+            None => Some(vec![Vec::new()]),
+            Some(c) => self.constraint(c, sc),
         }
     }
 
@@ -299,14 +269,12 @@ impl SysCx<'_> {
             );
             return None;
         };
-        let mut out = Vec::new();
-        let mut ok = true;
-        for bs in pieces {
+        let parts = self.lower_each(pieces, |cx, bs| {
             let sc = match &bs.indices {
                 None => scope.clone(),
                 Some(names) => {
                     if names.len() != scope.values.len() {
-                        self.err(
+                        cx.err(
                             format!(
                                 "the set has {} index(es) but is used where there are {}",
                                 names.len(),
@@ -315,8 +283,7 @@ impl SysCx<'_> {
                             bs.span,
                             "wrong number of indices",
                         );
-                        ok = false;
-                        continue;
+                        return None;
                     }
                     Scope {
                         names: names.iter().map(|n| Some(n.name.clone())).collect(),
@@ -325,19 +292,11 @@ impl SysCx<'_> {
                     }
                 }
             };
-            match &bs.constraint {
-                None => out.push(Vec::new()),
-                Some(c) => match self.constraint(c, &sc) {
-                    Some(p) => out.extend(p),
-                    None => ok = false,
-                },
-            }
-        }
+            cx.piece_constraint(bs, &sc)
+        })?;
+        let mut out = parts.concat();
         if pieces.is_empty() {
             out.push(Vec::new());
-        }
-        if !ok {
-            return None;
         }
         self.dnf_set(&scope.real, out, d.span)
     }
@@ -350,27 +309,16 @@ impl SysCx<'_> {
                 let dims: Vec<String> = (0..n).map(|k| format!("i{k}")).collect();
                 let empty = Scope::identity(&self.space(&[] as &[String]));
                 let space = self.space(&dims);
+                let extents = self.lower_each(extents, |cx, e| cx.affine(e, &empty))?;
                 let mut piece = Vec::new();
-                let mut ok = true;
-                for (k, e) in extents.iter().enumerate() {
-                    match self.affine(e, &empty) {
-                        Some(a) => {
-                            let x = Aff::dim(space.clone(), k);
-                            // 0 <= x_k and x_k <= E - 1
-                            piece.push(Constraint::ineq(x.row().to_vec()));
-                            match aff_widen(&a, &space)
-                                .and_then(|w| aff_add(&w, &x, -1))
-                                .and_then(|r| aff_add(&r, &const_aff(&space, 1), -1))
-                            {
-                                Some(aff) => piece.push(Constraint::ineq(aff.row().to_vec())),
-                                None => ok = false,
-                            }
-                        }
-                        None => ok = false,
-                    }
-                }
-                if !ok {
-                    return None;
+                for (k, a) in extents.iter().enumerate() {
+                    let x = Aff::dim(space.clone(), k);
+                    // 0 <= x_k and x_k <= E - 1
+                    let upper = aff_widen(a, &space)
+                        .and_then(|w| aff_add(&w, &x, -1))
+                        .and_then(|r| aff_add(&r, &const_aff(&space, 1), -1))?;
+                    piece.push(Constraint::ineq(x.row().to_vec()));
+                    piece.push(Constraint::ineq(upper.row().to_vec()));
                 }
                 self.dnf_set(&dims, vec![piece], d.span)
             }
@@ -380,12 +328,10 @@ impl SysCx<'_> {
                 }
                 let first = pieces[0].indices.clone().unwrap_or_default();
                 let dims: Vec<String> = first.iter().map(|i| i.name.clone()).collect();
-                let mut out = Vec::new();
-                let mut ok = true;
-                for bs in pieces {
+                let parts = self.lower_each(pieces, |cx, bs| {
                     let names = bs.indices.clone().unwrap_or_default();
                     if names.len() != dims.len() {
-                        self.err(
+                        cx.err(
                             format!(
                                 "all pieces of a domain need the same number of indices ({} here, {} in the first)",
                                 names.len(),
@@ -394,30 +340,21 @@ impl SysCx<'_> {
                             bs.span,
                             "wrong number of indices",
                         );
-                        ok = false;
-                        continue;
+                        return None;
                     }
                     let mut seen: Vec<Option<String>> = Vec::new();
+                    let mut names_ok = true;
                     for n in &names {
-                        if !self.check_index_name(n, &seen) {
-                            ok = false;
-                        }
+                        names_ok &= cx.check_index_name(n, &seen);
                         seen.push(Some(n.name.clone()));
                     }
                     let real: Vec<String> = names.iter().map(|n| n.name.clone()).collect();
-                    let sc = Scope::identity(&self.space(&real));
-                    match &bs.constraint {
-                        None => out.push(Vec::new()),
-                        Some(c) => match self.constraint(c, &sc) {
-                            Some(p) => out.extend(p),
-                            None => ok = false,
-                        },
-                    }
-                }
-                if !ok {
-                    return None;
-                }
-                self.dnf_set(&dims, out, d.span)
+                    let sc = Scope::identity(&cx.space(&real));
+                    // The constraint is lowered (and its errors reported)
+                    // even when a name clashes.
+                    cx.piece_constraint(bs, &sc).filter(|_| names_ok)
+                })?;
+                self.dnf_set(&dims, parts.concat(), d.span)
             }
         }
     }
@@ -430,11 +367,11 @@ pub(super) fn const_aff(space: &Space, c: i64) -> Aff {
     a
 }
 
-/// The constraint `a op b` as a list of alternatives, each one affine
-/// constraint (one alternative except for `!=`, which is a union).
-pub(super) fn cmp_atom(op: ast::CmpOp, a: &Aff, b: &Aff) -> Option<Vec<Constraint>> {
+/// The constraint `a op b` in DNF: one conjunction of one affine
+/// constraint, except for `!=`, which is the union `a > b or a < b`.
+pub(super) fn cmp_atom(op: ast::CmpOp, a: &Aff, b: &Aff) -> Option<Vec<Vec<Constraint>>> {
     let one = const_aff(a.space(), 1);
-    let ge = |x: Aff| Constraint::ineq(x.row().to_vec());
+    let ge = |x: Aff| vec![Constraint::ineq(x.row().to_vec())];
     let b_minus_a = aff_add(b, a, -1)?;
     let a_minus_b = aff_add(a, b, -1)?;
     Some(match op {
@@ -442,7 +379,7 @@ pub(super) fn cmp_atom(op: ast::CmpOp, a: &Aff, b: &Aff) -> Option<Vec<Constrain
         ast::CmpOp::Ge => vec![ge(a_minus_b)],
         ast::CmpOp::Lt => vec![ge(aff_add(&b_minus_a, &one, -1)?)],
         ast::CmpOp::Gt => vec![ge(aff_add(&a_minus_b, &one, -1)?)],
-        ast::CmpOp::Eq => vec![Constraint::eq(a_minus_b.row().to_vec())],
+        ast::CmpOp::Eq => vec![vec![Constraint::eq(a_minus_b.row().to_vec())]],
         ast::CmpOp::Ne => vec![
             ge(aff_add(&a_minus_b, &one, -1)?),
             ge(aff_add(&b_minus_a, &one, -1)?),

@@ -31,17 +31,7 @@ impl SysCx<'_> {
             Some(CallKind::Random(_)) => Some(self.site()),
             _ => None,
         };
-        let mut lowered = Vec::new();
-        let mut ok = true;
-        for a in args {
-            match self.expr(a, scope) {
-                Some(x) => lowered.push(x),
-                None => ok = false,
-            }
-        }
-        if !ok {
-            return None;
-        }
+        let lowered = self.lower_each(args, |cx, a| cx.expr(a, scope))?;
         let arity_err = |cx: &mut Self, want: String| {
             cx.err(
                 format!(
@@ -54,18 +44,8 @@ impl SysCx<'_> {
             );
             None
         };
-        let numeric_args = |cx: &mut Self, xs: &[Expr]| -> bool {
-            for x in xs {
-                if !is_numeric(x.ty) {
-                    cx.type_err(
-                        format!("`{}` needs numbers, this is {}", func.name, x.ty.name()),
-                        x.span,
-                        "not a number".into(),
-                    );
-                    return false;
-                }
-            }
-            true
+        let numeric_args = |cx: &mut Self, xs: &[Expr]| {
+            cx.require_each(Need::Number, xs, &format!("`{}` needs numbers", func.name))
         };
         match (kind, ext) {
             (Some(CallKind::Builtin(b)), _) => {
@@ -86,9 +66,7 @@ impl SysCx<'_> {
                     Builtin::ToFloat => ElemType::Float,
                     Builtin::ToInt => ElemType::Int,
                     Builtin::Max | Builtin::Min => {
-                        if !numeric_args(self, &lowered) {
-                            return None;
-                        }
+                        numeric_args(self, &lowered)?;
                         if lowered.iter().all(|x| x.ty == ElemType::Int) {
                             ElemType::Int
                         } else {
@@ -96,9 +74,7 @@ impl SysCx<'_> {
                         }
                     }
                     _ => {
-                        if !numeric_args(self, &lowered) {
-                            return None;
-                        }
+                        numeric_args(self, &lowered)?;
                         ElemType::Float
                     }
                 };
@@ -109,9 +85,7 @@ impl SysCx<'_> {
                 if lowered.len() != want {
                     return arity_err(self, want.to_string());
                 }
-                if !numeric_args(self, &lowered) {
-                    return None;
-                }
+                numeric_args(self, &lowered)?;
                 let ty = d.result();
                 let site = site.unwrap_or(CallSite {
                     var: self.cur_var,
@@ -124,9 +98,7 @@ impl SysCx<'_> {
                 if lowered.len() != want {
                     return arity_err(self, want.to_string());
                 }
-                if !numeric_args(self, &lowered) {
-                    return None;
-                }
+                numeric_args(self, &lowered)?;
                 Some(mk(ExprKind::External(k, lowered), ElemType::Float, span))
             }
             (None, None) => None,

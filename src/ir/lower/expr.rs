@@ -10,6 +10,32 @@ impl SysCx<'_> {
             .push(Diagnostic::error(format!("type error: {msg}"), span).with_label(label));
     }
 
+    /// Requires `x` (written at `span`) to be what `need` says: otherwise
+    /// reports `type error: {what}, this is {x's type}` and gives `None`.
+    pub(super) fn require(&mut self, need: Need, x: &Expr, span: Span, what: &str) -> Option<()> {
+        if need.admits(x.ty) {
+            return Some(());
+        }
+        self.type_err(
+            format!("{what}, this is {}", x.ty.name()),
+            span,
+            need.label().into(),
+        );
+        None
+    }
+
+    /// [`Self::require`] of each operand at its own span; the first that
+    /// fails is reported.
+    pub(super) fn require_each<'e>(
+        &mut self,
+        need: Need,
+        xs: impl IntoIterator<Item = &'e Expr>,
+        what: &str,
+    ) -> Option<()> {
+        xs.into_iter()
+            .try_for_each(|x| self.require(need, x, x.span, what))
+    }
+
     pub(super) fn expr(&mut self, e: &ast::Expr, scope: &Scope) -> Lowered {
         let space = self.space(&scope.real);
         let span = e.span;
@@ -84,25 +110,11 @@ impl SysCx<'_> {
                     );
                     return None;
                 }
-                let mut lowered = Vec::new();
-                let mut ok = true;
-                for ix in indices {
-                    match self.expr(ix, scope) {
-                        Some(x) if x.ty == ElemType::Int => lowered.push(x),
-                        Some(x) => {
-                            self.type_err(
-                                format!("an index must be int, this is {}", x.ty.name()),
-                                ix.span,
-                                "not an int".into(),
-                            );
-                            ok = false;
-                        }
-                        None => ok = false,
-                    }
-                }
-                if !ok {
-                    return None;
-                }
+                let lowered = self.lower_each(indices, |cx, ix| {
+                    let x = cx.expr(ix, scope)?;
+                    cx.require(Need::Int, &x, ix.span, "an index must be int")?;
+                    Some(x)
+                })?;
                 let ty = self.vars[v].ty;
                 let affs: Option<Vec<Vec<i64>>> = lowered
                     .iter()
@@ -125,11 +137,7 @@ impl SysCx<'_> {
             }
             ast::ExprKind::Dep { func, body } => {
                 let inner = self.fn_scope(func, scope)?;
-                let mut outs = Vec::new();
-                for x in &func.exprs {
-                    outs.push(self.affine(x, &inner));
-                }
-                let outs: Vec<Aff> = outs.into_iter().collect::<Option<_>>()?;
+                let outs = self.lower_each(&func.exprs, |cx, x| cx.affine(x, &inner))?;
                 let target = Scope {
                     names: vec![None; outs.len()],
                     values: outs,
@@ -141,14 +149,7 @@ impl SysCx<'_> {
                 let x = self.expr(operand, scope)?;
                 match op {
                     ast::UnOp::Neg => {
-                        if !is_numeric(x.ty) {
-                            self.type_err(
-                                format!("`-` needs a number, this is {}", x.ty.name()),
-                                operand.span,
-                                "not a number".into(),
-                            );
-                            return None;
-                        }
+                        self.require(Need::Number, &x, operand.span, "`-` needs a number")?;
                         match &x.kind {
                             ExprKind::FloatConst(v) => {
                                 Some(mk(ExprKind::FloatConst(-v), ElemType::Float, span))
@@ -170,14 +171,7 @@ impl SysCx<'_> {
                         }
                     }
                     ast::UnOp::Not => {
-                        if x.ty != ElemType::Bool {
-                            self.type_err(
-                                format!("`not` needs a bool, this is {}", x.ty.name()),
-                                operand.span,
-                                "not a bool".into(),
-                            );
-                            return None;
-                        }
+                        self.require(Need::Bool, &x, operand.span, "`not` needs a bool")?;
                         Some(mk(
                             ExprKind::Unary(UnOp::Not, Box::new(x)),
                             ElemType::Bool,
@@ -202,17 +196,12 @@ impl SysCx<'_> {
                 let t = self.expr(then_branch, scope);
                 let f = self.expr(else_branch, scope);
                 let (c, t, f) = (c?, t?, f?);
-                if c.ty != ElemType::Bool {
-                    self.type_err(
-                        format!(
-                            "the condition of `if` must be bool, this is {}",
-                            c.ty.name()
-                        ),
-                        cond.span,
-                        "not a bool".into(),
-                    );
-                    return None;
-                }
+                self.require(
+                    Need::Bool,
+                    &c,
+                    cond.span,
+                    "the condition of `if` must be bool",
+                )?;
                 let ty = self.unify(
                     &[(&t, then_branch.span), (&f, else_branch.span)],
                     "`if` branches",
@@ -224,29 +213,20 @@ impl SysCx<'_> {
                 ))
             }
             ast::ExprKind::Case(pieces) => {
-                let mut out = Vec::new();
-                let mut ok = true;
-                for p in pieces {
+                let out = self.lower_each(pieces, |cx, p| {
                     let (dom, body) = match &p.kind {
-                        ast::ExprKind::Restrict { domain, body } => (
-                            self.restriction_domain(domain, scope),
-                            self.expr(body, scope),
-                        ),
+                        ast::ExprKind::Restrict { domain, body } => {
+                            (cx.restriction_domain(domain, scope), cx.expr(body, scope))
+                        }
                         // A piece without a restriction is defined where
                         // its reads are (Alpha: the expression's domain).
-                        _ => match self.expr(p, scope) {
-                            Some(b) => (self.read_domain(&b, &scope.real), Some(b)),
+                        _ => match cx.expr(p, scope) {
+                            Some(b) => (cx.read_domain(&b, &scope.real), Some(b)),
                             None => (None, None),
                         },
                     };
-                    match (dom, body) {
-                        (Some(d), Some(b)) => out.push((d, b, p.span)),
-                        _ => ok = false,
-                    }
-                }
-                if !ok {
-                    return None;
-                }
+                    Some((dom?, body?, p.span))
+                })?;
                 let typed: Vec<(&Expr, Span)> = out.iter().map(|(_, b, s)| (b, *s)).collect();
                 let ty = self.unify(&typed, "`case` branches")?;
                 Some(mk(
@@ -371,35 +351,14 @@ impl SysCx<'_> {
         Some(ty)
     }
 
-    pub(super) fn binary(&mut self, op: ast::BinOp, a: Expr, b: Expr, span: Span) -> Lowered {
-        use ast::BinOp as A;
-        let (bop, sym) = match op {
-            A::Add => (BinOp::Add, "+"),
-            A::Sub => (BinOp::Sub, "-"),
-            A::Mul => (BinOp::Mul, "*"),
-            A::Div => (BinOp::Div, "/"),
-            A::Mod => (BinOp::Rem, "%"),
-            A::Eq => (BinOp::Eq, "=="),
-            A::Ne => (BinOp::Ne, "!="),
-            A::Lt => (BinOp::Lt, "<"),
-            A::Le => (BinOp::Le, "<="),
-            A::Gt => (BinOp::Gt, ">"),
-            A::Ge => (BinOp::Ge, ">="),
-            A::And => (BinOp::And, "and"),
-            A::Or => (BinOp::Or, "or"),
-        };
-        let ty = match bop {
+    /// `a op b`, typed: arithmetic on numbers (int when both are), the
+    /// order comparisons on numbers, `==`/`!=` on two numbers or two bools,
+    /// `and`/`or` on bools.
+    pub(super) fn binary(&mut self, op: BinOp, a: Expr, b: Expr, span: Span) -> Lowered {
+        let sym = op.symbol();
+        let ty = match op {
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => {
-                for x in [&a, &b] {
-                    if !is_numeric(x.ty) {
-                        self.type_err(
-                            format!("`{sym}` needs numbers, this is {}", x.ty.name()),
-                            x.span,
-                            "not a number".into(),
-                        );
-                        return None;
-                    }
-                }
+                self.require_each(Need::Number, [&a, &b], &format!("`{sym}` needs numbers"))?;
                 if a.ty == ElemType::Int && b.ty == ElemType::Int {
                     ElemType::Int
                 } else {
@@ -407,16 +366,7 @@ impl SysCx<'_> {
                 }
             }
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-                for x in [&a, &b] {
-                    if !is_numeric(x.ty) {
-                        self.type_err(
-                            format!("`{sym}` compares numbers, this is {}", x.ty.name()),
-                            x.span,
-                            "not a number".into(),
-                        );
-                        return None;
-                    }
-                }
+                self.require_each(Need::Number, [&a, &b], &format!("`{sym}` compares numbers"))?;
                 ElemType::Bool
             }
             BinOp::Eq | BinOp::Ne => {
@@ -433,21 +383,12 @@ impl SysCx<'_> {
                 ElemType::Bool
             }
             BinOp::And | BinOp::Or => {
-                for x in [&a, &b] {
-                    if x.ty != ElemType::Bool {
-                        self.type_err(
-                            format!("`{sym}` needs bools, this is {}", x.ty.name()),
-                            x.span,
-                            "not a bool".into(),
-                        );
-                        return None;
-                    }
-                }
+                self.require_each(Need::Bool, [&a, &b], &format!("`{sym}` needs bools"))?;
                 ElemType::Bool
             }
         };
         // Canonical form 2: fold affine int arithmetic into `Index`.
-        if ty == ElemType::Int && matches!(bop, BinOp::Add | BinOp::Sub | BinOp::Mul) {
+        if ty == ElemType::Int && matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul) {
             let both_const = matches!(
                 (&a.kind, &b.kind),
                 (ExprKind::IntConst(_), ExprKind::IntConst(_))
@@ -461,7 +402,7 @@ impl SysCx<'_> {
             };
             if let Some(space) = space {
                 if let (Some(x), Some(y)) = (as_aff(&a, &space), as_aff(&b, &space)) {
-                    let r = match bop {
+                    let r = match op {
                         BinOp::Add => Some(aff_add(&x, &y, 1)),
                         BinOp::Sub => Some(aff_add(&x, &y, -1)),
                         _ => match (aff_is_const(&x), aff_is_const(&y)) {
@@ -487,10 +428,6 @@ impl SysCx<'_> {
                 }
             }
         }
-        Some(mk(
-            ExprKind::Binary(bop, Box::new(a), Box::new(b)),
-            ty,
-            span,
-        ))
+        Some(mk(ExprKind::Binary(op, Box::new(a), Box::new(b)), ty, span))
     }
 }

@@ -92,7 +92,7 @@ pub fn lower(file: &ast::File, src: &SourceFile) -> Result<Program, Vec<Diagnost
                     continue;
                 }
                 if let Some((t, s)) = e.result {
-                    if t != ast::ElemType::Float {
+                    if t != ElemType::Float {
                         errors.push(
                             Diagnostic::error("unsupported: external functions return float", s)
                                 .with_label("only `float` is supported here"),
@@ -292,6 +292,35 @@ fn is_numeric(t: ElemType) -> bool {
     matches!(t, ElemType::Int | ElemType::Float)
 }
 
+/// What an operand must be (operators, conditions, indices, arguments).
+#[derive(Clone, Copy)]
+enum Need {
+    /// An int or a float.
+    Number,
+    Bool,
+    Int,
+}
+
+impl Need {
+    /// Is a value of type `t` what is needed?
+    fn admits(self, t: ElemType) -> bool {
+        match self {
+            Need::Number => is_numeric(t),
+            Need::Bool => t == ElemType::Bool,
+            Need::Int => t == ElemType::Int,
+        }
+    }
+
+    /// The label of an operand that is not what is needed.
+    fn label(self) -> &'static str {
+        match self {
+            Need::Number => "not a number",
+            Need::Bool => "not a bool",
+            Need::Int => "not an int",
+        }
+    }
+}
+
 /// The affine value of an already-lowered int expression, if it is one.
 fn as_aff(e: &Expr, space: &Space) -> Option<Aff> {
     match &e.kind {
@@ -313,6 +342,17 @@ impl SysCx<'_> {
     fn err(&mut self, msg: impl Into<String>, span: Span, label: &str) {
         self.errors
             .push(Diagnostic::error(msg, span).with_label(label.to_string()));
+    }
+
+    /// `f` on every item, in order and on all of them (so that independent
+    /// errors are all reported): the results, or `None` if any failed.
+    fn lower_each<T, U>(
+        &mut self,
+        items: &[T],
+        mut f: impl FnMut(&mut Self, &T) -> Option<U>,
+    ) -> Option<Vec<U>> {
+        let all: Vec<Option<U>> = items.iter().map(|x| f(self, x)).collect();
+        all.into_iter().collect()
     }
 
     /// A new system-level name must not clash with an earlier one.

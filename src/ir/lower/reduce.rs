@@ -59,14 +59,9 @@ impl SysCx<'_> {
                 let real: Vec<String> = f.params.iter().map(|i| i.name.clone()).collect();
                 let space = self.space(&real);
                 let inner = Scope::identity(&space);
-                let mut proj = Vec::new();
-                for x in &f.exprs {
-                    proj.push(self.affine(x, &inner));
-                }
-                let rows: Vec<Vec<i64>> = proj
-                    .into_iter()
-                    .map(|a| a.map(|a| a.row().to_vec()))
-                    .collect::<Option<_>>()?;
+                let rows = self.lower_each(&f.exprs, |cx, x| {
+                    cx.affine(x, &inner).map(|a| a.row().to_vec())
+                })?;
                 (inner, self.multi_aff(&space, rows, f.span)?)
             }
         };

@@ -52,11 +52,7 @@ pub(super) fn lower_system(
         (&s.locals, VarKind::Local),
     ] {
         for d in decls {
-            let ty = match d.ty.map(|t| t.0) {
-                Some(ast::ElemType::Int) => ElemType::Int,
-                Some(ast::ElemType::Bool) => ElemType::Bool,
-                _ => ElemType::Float,
-            };
+            let ty = d.ty.map_or(ElemType::Float, |t| t.0);
             let domain = match &d.domain {
                 Some(dom) => cx.decl_domain(dom),
                 None => Some(cx.universe(&[])),

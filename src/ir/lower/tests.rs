@@ -33,6 +33,30 @@ fn rhs(decls: &str, eq: &str) -> Expr {
     p.systems[0].equations[0].expr.clone()
 }
 
+/// The affine function that an int right-hand side folds into.
+fn rhs_index(decls: &str, eq: &str) -> Aff {
+    match rhs(decls, eq).kind {
+        ExprKind::Index(a) => a,
+        k => panic!("not an affine index: {k:?}"),
+    }
+}
+
+/// The access function of a right-hand side that is one affine read.
+fn rhs_access(decls: &str, eq: &str) -> MultiAff {
+    match rhs(decls, eq).kind {
+        ExprKind::Read { access, .. } => access,
+        k => panic!("not an affine read: {k:?}"),
+    }
+}
+
+/// The reduction of a right-hand side that is one reduction.
+fn rhs_reduction(decls: &str, eq: &str) -> Reduction {
+    match rhs(decls, eq).kind {
+        ExprKind::Reduce(r) => *r,
+        k => panic!("not a reduction: {k:?}"),
+    }
+}
+
 #[test]
 fn examples_round_trip_through_the_printer() {
     for entry in std::fs::read_dir("examples").expect("examples/") {
@@ -127,23 +151,17 @@ fn function_names_must_not_hide_parameters() {
 
 #[test]
 fn affine_int_arithmetic_folds_into_index() {
-    let e = rhs(
+    let a = rhs_index(
         "inputs A : [N] outputs B : int [N]",
         "B[i] = 2*i - (N - 1) + 3",
     );
-    let ExprKind::Index(a) = &e.kind else {
-        panic!("{e:?}")
-    };
     assert_eq!(
         (a.dim_coeffs(), a.param_coeffs(), a.constant_term()),
         (&[2][..], &[-1][..], 4)
     );
     let e = rhs("outputs B : int [N]", "B[i] = 2 * 3 - 1");
     assert_eq!(e.kind, ExprKind::IntConst(5));
-    let e = rhs("outputs B : int [N]", "B[i] = val(j -> j + N)");
-    let ExprKind::Index(a) = &e.kind else {
-        panic!("{e:?}")
-    };
+    let a = rhs_index("outputs B : int [N]", "B[i] = val(j -> j + N)");
     assert_eq!((a.dim_coeffs(), a.param_coeffs()), (&[1][..], &[1][..]));
     // A product of two indices is not affine: it stays a product.
     let e = rhs("outputs B : int [N]", "B[i] = i * i");
@@ -157,22 +175,16 @@ fn affine_int_arithmetic_folds_into_index() {
 
 #[test]
 fn dependences_and_whole_variables_become_reads() {
-    let e = rhs(
+    let access = rhs_access(
         "inputs A : {[i, j] : 0 <= i, j < N} outputs B : {[i, j] : 0 <= i, j < N}",
         "B = (a, b -> b, a) @ A",
     );
-    let ExprKind::Read { access, .. } = &e.kind else {
-        panic!("{e:?}")
-    };
     assert_eq!(access.get(0).dim_coeffs(), [0, 1]);
     assert_eq!(access.get(1).dim_coeffs(), [1, 0]);
-    let e = rhs(
+    let access = rhs_access(
         "inputs A : [N] outputs B : [N]",
         "B[i] = (j -> j + 2) @ (k -> k - 2) @ A",
     );
-    let ExprKind::Read { access, .. } = &e.kind else {
-        panic!("{e:?}")
-    };
     let a0 = access.get(0);
     assert_eq!((a0.dim_coeffs(), a0.constant_term()), (&[1][..], 0));
     let e = rhs("inputs x : {} outputs B : [N]", "B[i] = x");
@@ -186,13 +198,10 @@ fn dependences_and_whole_variables_become_reads() {
 
 #[test]
 fn reductions_merge_their_restriction_and_reads() {
-    let e = rhs(
+    let r = rhs_reduction(
         "inputs A : [N] outputs B : [N]",
         "B[i] = reduce(+, [j], {: j <= i} : A[j])",
     );
-    let ExprKind::Reduce(r) = &e.kind else {
-        panic!("{e:?}")
-    };
     assert_eq!(r.dims(), ["i", "j"]);
     assert_eq!(r.proj.n_out(), 1);
     assert_eq!(r.proj.get(0).dim_coeffs(), [1, 0]);
@@ -206,13 +215,10 @@ fn reductions_merge_their_restriction_and_reads() {
     ] {
         assert_eq!(r.body_domain.contains(&[5], &pt), inside, "{pt:?}");
     }
-    let e = rhs(
+    let r = rhs_reduction(
         "inputs A : [N] outputs B : [N]",
         "B[i] = reduce(max, (i2, k -> i2), {: 0 <= k < i2} : A[k])",
     );
-    let ExprKind::Reduce(r) = &e.kind else {
-        panic!("{e:?}")
-    };
     assert_eq!(r.dims(), ["i2", "k"]);
     assert_eq!(r.op, ReduceOp::Max);
 }

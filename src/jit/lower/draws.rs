@@ -4,33 +4,23 @@
 //! (`runtime::rng`).
 
 use super::Lower;
-use crate::codegen::loop_ast::{CategoricalDraw, Distribution, Expr};
+use crate::codegen::loop_ast::{CategoricalDraw, Distribution, Expr, RandomDraw};
 use crate::jit::abi::{rt, status};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 
 impl Lower<'_, '_> {
-    /// A draw from a distribution (`Expr::Random`): the counter-based key
+    /// A draw from a distribution ([`RandomDraw`]): the counter-based key
     /// of `(seed, site, point)`, then the host routine of the distribution;
     /// an invalid argument of a discrete distribution is a run error.
-    pub(super) fn random(
-        &mut self,
-        dist: Distribution,
-        args: &[Expr],
-        seed: &Expr,
-        site: u32,
-        point: &[Expr],
-    ) -> Result<Value, JitError> {
-        let pvs = point
-            .iter()
-            .map(|p| self.expr(p))
-            .collect::<Result<Vec<_>, _>>()?;
-        let key = self.rng_key(seed, site, &pvs)?;
+    pub(super) fn random(&mut self, r: &RandomDraw) -> Result<Value, JitError> {
+        let (key, _) = self.rng_key(&r.seed, r.site, &r.point)?;
         let mut vs = vec![key];
-        for a in args {
+        for a in &r.args {
             vs.push(self.expr(a)?);
         }
+        let dist = r.dist;
         Ok(match dist {
             Distribution::Uniform => self.call(rt::UNIFORM, &vs),
             Distribution::Normal => self.call(rt::NORMAL, &vs),
@@ -55,17 +45,27 @@ impl Lower<'_, '_> {
     }
 
     /// The key of a counter-based draw (`runtime::rng::Stream::new`): the
-    /// site packs `(variable << 16) | ordinal`.
-    fn rng_key(&mut self, seed: &Expr, site: u32, point: &[Value]) -> Result<Value, JitError> {
+    /// site packs `(variable << 16) | ordinal`. The point is evaluated
+    /// first, then the seed; returns the key and the point's values.
+    fn rng_key(
+        &mut self,
+        seed: &Expr,
+        site: u32,
+        point: &[Expr],
+    ) -> Result<(Value, Vec<Value>), JitError> {
+        let point = point
+            .iter()
+            .map(|p| self.expr(p))
+            .collect::<Result<Vec<_>, _>>()?;
         let s = self.expr(seed)?;
         let var_v = self.iconst(i64::from(site >> 16));
         let ord_v = self.iconst(i64::from(site & 0xffff));
         let n_v = self.iconst(point.len() as i64);
         let mut key = self.call(rt::KEY_PREFIX, &[s, var_v, ord_v, n_v]);
-        for &pv in point {
+        for &pv in &point {
             key = self.call(rt::MIX, &[key, pv]);
         }
-        Ok(key)
+        Ok((key, point))
     }
 
     /// A categorical draw (see `CategoricalDraw`), in two passes over the
@@ -80,12 +80,7 @@ impl Lower<'_, '_> {
     /// The weights are evaluated twice (they are pure: the same loads and
     /// the same counter-based draws), which needs no scratch memory.
     pub(super) fn categorical(&mut self, c: &CategoricalDraw) -> Result<Value, JitError> {
-        let point = c
-            .point
-            .iter()
-            .map(|p| self.expr(p))
-            .collect::<Result<Vec<_>, _>>()?;
-        let key = self.rng_key(&c.seed, c.site, &point)?;
+        let (key, point) = self.rng_key(&c.seed, c.site, &c.point)?;
         let lo = self.bound(&c.lower, true);
         let hi = self.bound(&c.upper, false);
         let k = self.loop_vars[c.var.0];

@@ -110,13 +110,7 @@ impl Lower<'_, '_> {
             }
             Expr::Categorical(c) => self.categorical(c)?,
             Expr::External { index, args } => self.external(*index, args)?,
-            Expr::Random {
-                dist,
-                args,
-                seed,
-                site,
-                point,
-            } => self.random(*dist, args, seed, *site, point)?,
+            Expr::Random(r) => self.random(r)?,
         })
     }
 
@@ -268,7 +262,7 @@ impl Lower<'_, '_> {
                 Cast::FloatToInt | Cast::BoolToInt => ElemType::Int,
             },
             Expr::Math(_, args) => args.first().map_or(ElemType::Float, |a| self.expr_type(a)),
-            Expr::Random { dist, .. } => dist.result(),
+            Expr::Random(r) => r.dist.result(),
             Expr::Categorical(_) => ElemType::Int,
             Expr::External { .. } => ElemType::Float,
         }
@@ -331,9 +325,7 @@ fn cond_codes(op: BinOp) -> Option<(FloatCC, IntCC)> {
 fn speculable(e: &Expr) -> bool {
     match e {
         Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => true,
-        Expr::Load { .. } | Expr::Random { .. } | Expr::Categorical(_) | Expr::External { .. } => {
-            false
-        }
+        Expr::Load { .. } | Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => false,
         Expr::Unary(UnOp::Not, a) => speculable(a),
         // Int negation may overflow; float negation cannot, but the type is
         // not known here: be conservative.

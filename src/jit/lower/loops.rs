@@ -3,7 +3,7 @@
 
 use super::vector::{vectorizable, LANES};
 use super::{mem, Lower};
-use crate::codegen::loop_ast::{acc_bin_op, Expr, LoopVar, ReduceOp, Stmt};
+use crate::codegen::loop_ast::{acc_bin_op, Accumulation, Expr, ForLoop, LoopVar, ReduceOp, Stmt};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value};
@@ -16,7 +16,7 @@ pub(super) const UNROLL_MAX_SIZE: usize = 48;
 /// True when no `For` occurs in `body`.
 fn is_innermost(body: &[Stmt]) -> bool {
     body.iter().all(|s| match s {
-        Stmt::For { .. } => false,
+        Stmt::For(_) => false,
         Stmt::If { then, els, .. } => is_innermost(then) && is_innermost(els),
         Stmt::Block(b) => is_innermost(b),
         _ => true,
@@ -32,9 +32,7 @@ fn size(body: &[Stmt]) -> usize {
             Expr::Binary(_, a, b) => e(a) + e(b),
             Expr::Select(c, a, b) => e(c) + e(a) + e(b),
             Expr::Math(_, args) => args.iter().map(e).sum(),
-            Expr::Random {
-                args, seed, point, ..
-            } => args.iter().chain(point).map(e).sum::<usize>() + e(seed),
+            Expr::Random(r) => r.args.iter().chain(&r.point).map(e).sum::<usize>() + e(&r.seed),
             Expr::External { args, .. } => args.iter().map(e).sum(),
             // Contains two loops: never worth unrolling around.
             Expr::Categorical(_) => UNROLL_MAX_SIZE + 1,
@@ -44,9 +42,10 @@ fn size(body: &[Stmt]) -> usize {
     body.iter()
         .map(|s| {
             1 + match s {
-                Stmt::For { body, .. } | Stmt::Block(body) => size(body),
+                Stmt::For(ForLoop { body, .. }) | Stmt::Block(body) => size(body),
                 Stmt::If { cond, then, els } => e(cond) + size(then) + size(els),
-                Stmt::Assign { index, value, .. } | Stmt::Accumulate { index, value, .. } => {
+                Stmt::Assign { index, value, .. }
+                | Stmt::Accumulate(Accumulation { index, value, .. }) => {
                     index.iter().map(e).sum::<usize>() + e(value)
                 }
                 Stmt::SetLocal { value, .. } => e(value),
@@ -65,28 +64,23 @@ impl Lower<'_, '_> {
 
     fn stmt(&mut self, s: &Stmt) -> Result<(), JitError> {
         match s {
-            Stmt::For {
-                var,
-                lower,
-                upper,
-                body,
-            } => {
-                let lo = self.bound(lower, true);
-                let hi = self.bound(upper, false);
-                let v = self.loop_vars[var.0];
-                self.b.def_var(v, lo);
+            Stmt::For(l) => {
+                let lo = self.bound(&l.lower, true);
+                let hi = self.bound(&l.upper, false);
+                let (var, body) = (l.var, &l.body);
+                self.b.def_var(self.loop_vars[var.0], lo);
                 // Main loop over blocks of UNROLL iterations while
                 // `i <= hi − (UNROLL − 1)`, then the remainder loop. Scalar
                 // copies run the iterations in order; the vector form is
                 // used only where iterations commute (`vectorizable`).
-                if !self.check_all && vectorizable(self.f, *var, body) {
+                if !self.check_all && vectorizable(self.f, var, body) {
                     let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
-                    self.rotated_loop(*var, hi_main, body, UNROLL / LANES, LANES)?;
+                    self.rotated_loop(var, hi_main, body, UNROLL / LANES, LANES)?;
                 } else if is_innermost(body) && size(body) <= UNROLL_MAX_SIZE {
                     let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
-                    self.rotated_loop(*var, hi_main, body, UNROLL, 1)?;
+                    self.rotated_loop(var, hi_main, body, UNROLL, 1)?;
                 }
-                self.rotated_loop(*var, hi, body, 1, 1)?;
+                self.rotated_loop(var, hi, body, 1, 1)?;
             }
             Stmt::If { cond, then, els } => {
                 let c = self.expr(cond)?;
@@ -114,29 +108,25 @@ impl Lower<'_, '_> {
                 let addr = self.address(*array, index)?;
                 self.b.ins().store(mem(*array), v, addr, 0);
             }
-            Stmt::Accumulate {
-                array,
-                index,
-                op,
-                value,
-            } => {
-                let addr = self.address(*array, index)?;
-                let elem = self.arrays[*array].elem;
-                let ty = self.f.arrays[*array].ty;
-                let old = self.b.ins().load(elem, mem(*array), addr, 0);
-                let v = match op {
+            Stmt::Accumulate(acc) => {
+                let array = acc.array;
+                let addr = self.address(array, &acc.index)?;
+                let elem = self.arrays[array].elem;
+                let ty = self.f.arrays[array].ty;
+                let old = self.b.ins().load(elem, mem(array), addr, 0);
+                let v = match acc.op {
                     // Lazy like the binary operators: the value is only
                     // needed when the accumulator does not decide.
                     ReduceOp::And | ReduceOp::Or => {
-                        let is_and = *op == ReduceOp::And;
-                        self.lazy_logic(old, value, is_and)?
+                        let is_and = acc.op == ReduceOp::And;
+                        self.lazy_logic(old, &acc.value, is_and)?
                     }
-                    _ => {
-                        let v = self.expr(value)?;
-                        self.arith(acc_bin_op(*op), ty, old, v)
+                    op => {
+                        let v = self.expr(&acc.value)?;
+                        self.arith(acc_bin_op(op), ty, old, v)
                     }
                 };
-                self.b.ins().store(mem(*array), v, addr, 0);
+                self.b.ins().store(mem(array), v, addr, 0);
             }
             Stmt::SetLocal { local, value } => {
                 let v = self.expr(value)?;

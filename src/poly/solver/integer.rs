@@ -114,18 +114,20 @@ thread_local! {
     static BUDGET_SPENT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Which inequalities hold with equality at every point of the system
-/// (`None` if the system is empty).
-pub(crate) fn implicit_ineqs<T: Int>(
+/// Runs `query` on the tableau of `eqs` (`== 0`) and `ineqs` (`>= 0`) over
+/// `n` variables, given with the slack variable of each inequality; `None`
+/// when the rational polyhedron is empty (no query is run).
+pub(crate) fn on_nonempty_tab<T: Int, R>(
     n: usize,
     eqs: &[Vec<i64>],
     ineqs: &[Vec<i64>],
-) -> OResult<Option<Vec<bool>>> {
+    query: impl FnOnce(&mut Tab<T>, &[Option<usize>]) -> OResult<R>,
+) -> OResult<Option<R>> {
     let (mut tab, slacks) = build_tab::<T>(n, eqs, ineqs)?;
     if tab.empty {
         return Ok(None);
     }
-    Ok(Some(implicit_of_tab(&mut tab, &slacks)?))
+    query(&mut tab, &slacks).map(Some)
 }
 
 /// For a feasible tableau and the slack variables of its inequalities:
@@ -178,19 +180,24 @@ pub(crate) fn implicit_of_tab<T: Int>(
     Ok(implicit)
 }
 
+/// Which inequalities (given by their slacks in the feasible tableau `tab`)
+/// are implicit equalities of the recession cone: [`implicit_of_tab`] on
+/// the same dictionary with all constants 0 (the cone's tableau at the
+/// same basis).
+fn cone_implicit<T: Int>(tab: &Tab<T>, slacks: &[Option<usize>]) -> OResult<Vec<bool>> {
+    let mut cone = tab.clone();
+    cone.zero_constants();
+    implicit_of_tab(&mut cone, slacks)
+}
+
 /// Depth-first branch and bound over the first `r` variables of a feasible
 /// tableau; returns the LP point of the first node whose first `r`
 /// coordinates are integral.
 fn bnb<T: Int>(tab: Tab<T>, r: usize) -> OResult<Option<Vec<BigRational>>> {
-    let n = tab.n_x_vars();
     let mut stack = vec![(tab, 0usize)];
     let mut nodes = 0usize;
     while let Some((tab, depth)) = stack.pop() {
-        nodes += 1;
-        if nodes > BNB_NODE_BUDGET || depth.saturating_mul(tab.n_cells()) > BNB_CELL_BUDGET {
-            BUDGET_SPENT.with(|b| b.set(true));
-            return Err(Ovf);
-        }
+        charge_node(&mut nodes, depth, &tab)?;
         let mut frac: Option<(usize, BigRational)> = None;
         for k in 0..r {
             let v = tab.value(k);
@@ -202,29 +209,54 @@ fn bnb<T: Int>(tab: Tab<T>, r: usize) -> OResult<Option<Vec<BigRational>>> {
         let Some((k, v)) = frac else {
             return Ok(Some(tab.point()));
         };
-        let fl = v.floor().to_integer();
-        let nearer_down =
-            (&v - BigRational::from_integer(fl.clone())) * BigInt::from(2) <= BigRational::one();
-        let mut coef = vec![T::zero(); n];
-        // down: fl - z_k >= 0
-        coef[k] = T::from_i64(-1);
-        let mut down = tab.clone();
-        down.add_constraint(&coef, &T::from_big(&fl)?, false)?;
-        // up: z_k - (fl + 1) >= 0
-        coef[k] = T::one();
-        let mut up = tab;
-        let c_up = T::from_big(&(-(fl + BigInt::from(1))))?;
-        up.add_constraint(&coef, &c_up, false)?;
-        // Push the preferred branch last so it is explored first.
-        let (first, second) = if nearer_down { (down, up) } else { (up, down) };
-        if !second.empty {
-            stack.push((second, depth + 1));
-        }
-        if !first.empty {
-            stack.push((first, depth + 1));
-        }
+        branch(&mut stack, tab, depth, k, &v)?;
     }
     Ok(None)
+}
+
+/// Counts one more branch-and-bound node at `depth` and fails with `Ovf`
+/// (flagging the spent budget for [`fallback`]) past [`BNB_NODE_BUDGET`]
+/// nodes or [`BNB_CELL_BUDGET`] `depth × cells`.
+fn charge_node<T: Int>(nodes: &mut usize, depth: usize, tab: &Tab<T>) -> OResult<()> {
+    *nodes += 1;
+    if *nodes > BNB_NODE_BUDGET || depth.saturating_mul(tab.n_cells()) > BNB_CELL_BUDGET {
+        BUDGET_SPENT.with(|b| b.set(true));
+        return Err(Ovf);
+    }
+    Ok(())
+}
+
+/// Splits the node `tab` (at `depth`) on variable `k` with the fractional
+/// LP value `v`: `x_k <= ⌊v⌋` (down) and `x_k >= ⌊v⌋ + 1` (up). The
+/// non-empty children go on the depth-first `stack`, the side nearer to
+/// `v` last so that it is explored first.
+fn branch<T: Int>(
+    stack: &mut Vec<(Tab<T>, usize)>,
+    tab: Tab<T>,
+    depth: usize,
+    k: usize,
+    v: &BigRational,
+) -> OResult<()> {
+    let fl = v.floor().to_integer();
+    let nearer_down =
+        (v - BigRational::from_integer(fl.clone())) * BigInt::from(2) <= BigRational::one();
+    let mut coef = vec![T::zero(); tab.n_x_vars()];
+    // down: fl - x_k >= 0
+    coef[k] = T::from_i64(-1);
+    let mut down = tab.clone();
+    down.add_constraint(&coef, &T::from_big(&fl)?, false)?;
+    // up: x_k - (fl + 1) >= 0
+    coef[k] = T::one();
+    let mut up = tab;
+    up.add_constraint(&coef, &T::from_big(&(-(fl + BigInt::from(1))))?, false)?;
+    let (first, second) = if nearer_down { (down, up) } else { (up, down) };
+    if !second.empty {
+        stack.push((second, depth + 1));
+    }
+    if !first.empty {
+        stack.push((first, depth + 1));
+    }
+    Ok(())
 }
 
 fn ovf<T>(r: PolyResult<T>) -> OResult<T> {
@@ -258,12 +290,8 @@ fn sample_gen<T: Int>(n: usize, rows: &[Vec<i64>]) -> OResult<Option<Vec<i64>>> 
     if ptab.empty {
         return Ok(None);
     }
-    // 1. Implicit equalities of the recession cone: same dictionary with
-    //    all constants 0 (the cone's tableau at the same basis).
-    let mut cone = ptab.clone();
-    cone.zero_constants();
-    let implicit = implicit_of_tab(&mut cone, &slacks)?;
-    drop(cone);
+    // 1. Implicit equalities of the recession cone.
+    let implicit = cone_implicit(&ptab, &slacks)?;
     // 2. Unimodular change of coordinates.
     let m: Vec<Vec<i128>> = rows
         .iter()
@@ -410,10 +438,7 @@ pub(crate) fn lexmin_if_bounded<T: Int>(
     if tab.empty {
         return Ok(BoundedLex::Empty);
     }
-    let mut cone = tab.clone();
-    cone.zero_constants();
-    let implicit = implicit_of_tab(&mut cone, &slacks)?;
-    drop(cone);
+    let implicit = cone_implicit(&tab, &slacks)?;
     let m: Vec<Vec<i128>> = eqs
         .iter()
         .chain(
@@ -442,11 +467,7 @@ pub(crate) fn lexmin_if_bounded<T: Int>(
     let mut stack = vec![(tab, 0usize)];
     let mut nodes = 0usize;
     while let Some((node, depth)) = stack.pop() {
-        nodes += 1;
-        if nodes > BNB_NODE_BUDGET || depth.saturating_mul(node.n_cells()) > BNB_CELL_BUDGET {
-            BUDGET_SPENT.with(|b| b.set(true));
-            return Err(Ovf);
-        }
+        charge_node(&mut nodes, depth, &node)?;
         let mut t = node.clone();
         let mut vals = Vec::with_capacity(objs.len());
         let mut pruned = false;
@@ -482,24 +503,7 @@ pub(crate) fn lexmin_if_bounded<T: Int>(
             best = Some((vals, p));
             continue;
         };
-        let v = &p[k];
-        let fl = v.floor().to_integer();
-        let nearer_down =
-            (v - BigRational::from_integer(fl.clone())) * BigInt::from(2) <= BigRational::one();
-        let mut coef = vec![T::zero(); n];
-        coef[k] = T::from_i64(-1);
-        let mut down = node.clone();
-        down.add_constraint(&coef, &T::from_big(&fl)?, false)?;
-        coef[k] = T::one();
-        let mut up = node;
-        up.add_constraint(&coef, &T::from_big(&(-(fl + BigInt::from(1))))?, false)?;
-        let (first, second) = if nearer_down { (down, up) } else { (up, down) };
-        if !second.empty {
-            stack.push((second, depth + 1));
-        }
-        if !first.empty {
-            stack.push((first, depth + 1));
-        }
+        branch(&mut stack, node, depth, k, &p[k])?;
     }
     Ok(match best {
         None => BoundedLex::NoInteger,

@@ -77,12 +77,12 @@ pub mod stats {
 mod tests;
 
 use crate::poly::{PolyError, PolyResult};
-use integer::{build_tab, fallback, implicit_ineqs, sample_ineqs, BoundedLex};
+use integer::{build_tab, fallback, implicit_of_tab, on_nonempty_tab, sample_ineqs, BoundedLex};
 use num::{Int, OResult};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::ToPrimitive;
-use tableau::{MaxOutcome, Mode};
+use tableau::{MaxOutcome, Mode, Tab};
 
 /// A conjunction of integer affine constraints over `n_vars` variables.
 ///
@@ -112,6 +112,18 @@ impl System {
     /// Add `Σ row[k]·x_k + row[n] >= 0`.
     pub fn add_ineq(&mut self, row: Vec<i64>) {
         self.ineqs.push(row);
+    }
+    /// Add the equalities and inequalities `(eqs, ineqs)` given over the
+    /// variables `x_skip, x_skip+1, …` (each row gets `skip` zero
+    /// coefficients in front).
+    pub fn add_rows(&mut self, skip: usize, (eqs, ineqs): (Vec<Vec<i64>>, Vec<Vec<i64>>)) {
+        let shift = |r: Vec<i64>| {
+            let mut out = vec![0; skip];
+            out.extend(r);
+            out
+        };
+        self.eqs.extend(eqs.into_iter().map(shift));
+        self.ineqs.extend(ineqs.into_iter().map(shift));
     }
 
     fn check(&self) -> PolyResult<()> {
@@ -149,6 +161,17 @@ pub enum Optimum<T> {
     Unbounded,
     /// The optimal value (or point).
     Value(T),
+}
+
+impl<T> Optimum<T> {
+    /// The same outcome with the optimal value (or point) mapped by `f`.
+    pub fn try_map<U>(self, f: impl FnOnce(T) -> PolyResult<U>) -> PolyResult<Optimum<U>> {
+        Ok(match self {
+            Optimum::Empty => Optimum::Empty,
+            Optimum::Unbounded => Optimum::Unbounded,
+            Optimum::Value(v) => Optimum::Value(f(v)?),
+        })
+    }
 }
 
 fn neg_row(obj: &[i64]) -> PolyResult<Vec<i64>> {
@@ -219,11 +242,7 @@ fn eval_rat(obj: &[i64], x: &[BigRational]) -> BigRational {
 /// `min { obj·x + obj[n] : x ∈ Q^n, eqs = 0, ineqs >= 0 }`.
 pub fn rational_min(sys: &System, obj: &[i64]) -> PolyResult<Optimum<BigRational>> {
     sys.check_obj(obj)?;
-    Ok(match rational_lexmin(sys, &[obj.to_vec()])? {
-        Optimum::Empty => Optimum::Empty,
-        Optimum::Unbounded => Optimum::Unbounded,
-        Optimum::Value(x) => Optimum::Value(eval_rat(obj, &x)),
-    })
+    rational_lexmin(sys, &[obj.to_vec()])?.try_map(|x| Ok(eval_rat(obj, &x)))
 }
 
 /// `max { obj·x + obj[n] : x ∈ Q^n, eqs = 0, ineqs >= 0 }` (`Unbounded`
@@ -364,49 +383,48 @@ pub fn integer_lexmax(sys: &System, objs: &[Vec<i64>]) -> PolyResult<Optimum<Vec
 /// `min { obj·x + obj[n] : x ∈ Z^n, eqs = 0, ineqs >= 0 }`.
 pub fn integer_min(sys: &System, obj: &[i64]) -> PolyResult<Optimum<i64>> {
     sys.check_obj(obj)?;
-    Ok(match integer_lexmin(sys, &[obj.to_vec()])? {
-        Optimum::Empty => Optimum::Empty,
-        Optimum::Unbounded => Optimum::Unbounded,
-        Optimum::Value(x) => Optimum::Value(eval_int(obj, &x)?),
-    })
+    integer_lexmin(sys, &[obj.to_vec()])?.try_map(|x| eval_int(obj, &x))
 }
 
 /// `max { obj·x + obj[n] : x ∈ Z^n, eqs = 0, ineqs >= 0 }` (`Unbounded`
 /// means unbounded above).
 pub fn integer_max(sys: &System, obj: &[i64]) -> PolyResult<Optimum<i64>> {
     sys.check_obj(obj)?;
-    Ok(match integer_lexmax(sys, &[obj.to_vec()])? {
-        Optimum::Empty => Optimum::Empty,
-        Optimum::Unbounded => Optimum::Unbounded,
-        Optimum::Value(x) => Optimum::Value(eval_int(obj, &x)?),
-    })
+    integer_lexmax(sys, &[obj.to_vec()])?.try_map(|x| eval_int(obj, &x))
 }
 
 /// Indices `i` of inequalities with `ineqs[i]·x = 0` at every point of the
 /// rational polyhedron `P = {x ∈ Q^n : eqs = 0, ineqs >= 0}`. If `P` is
 /// empty this holds vacuously and all indices are returned.
 pub fn implicit_equalities(sys: &System) -> PolyResult<Vec<usize>> {
-    sys.check()?;
-    let n = sys.n_vars;
-    let imp = fallback(
-        || implicit_ineqs::<i128>(n, &sys.eqs, &sys.ineqs),
-        || implicit_ineqs::<BigInt>(n, &sys.eqs, &sys.ineqs),
-    )?;
+    let imp = tab_query(sys, implicit_of_tab::<i128>, implicit_of_tab::<BigInt>)?;
     Ok(match imp {
         None => (0..sys.ineqs.len()).collect(),
         Some(v) => (0..v.len()).filter(|&k| v[k]).collect(),
     })
 }
 
-fn redundant_gen<T: Int>(
-    n: usize,
-    eqs: &[Vec<i64>],
-    ineqs: &[Vec<i64>],
-) -> OResult<Option<Vec<usize>>> {
-    let (mut tab, slacks) = build_tab::<T>(n, eqs, ineqs)?;
-    if tab.empty {
-        return Ok(None);
-    }
+/// The same tableau query (one generic function, instantiated at both
+/// widths) on the rational polyhedron of `sys`: `small` on the `i128`
+/// tableau, or `big` on the `BigInt` one after an overflow; `None` when the
+/// polyhedron is empty.
+fn tab_query<R>(
+    sys: &System,
+    small: fn(&mut Tab<i128>, &[Option<usize>]) -> OResult<R>,
+    big: fn(&mut Tab<BigInt>, &[Option<usize>]) -> OResult<R>,
+) -> PolyResult<Option<R>> {
+    sys.check()?;
+    let n = sys.n_vars;
+    fallback(
+        || on_nonempty_tab(n, &sys.eqs, &sys.ineqs, small),
+        || on_nonempty_tab(n, &sys.eqs, &sys.ineqs, big),
+    )
+}
+
+/// The inequalities (by index) found redundant in a feasible tableau with
+/// the given slacks: each in turn is relaxed and minimized over the others
+/// (`Tab::test_redundant`), staying relaxed when its minimum is `>= 0`.
+fn redundant_of_tab<T: Int>(tab: &mut Tab<T>, slacks: &[Option<usize>]) -> OResult<Vec<usize>> {
     let mut red = Vec::new();
     for (k, s) in slacks.iter().enumerate() {
         // Every inequality of a non-empty system has a slack.
@@ -415,7 +433,7 @@ fn redundant_gen<T: Int>(
             red.push(k);
         }
     }
-    Ok(Some(red))
+    Ok(red)
 }
 
 /// Indices of inequalities that can all be removed together without
@@ -425,14 +443,8 @@ fn redundant_gen<T: Int>(
 /// if `min ineqs[i]` over them is `>= 0` or they are empty. Of a set of
 /// duplicates, the last one is kept.
 pub fn redundant_ineqs(sys: &System) -> PolyResult<Vec<usize>> {
-    sys.check()?;
-    let n = sys.n_vars;
-    // Non-empty polyhedra: one tableau; each inequality in turn is relaxed
-    // and minimized over the others (`Tab::test_redundant`).
-    let fast = fallback(
-        || redundant_gen::<i128>(n, &sys.eqs, &sys.ineqs),
-        || redundant_gen::<BigInt>(n, &sys.eqs, &sys.ineqs),
-    )?;
+    // Non-empty polyhedra: one tableau (see `redundant_of_tab`).
+    let fast = tab_query(sys, redundant_of_tab::<i128>, redundant_of_tab::<BigInt>)?;
     if let Some(red) = fast {
         return Ok(red);
     }

@@ -1,7 +1,7 @@
 //! Building the AST of files, packages, imports, systems, parameters,
 //! declarations and equations (the structure around expressions).
 
-use super::{bad, expr::expr_depth, missing_ident, span_of, Builder, Rule, MAX_DEPTH};
+use super::{child, children, expr::expr_depth, missing_ident, span_of, Builder, Rule, MAX_DEPTH};
 use crate::diag::Diagnostic;
 use crate::syntax::ast::*;
 use pest::iterators::Pair;
@@ -27,51 +27,28 @@ impl Builder {
     }
 
     fn external(&mut self, p: Pair<Rule>) -> External {
-        let span = span_of(&p);
-        let mut name = None;
-        let mut result = None;
-        let mut arity = 0usize;
-        for q in p.into_inner() {
-            match q.as_rule() {
-                Rule::ident => name = Some(self.ident(q)),
-                Rule::elem_type => result = Some(Self::elem_type(&q)),
-                Rule::int_lit => {
-                    let v = self.int(&q);
-                    arity = usize::try_from(v).unwrap_or(0);
-                }
-                _ => {}
-            }
-        }
+        let arity =
+            child(&p, Rule::int_lit).map_or(0, |q| usize::try_from(self.int(&q)).unwrap_or(0));
         External {
-            name: name.unwrap_or_else(|| missing_ident(span)),
-            result,
+            name: self.name_of(&p),
+            result: child(&p, Rule::elem_type).map(|q| Self::elem_type(&q)),
             arity,
-            span,
+            span: span_of(&p),
         }
     }
 
+    /// `constant NAME = [-]VALUE`; `None` when `-VALUE` does not fit.
     fn constant(&mut self, p: Pair<Rule>) -> Option<Constant> {
-        let span = span_of(&p);
-        let mut name = None;
-        let mut negative = false;
-        let mut value = 0i64;
-        for q in p.into_inner() {
-            match q.as_rule() {
-                Rule::ident => name = Some(self.ident(q)),
-                Rule::neg_sign => negative = true,
-                Rule::int_lit => value = self.int(&q),
-                _ => {}
-            }
-        }
-        let value = if negative {
+        let value = child(&p, Rule::int_lit).map_or(0, |q| self.int(&q));
+        let value = if child(&p, Rule::neg_sign).is_some() {
             value.checked_neg()?
         } else {
             value
         };
         Some(Constant {
-            name: name.unwrap_or_else(|| missing_ident(span)),
+            name: self.name_of(&p),
             value,
-            span,
+            span: span_of(&p),
         })
     }
 
@@ -97,20 +74,12 @@ impl Builder {
     }
 
     fn import(&mut self, p: Pair<Rule>) -> Import {
-        let span = span_of(&p);
-        let mut path = Vec::new();
-        let mut wildcard = false;
-        for q in p.into_inner() {
-            match q.as_rule() {
-                Rule::qname => path = self.qname(q),
-                Rule::import_all => wildcard = true,
-                _ => {}
-            }
-        }
         Import {
-            path,
-            wildcard,
-            span,
+            path: child(&p, Rule::qname)
+                .map(|q| self.qname(q))
+                .unwrap_or_default(),
+            wildcard: child(&p, Rule::import_all).is_some(),
+            span: span_of(&p),
         }
     }
 
@@ -152,12 +121,8 @@ impl Builder {
                     }
                 }
                 Rule::let_body => sys.equations.extend(self.let_body(q)),
-                Rule::unsup_define => self.unsupported("`define`", &q, 6),
-                Rule::unsup_fuzzy_sec => self.unsupported("fuzzy variables", &q, 5),
-                Rule::unsup_over_while => self.unsupported("`over ... while` iteration", &q, 4),
-                Rule::unsup_when => self.unsupported("`when` system body", &q, 4),
-                Rule::unsup_else => self.unsupported("`else` system body", &q, 4),
-                _ => {}
+                // `define`, fuzzy variables, `over ... while`, `when`, `else`.
+                _ => self.unsupported(&q),
             }
         }
         sys
@@ -200,29 +165,19 @@ impl Builder {
     }
 
     fn decls(&mut self, p: Pair<Rule>) -> Vec<Decl> {
-        let mut out = Vec::new();
-        for q in p.into_inner() {
-            if q.as_rule() != Rule::decl {
-                continue;
-            }
-            let span = span_of(&q);
-            let mut d = Decl {
-                names: Vec::new(),
-                ty: None,
-                domain: None,
-                span,
-            };
-            for r in q.into_inner() {
-                match r.as_rule() {
-                    Rule::ident_list => d.names = self.ident_list(r),
-                    Rule::elem_type => d.ty = Some(Self::elem_type(&r)),
-                    Rule::domain => d.domain = Some(self.domain(r)),
-                    _ => {}
-                }
-            }
-            out.push(d);
+        children(p, Rule::decl).map(|q| self.decl(q)).collect()
+    }
+
+    /// `A, B : TYPE DOMAIN`.
+    fn decl(&mut self, p: Pair<Rule>) -> Decl {
+        Decl {
+            names: child(&p, Rule::ident_list)
+                .map(|q| self.ident_list(q))
+                .unwrap_or_default(),
+            ty: child(&p, Rule::elem_type).map(|q| Self::elem_type(&q)),
+            domain: child(&p, Rule::domain).map(|q| self.domain(q)),
+            span: span_of(&p),
         }
-        out
     }
 
     fn let_body(&mut self, p: Pair<Rule>) -> Vec<Equation> {
@@ -230,16 +185,8 @@ impl Builder {
         for q in p.into_inner() {
             match q.as_rule() {
                 Rule::equation => out.push(self.equation(q)),
-                Rule::unsup_use => {
-                    let len = if q.as_str().starts_with('(') { 1 } else { 4 };
-                    let len = if q.as_str().starts_with("use") {
-                        3
-                    } else {
-                        len
-                    };
-                    self.unsupported("subsystem `use` equation", &q, len)
-                }
-                _ => {}
+                // Subsystem `use` equations.
+                _ => self.unsupported(&q),
             }
         }
         out
@@ -247,17 +194,9 @@ impl Builder {
 
     fn equation(&mut self, p: Pair<Rule>) -> Equation {
         let span = span_of(&p);
-        let mut var = missing_ident(span);
-        let mut indices = None;
-        let mut rhs = bad();
-        for q in p.into_inner() {
-            match q.as_rule() {
-                Rule::ident => var = self.ident(q),
-                Rule::lhs_indices => indices = Some(self.idents_in(q)),
-                Rule::expr => rhs = self.expr(q),
-                _ => {}
-            }
-        }
+        let var = self.name_of(&p);
+        let indices = child(&p, Rule::lhs_indices).map(|q| self.idents_in(q));
+        let rhs = self.expr_child(&p);
         if expr_depth(&rhs) > MAX_DEPTH {
             self.errors.push(
                 Diagnostic::error(

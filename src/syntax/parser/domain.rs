@@ -1,7 +1,7 @@
 //! Building the AST of domains (`{ ... }` sets, array-style boxes),
 //! constraints and affine expressions (with `2i` juxtaposition).
 
-use super::{bad, span_of, Builder, Rule};
+use super::{bad, child, children, span_of, Builder, Rule};
 use crate::syntax::ast::*;
 use pest::iterators::Pair;
 
@@ -29,29 +29,21 @@ impl Builder {
 
     pub(super) fn brace_set(&mut self, p: Pair<Rule>) -> Domain {
         let span = span_of(&p);
-        let mut pieces = Vec::new();
-        for q in p.into_inner() {
-            if q.as_rule() != Rule::basic_set {
-                continue;
-            }
-            let bspan = span_of(&q);
-            let mut bs = BasicSet {
-                indices: None,
-                constraint: None,
-                span: bspan,
-            };
-            for r in q.into_inner() {
-                match r.as_rule() {
-                    Rule::set_tuple => bs.indices = Some(self.idents_in(r)),
-                    Rule::constraint => bs.constraint = Some(self.constraint(r)),
-                    _ => {}
-                }
-            }
-            pieces.push(bs);
-        }
+        let pieces = children(p, Rule::basic_set)
+            .map(|q| self.basic_set(q))
+            .collect();
         Domain {
             kind: DomainKind::Set(pieces),
             span,
+        }
+    }
+
+    /// `[i, j] : constraint`, `[i, j]` or `: constraint`.
+    fn basic_set(&mut self, p: Pair<Rule>) -> BasicSet {
+        BasicSet {
+            indices: child(&p, Rule::set_tuple).map(|q| self.idents_in(q)),
+            constraint: child(&p, Rule::constraint).map(|q| self.constraint(q)),
+            span: span_of(&p),
         }
     }
 

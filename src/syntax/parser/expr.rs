@@ -3,7 +3,7 @@
 //! `if`, dependences, `val`, reductions, `case`, categorical draws,
 //! literals, accesses, calls, and the unsupported forms).
 
-use super::{bad, missing_ident, span_of, Builder, Rule, MAX_CHAIN};
+use super::{bad, child, missing_ident, span_of, Builder, Rule, MAX_CHAIN};
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::*;
 use pest::iterators::Pair;
@@ -33,7 +33,7 @@ impl Builder {
         }
         for ((op, s), rhs) in ops.into_iter().zip(it) {
             while let Some(&(top, _)) = stack.last() {
-                if prec(top) >= prec(op) {
+                if top.precedence() >= op.precedence() {
                     reduce_top(&mut out, &mut stack);
                 } else {
                     break;
@@ -124,6 +124,11 @@ impl Builder {
         }
     }
 
+    /// The `expr` child of `p` (a placeholder when missing).
+    pub(super) fn expr_child(&mut self, p: &Pair<Rule>) -> Expr {
+        child(p, Rule::expr).map_or_else(bad, |q| self.expr(q))
+    }
+
     /// The `expr` children of `p`.
     fn expr_list(&mut self, p: Pair<Rule>) -> Vec<Expr> {
         self.list(p, Rule::expr, Self::expr)
@@ -163,22 +168,16 @@ impl Builder {
         let kind = match p.as_rule() {
             Rule::expr => return self.expr(p),
             Rule::restrict => {
-                let mut domain = None;
-                let mut body = bad();
-                for q in p.into_inner() {
-                    match q.as_rule() {
-                        Rule::brace_set => domain = Some(self.brace_set(q)),
-                        Rule::expr => body = self.expr(q),
-                        _ => {}
-                    }
-                }
-                let domain = domain.unwrap_or(Domain {
-                    kind: DomainKind::Set(Vec::new()),
-                    span,
-                });
+                let domain = child(&p, Rule::brace_set).map_or_else(
+                    || Domain {
+                        kind: DomainKind::Set(Vec::new()),
+                        span,
+                    },
+                    |q| self.brace_set(q),
+                );
                 ExprKind::Restrict {
                     domain,
-                    body: Box::new(body),
+                    body: Box::new(self.expr_child(&p)),
                 }
             }
             Rule::if_expr => {
@@ -193,19 +192,19 @@ impl Builder {
                 }
             }
             Rule::dep => {
-                let mut func = None;
-                let mut body = bad();
-                for q in p.into_inner() {
-                    match q.as_rule() {
-                        Rule::afun => func = Some(self.afun(q)),
-                        _ => body = self.operand(q),
-                    }
-                }
-                let func = func.unwrap_or(AffineFn {
-                    params: Vec::new(),
-                    exprs: Vec::new(),
-                    span,
-                });
+                let func = child(&p, Rule::afun).map_or_else(
+                    || AffineFn {
+                        params: Vec::new(),
+                        exprs: Vec::new(),
+                        span,
+                    },
+                    |q| self.afun(q),
+                );
+                // The operand after `@`: the one child that is not `afun`.
+                let body = p
+                    .into_inner()
+                    .find(|q| q.as_rule() != Rule::afun)
+                    .map_or_else(bad, |q| self.operand(q));
                 ExprKind::Dep {
                     func,
                     body: Box::new(body),
@@ -216,59 +215,29 @@ impl Builder {
                 None => return bad(),
             },
             Rule::reduce => {
-                let mut op = ReduceOp::Add;
-                let mut op_span = span;
-                let mut projection = Projection::Names(Vec::new());
-                let mut body = bad();
-                for q in p.into_inner() {
-                    match q.as_rule() {
-                        Rule::red_op => {
-                            op_span = span_of(&q);
-                            op = match q.as_str() {
-                                "*" | "prod" => ReduceOp::Mul,
-                                "max" => ReduceOp::Max,
-                                "min" => ReduceOp::Min,
-                                "and" | "&&" => ReduceOp::And,
-                                "or" | "||" => ReduceOp::Or,
-                                _ => ReduceOp::Add,
-                            };
-                        }
-                        Rule::projection => {
-                            if let Some(r) = q.into_inner().next() {
-                                projection = if r.as_rule() == Rule::afun {
-                                    Projection::Function(self.afun(r))
-                                } else {
-                                    Projection::Names(self.idents_in(r))
-                                };
-                            }
-                        }
-                        Rule::expr => body = self.expr(q),
-                        _ => {}
-                    }
-                }
+                let (op, op_span) = child(&p, Rule::red_op).map_or((ReduceOp::Add, span), |q| {
+                    (reduce_op_of(q.as_str()), span_of(&q))
+                });
+                let projection =
+                    match child(&p, Rule::projection).and_then(|q| q.into_inner().next()) {
+                        Some(r) if r.as_rule() == Rule::afun => Projection::Function(self.afun(r)),
+                        Some(r) => Projection::Names(self.idents_in(r)),
+                        None => Projection::Names(Vec::new()),
+                    };
                 ExprKind::Reduce {
                     op,
                     op_span,
                     projection,
-                    body: Box::new(body),
+                    body: Box::new(self.expr_child(&p)),
                 }
             }
             Rule::case_expr => ExprKind::Case(self.expr_list(p)),
-            Rule::categorical => {
-                let mut indices = Vec::new();
-                let mut body = bad();
-                for q in p.into_inner() {
-                    match q.as_rule() {
-                        Rule::index_list => indices = self.idents_in(q),
-                        Rule::expr => body = self.expr(q),
-                        _ => {}
-                    }
-                }
-                ExprKind::Categorical {
-                    indices,
-                    body: Box::new(body),
-                }
-            }
+            Rule::categorical => ExprKind::Categorical {
+                indices: child(&p, Rule::index_list)
+                    .map(|q| self.idents_in(q))
+                    .unwrap_or_default(),
+                body: Box::new(self.expr_child(&p)),
+            },
             Rule::bool_lit => ExprKind::Bool(p.as_str() == "true"),
             Rule::number => match p.into_inner().next() {
                 Some(q) if q.as_rule() == Rule::float_lit => match q.as_str().parse::<f64>() {
@@ -294,31 +263,11 @@ impl Builder {
                 ExprKind::Call { func, args }
             }
             Rule::name => ExprKind::Name(p.as_str().to_string()),
-            Rule::unsup_auto => {
-                self.unsupported("`auto` restriction", &p, 4);
+            // `auto`, fuzzy functions, `argreduce`, `conv`, `select`.
+            _ => {
+                self.unsupported(&p);
                 return bad();
             }
-            Rule::unsup_val_fuzzy => {
-                self.unsupported("fuzzy function `[[ ]]`", &p, 3);
-                return bad();
-            }
-            Rule::unsup_fuzzy_access => {
-                self.unsupported("fuzzy function `[[ ]]`", &p, p.as_str().len());
-                return bad();
-            }
-            Rule::unsup_argreduce => {
-                self.unsupported("`argreduce`", &p, 9);
-                return bad();
-            }
-            Rule::unsup_conv => {
-                self.unsupported("`conv` expression", &p, 4);
-                return bad();
-            }
-            Rule::unsup_select => {
-                self.unsupported("`select` expression", &p, 6);
-                return bad();
-            }
-            _ => return bad(),
         };
         Expr { kind, span }
     }
@@ -356,13 +305,26 @@ pub(super) fn expr_depth(e: &Expr) -> usize {
     }
     max
 }
+/// The reduction operator written `s` (`sum`/`prod` are `+`/`*`).
+fn reduce_op_of(s: &str) -> ReduceOp {
+    match s {
+        "*" | "prod" => ReduceOp::Mul,
+        "max" => ReduceOp::Max,
+        "min" => ReduceOp::Min,
+        "and" | "&&" => ReduceOp::And,
+        "or" | "||" => ReduceOp::Or,
+        _ => ReduceOp::Add,
+    }
+}
+
+/// The binary operator written `s`.
 pub(super) fn bin_op_of(s: &str) -> BinOp {
     match s {
         "+" => BinOp::Add,
         "-" => BinOp::Sub,
         "*" => BinOp::Mul,
         "/" => BinOp::Div,
-        "%" => BinOp::Mod,
+        "%" => BinOp::Rem,
         "==" | "=" => BinOp::Eq,
         "!=" => BinOp::Ne,
         "<" => BinOp::Lt,
@@ -371,17 +333,6 @@ pub(super) fn bin_op_of(s: &str) -> BinOp {
         ">=" => BinOp::Ge,
         "&&" | "and" => BinOp::And,
         _ => BinOp::Or,
-    }
-}
-
-/// Binding strength: `or` < `and` < comparisons < `+ -` < `* / %`.
-fn prec(op: BinOp) -> u8 {
-    match op {
-        BinOp::Or => 1,
-        BinOp::And => 2,
-        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 3,
-        BinOp::Add | BinOp::Sub => 4,
-        BinOp::Mul | BinOp::Div | BinOp::Mod => 5,
     }
 }
 

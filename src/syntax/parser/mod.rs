@@ -96,6 +96,50 @@ fn span_of(p: &Pair<Rule>) -> Span {
     Span::new(s.start(), s.end())
 }
 
+/// The first child of `p` of rule `rule` (the builder asks only for
+/// rules that the grammar gives at most once there).
+fn child<'i>(p: &Pair<'i, Rule>, rule: Rule) -> Option<Pair<'i, Rule>> {
+    p.clone().into_inner().find(|q| q.as_rule() == rule)
+}
+
+/// The children of `p` of rule `rule`, in order.
+fn children<'i>(p: Pair<'i, Rule>, rule: Rule) -> impl Iterator<Item = Pair<'i, Rule>> {
+    p.into_inner().filter(move |q| q.as_rule() == rule)
+}
+
+/// The constructs of docs/language.md section 6 that the grammar
+/// recognises (the `unsup_*` rules): what the diagnostic calls each, and
+/// how many characters (its keyword) it underlines. `None` for any other
+/// rule.
+fn unsupported_construct(p: &Pair<Rule>) -> Option<(&'static str, usize)> {
+    let text = p.as_str();
+    Some(match p.as_rule() {
+        Rule::unsup_define => ("`define`", 6),
+        Rule::unsup_fuzzy_sec => ("fuzzy variables", 5),
+        Rule::unsup_over_while => ("`over ... while` iteration", 4),
+        Rule::unsup_when => ("`when` system body", 4),
+        Rule::unsup_else => ("`else` system body", 4),
+        // `use ...`, `(...) ...` or `over ...`.
+        Rule::unsup_use => {
+            let kw_len = if text.starts_with("use") {
+                3
+            } else if text.starts_with('(') {
+                1
+            } else {
+                4
+            };
+            ("subsystem `use` equation", kw_len)
+        }
+        Rule::unsup_auto => ("`auto` restriction", 4),
+        Rule::unsup_val_fuzzy => ("fuzzy function `[[ ]]`", 3),
+        Rule::unsup_fuzzy_access => ("fuzzy function `[[ ]]`", text.len()),
+        Rule::unsup_argreduce => ("`argreduce`", 9),
+        Rule::unsup_conv => ("`conv` expression", 4),
+        Rule::unsup_select => ("`select` expression", 6),
+        _ => return None,
+    })
+}
+
 /// Builds the AST from pest pairs; records unsupported constructs and
 /// literal errors in `errors` (building continues so that all are found).
 struct Builder {
@@ -111,7 +155,12 @@ fn bad() -> Expr {
     }
 }
 impl Builder {
-    fn unsupported(&mut self, what: &str, p: &Pair<Rule>, kw_len: usize) {
+    /// Reports `p` as `unsupported: ...` if it is one of the constructs of
+    /// [`unsupported_construct`] (nothing otherwise).
+    fn unsupported(&mut self, p: &Pair<Rule>) {
+        let Some((what, kw_len)) = unsupported_construct(p) else {
+            return;
+        };
         let s = span_of(p);
         let end = (s.start + kw_len).min(s.end).max(s.start);
         self.errors.push(
@@ -126,6 +175,11 @@ impl Builder {
         let items = self.items(p.into_inner());
         File { items, span }
     }
+    /// The `ident` child of `p` (an empty name at `p` when missing).
+    pub(super) fn name_of(&self, p: &Pair<Rule>) -> Ident {
+        child(p, Rule::ident).map_or_else(|| missing_ident(span_of(p)), |q| self.ident(q))
+    }
+
     pub(super) fn ident(&self, p: Pair<Rule>) -> Ident {
         Ident {
             name: p.as_str().to_string(),

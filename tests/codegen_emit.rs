@@ -4,7 +4,8 @@
 //! index through `Compiled::run`.
 
 use alphac::compile::{self, Options};
-use alphac::runtime::{Array, ArrayData, ArraySpec};
+use alphac::interp;
+use alphac::runtime::{Array, ArrayData};
 use std::collections::HashMap;
 
 fn emit(name: &str, optimize: bool) -> String {
@@ -52,8 +53,7 @@ fn bad_indirect_index_names_the_variable_and_point() {
 .";
     let c = compile::compile(src, &Options::default()).unwrap();
     let sys = c.system().clone();
-    let spec =
-        |n: &str| ArraySpec::of_variable(&sys.vars[sys.var_by_name(n).unwrap()], &[3]).unwrap();
+    let spec = |n: &str| interp::array_spec(&sys.vars[sys.var_by_name(n).unwrap()], &[3]).unwrap();
     let idx = Array::from_data(&spec("idx"), ArrayData::Int(vec![0, 7, 1])).unwrap();
     let a = Array::from_data(&spec("A"), ArrayData::Float(vec![1.0, 2.0, 3.0])).unwrap();
     let inputs: HashMap<String, Array> = [

@@ -19,7 +19,7 @@ use alphac::compile::{self, Options};
 use alphac::interp;
 use alphac::ir::types::{ElemType, Set, Space};
 use alphac::jit::{Buffer, JitFunction, JitOptions};
-use alphac::runtime::{Array as RtArray, ArrayData, ArraySpec};
+use alphac::runtime::{Array as RtArray, ArrayData};
 use alphac::schedule::Scheduler;
 use common::{all_close, Tol};
 use proptest::prelude::*;
@@ -788,7 +788,7 @@ fn random_alpha_programs_agree_with_and_without_the_pass_and_with_the_interprete
             .unwrap_or_else(|e| panic!("{e}\n{src}"));
             assert_eq!(c.function(), &g, "the pipeline runs the optimized program");
             let params = [3, 4];
-            let spec = ArraySpec::of_variable(&prog.systems[0].vars[0], &params).expect("spec");
+            let spec = interp::array_spec(&prog.systems[0].vars[0], &params).expect("spec");
             let a = RtArray::random(&spec, seed).expect("array");
             let inputs: HashMap<String, RtArray> = [("A".to_string(), a)].into();
             let want = interp::run(&prog, "gen", &params, &inputs, 0).expect("interp");

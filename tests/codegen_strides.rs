@@ -23,7 +23,7 @@ use alphac::deps::{self, StmtKind, SystemSchedule};
 use alphac::interp;
 use alphac::ir::{self, ElemType, VarKind};
 use alphac::jit::{Buffer, JitFunction};
-use alphac::runtime::{Array, ArrayData, ArraySpec, Scalar};
+use alphac::runtime::{Array, ArrayData, Scalar};
 use alphac::schedule::{self, DimInfo, Legality, Scheduler};
 use common::{all_close, close, Tol};
 use proptest::prelude::*;
@@ -168,7 +168,7 @@ fn inputs(sys: &ir::System, params: &[i64], seed: u64) -> HashMap<String, Array>
     let mut m = HashMap::new();
     for (vi, v) in sys.vars.iter().enumerate() {
         if v.kind == VarKind::Input {
-            let spec = ArraySpec::of_variable(v, params).expect("spec");
+            let spec = interp::array_spec(v, params).expect("spec");
             let a = Array::random(&spec, seed + vi as u64).expect("random input");
             m.insert(v.name.clone(), a.with_lo(spec.lo.clone()));
         }

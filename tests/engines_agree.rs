@@ -3,7 +3,8 @@
 //! saturating float-to-int conversion.
 
 use alphac::compile::{compile, parse_program, Options};
-use alphac::runtime::{Array, ArrayData, ArraySpec};
+use alphac::interp;
+use alphac::runtime::{Array, ArrayData};
 use std::collections::HashMap;
 
 const SRC: &str = "affine corners [N] -> { : N > 0 }
@@ -35,7 +36,7 @@ fn float_corner_cases_agree_bit_for_bit() {
     let n = values.len() as i64;
     let program = parse_program(SRC).unwrap();
     let sys = &program.systems[0];
-    let spec = ArraySpec::of_variable(&sys.vars[sys.var_by_name("A").unwrap()], &[n]).unwrap();
+    let spec = interp::array_spec(&sys.vars[sys.var_by_name("A").unwrap()], &[n]).unwrap();
     let a = Array::from_data(&spec, ArrayData::Float(values.to_vec())).unwrap();
     let inputs: HashMap<String, Array> = [("A".to_string(), a)].into_iter().collect();
     let by_interp = alphac::interp::run(&program, "corners", &[n], &inputs, 0).unwrap();

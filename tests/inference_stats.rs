@@ -9,6 +9,7 @@
 //!   `scripts/real_data.sh` has not exported the data).
 
 use alphac::compile::{self, Compiled, Options};
+use alphac::interp;
 use alphac::runtime::{data, rng, Array, ArrayData, ArraySpec};
 use std::collections::HashMap;
 use std::path::Path;
@@ -143,10 +144,10 @@ fn coxph_sweeps_on_rossi_reach_the_lifelines_coefficients() {
         .iter()
         .filter(|v| v.kind == alphac::ir::VarKind::Input)
     {
-        let spec = ArraySpec::of_variable(var, &params).unwrap();
+        let spec = interp::array_spec(var, &params).unwrap();
         inputs.insert(var.name.clone(), read(&dir, &var.name, &spec));
     }
-    let beta_spec = ArraySpec::of_variable(
+    let beta_spec = interp::array_spec(
         &c.system().vars[c.system().var_by_name("beta").unwrap()],
         &params,
     )

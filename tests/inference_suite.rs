@@ -54,7 +54,7 @@ fn params_of(c: &Compiled, values: &[(&str, i64)]) -> Vec<i64> {
         .filter(|(k, _)| c.system().params.iter().any(|p| p == k))
         .map(|(k, v)| (k.to_string(), *v))
         .collect();
-    interp::resolve_params(c.system(), &by).unwrap()
+    c.system().resolve_params(&by).unwrap()
 }
 
 /// The sampler's inputs, drawn by the file's generator.

@@ -30,7 +30,7 @@ fn run(
 ) -> HashMap<String, Array> {
     let sys = &p.systems[0];
     let map: HashMap<String, i64> = params.iter().map(|(n, v)| (n.to_string(), *v)).collect();
-    let pv = interp::resolve_params(sys, &map).unwrap();
+    let pv = sys.resolve_params(&map).unwrap();
     let inputs = inputs
         .into_iter()
         .map(|(n, a)| (n.to_string(), a))
@@ -45,7 +45,7 @@ fn run(
 fn random_input(p: &Program, params: &[i64], name: &str, seed: u64) -> Array {
     let sys = &p.systems[0];
     let v = sys.var_by_name(name).unwrap();
-    Array::random(&ArraySpec::of_variable(&sys.vars[v], params).unwrap(), seed).unwrap()
+    Array::random(&interp::array_spec(&sys.vars[v], params).unwrap(), seed).unwrap()
 }
 
 fn floats(a: &Array) -> Vec<f64> {
@@ -166,7 +166,7 @@ fn cholesky() {
         }
         s
     };
-    let spec = ArraySpec::of_variable(&p.systems[0].vars[0], &[n as i64]).unwrap();
+    let spec = interp::array_spec(&p.systems[0].vars[0], &[n as i64]).unwrap();
     let mut a = Array::zeros(&spec).unwrap();
     for i in 0..n {
         for j in 0..=i {

@@ -512,18 +512,21 @@ fn parameters_and_inputs_are_checked_first() {
     let a = Array::random(&spec("A", ElemType::Float, vec![0], vec![4]), 0).unwrap();
     // Context N >= 1.
     let e = interp::run(&p, "S", &[0], &inputs(vec![("A", a.clone())]), 0).unwrap_err();
-    assert!(matches!(e, InterpError::OutsideContext(..)), "{e}");
+    assert!(
+        matches!(e, InterpError::Input(InputError::OutsideContext(..))),
+        "{e}"
+    );
     assert!(e.to_string().contains("N=0"));
     assert!(matches!(
         interp::run(&p, "S", &[], &HashMap::new(), 0),
-        Err(InterpError::Params(_))
+        Err(InterpError::Input(InputError::Params(_)))
     ));
     assert!(matches!(
         interp::run(&p, "T", &[5], &HashMap::new(), 0),
         Err(InterpError::UnknownSystem(_))
     ));
     match interp::run(&p, "S", &[5], &HashMap::new(), 0) {
-        Err(InterpError::MissingInput(v)) => assert_eq!(v, "A"),
+        Err(InterpError::Input(InputError::MissingInput(v))) => assert_eq!(v, "A"),
         other => panic!("{other:?}"),
     }
     match interp::run(&p, "S", &[6], &inputs(vec![("A", a.clone())]), 0) {
@@ -543,14 +546,14 @@ fn parameters_and_inputs_are_checked_first() {
     }
     let e = interp::run(&p, "S", &[5], &inputs(vec![("A", a.clone()), ("Q", a)]), 0).unwrap_err();
     assert!(
-        matches!(e, InterpError::NotAnInput(ref q) if q == "Q"),
+        matches!(e, InterpError::Input(InputError::NotAnInput(ref q)) if q == "Q"),
         "{e}"
     );
     let mut m = HashMap::new();
     m.insert("N".to_string(), 5);
-    assert_eq!(interp::resolve_params(&p.systems[0], &m).unwrap(), vec![5]);
+    assert_eq!(p.systems[0].resolve_params(&m).unwrap(), vec![5]);
     m.insert("K".to_string(), 5);
-    assert!(interp::resolve_params(&p.systems[0], &m).is_err());
+    assert!(p.systems[0].resolve_params(&m).is_err());
 }
 
 #[test]

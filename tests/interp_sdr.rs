@@ -7,7 +7,7 @@ mod common;
 use alphac::diag::{render_all, SourceFile};
 use alphac::interp;
 use alphac::ir::{Program, VarKind};
-use alphac::runtime::{Array, ArrayData, ArraySpec};
+use alphac::runtime::{Array, ArrayData};
 use alphac::sdr::{normalize::normalize, transform::simplify, LexicographicOrder};
 use common::{all_close, Tol};
 use std::collections::HashMap;
@@ -48,7 +48,7 @@ fn check(p: &Program, params: &[i64], seed: u64) -> bool {
     let sys = &p.systems[0];
     let mut inputs = HashMap::new();
     for v in sys.vars.iter().filter(|v| v.kind == VarKind::Input) {
-        let spec = ArraySpec::of_variable(v, params).unwrap();
+        let spec = interp::array_spec(v, params).unwrap();
         inputs.insert(v.name.clone(), Array::random(&spec, seed).unwrap());
     }
     let before = interp::run(p, &sys.name, params, &inputs, seed).unwrap();

@@ -8,7 +8,7 @@
 use alphac::compile::{self, Options, RunError};
 use alphac::interp::{self, ExternalFn};
 use alphac::jit;
-use alphac::runtime::{Array, ArraySpec};
+use alphac::runtime::Array;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -17,7 +17,7 @@ fn inputs(c: &compile::Compiled, params: &[i64], seed: u64) -> HashMap<String, A
     let mut m = HashMap::new();
     for (vi, v) in sys.vars.iter().enumerate() {
         if v.kind == alphac::ir::VarKind::Input {
-            let spec = ArraySpec::of_variable(v, params).unwrap();
+            let spec = interp::array_spec(v, params).unwrap();
             m.insert(
                 v.name.clone(),
                 Array::random(&spec, seed + vi as u64).unwrap(),

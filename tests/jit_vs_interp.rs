@@ -8,7 +8,7 @@ mod common;
 
 use alphac::compile::{self, Options};
 use alphac::interp;
-use alphac::runtime::{Array, ArrayData, ArraySpec};
+use alphac::runtime::{Array, ArrayData};
 use common::{all_close, Tol};
 use std::collections::HashMap;
 
@@ -49,7 +49,7 @@ fn check(name: &str, src: &str, param_sets: &[Vec<i64>]) {
             let mut inputs = HashMap::new();
             for (vi, v) in sys.vars.iter().enumerate() {
                 if v.kind == alphac::ir::VarKind::Input {
-                    let spec = ArraySpec::of_variable(v, params).unwrap();
+                    let spec = interp::array_spec(v, params).unwrap();
                     let a = Array::random(&spec, 17 + vi as u64 + 100 * k as u64).unwrap();
                     inputs.insert(v.name.clone(), a);
                 }
@@ -189,7 +189,7 @@ fn stochastic_program_matches_for_several_seeds() {
         let sys = c.system().clone();
         let params = [6, 3];
         let w = &sys.vars[sys.var_by_name("W").unwrap()];
-        let a = Array::random(&ArraySpec::of_variable(w, &params).unwrap(), 3).unwrap();
+        let a = Array::random(&interp::array_spec(w, &params).unwrap(), 3).unwrap();
         let inputs: HashMap<String, Array> = [("W".to_string(), a)].into();
         let mut distinct = Vec::new();
         for seed in [0u64, 1, 42, u64::MAX] {
@@ -237,7 +237,7 @@ fn indirect_read_of_earlier_counts() {
         let zv = &sys.vars[sys.var_by_name("z").unwrap()];
         for (n, k) in [(1i64, 1i64), (5, 2), (23, 4)] {
             let params = [n, k];
-            let spec = ArraySpec::of_variable(zv, &params).unwrap();
+            let spec = interp::array_spec(zv, &params).unwrap();
             let z: Vec<i64> = (0..n).map(|i| (7 * i + 3) % k).collect();
             let z = Array::from_data(&spec, ArrayData::Int(z)).unwrap();
             let inputs: HashMap<String, Array> = [("z".to_string(), z)].into();
@@ -247,7 +247,7 @@ fn indirect_read_of_earlier_counts() {
         }
         // An out-of-domain row is the same run-time error in both engines.
         let params = [4i64, 2];
-        let spec = ArraySpec::of_variable(zv, &params).unwrap();
+        let spec = interp::array_spec(zv, &params).unwrap();
         let z = Array::from_data(&spec, ArrayData::Int(vec![0, 1, 2, 0])).unwrap();
         let inputs: HashMap<String, Array> = [("z".to_string(), z)].into();
         assert!(interp::run(&prog, &sys.name, &params, &inputs, 0).is_err());

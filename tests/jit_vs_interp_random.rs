@@ -12,7 +12,7 @@ mod common;
 
 use alphac::compile::{self, Options};
 use alphac::interp;
-use alphac::runtime::{Array, ArrayData, ArraySpec};
+use alphac::runtime::{Array, ArrayData};
 use common::{all_close, Tol};
 use std::collections::HashMap;
 
@@ -118,7 +118,7 @@ const TOL: Tol = Tol::rel(1e-12);
 fn columns(prog: &alphac::ir::Program, params: &[i64], seed: u64) -> Array {
     let sys = &prog.systems[0];
     let p = &sys.vars[sys.var_by_name("P").unwrap()];
-    let spec = ArraySpec::of_variable(p, params).unwrap();
+    let spec = interp::array_spec(p, params).unwrap();
     let mut r = Lcg(seed ^ 0x5eed);
     let data = (0..params[0] * params[1])
         .map(|_| r.next(params[1] as u64) as i64)
@@ -156,7 +156,7 @@ fn agree(indirect: bool) {
             compiled += 1;
             for params in [vec![1, 1], vec![3, 4]] {
                 let sys = &prog.systems[0];
-                let spec = ArraySpec::of_variable(&sys.vars[0], &params).unwrap();
+                let spec = interp::array_spec(&sys.vars[0], &params).unwrap();
                 let a = Array::random(&spec, seed).unwrap();
                 let mut inputs: HashMap<String, Array> = [("A".to_string(), a)].into();
                 if indirect {

@@ -267,7 +267,7 @@ proptest! {
 fn spec_of(p: &Program, name: &str, params: &[i64]) -> ArraySpec {
     let sys = &p.systems[0];
     let v = sys.var_by_name(name).unwrap();
-    ArraySpec::of_variable(&sys.vars[v], params).unwrap()
+    interp::array_spec(&sys.vars[v], params).unwrap()
 }
 
 #[test]

@@ -122,7 +122,9 @@ fn params_of(system: &ir::System, values: &HashMap<String, i64>) -> Result<Vec<i
         .filter(|(k, _)| system.params.contains(k))
         .map(|(k, v)| (k.clone(), *v))
         .collect();
-    interp::resolve_params(system, &mine).map_err(|e| CliError::User(e.to_string()))
+    system
+        .resolve_params(&mine)
+        .map_err(|e| CliError::User(e.to_string()))
 }
 
 /// A system compiled to native code, or `None` when the code generator

@@ -7,7 +7,7 @@
 //! `Compiled::run` takes and returns `runtime::Array`s exactly as the
 //! interpreter does (`interp::run`): one array per input / output
 //! variable, dense row-major over the variable's integer bounding box
-//! (`ArraySpec::of_variable`). The JIT's buffers are over a symbolic box
+//! (`ArraySpec::of_domain`). The JIT's buffers are over a symbolic box
 //! (affine in the parameters, proven to contain the domain) that may be
 //! larger; values are copied point by point between the two, for the points
 //! of the variable's domain. Output points of the box outside the domain
@@ -25,8 +25,7 @@ use crate::codegen::opt::{self, OptError};
 use crate::codegen::scan::{self, ScanError};
 use crate::deps::{self, DepsError};
 use crate::diag::{Diagnostic, SourceFile};
-use crate::interp::{self, InterpError};
-use crate::ir::{self, VarKind};
+use crate::ir::{self, InputError, VarKind};
 use crate::jit::{self, Buffer, JitFunction, JitOptions};
 use crate::runtime::{Array, ArrayData, ArraySpec, ExternalFn, RuntimeError};
 use crate::schedule::Scheduler;
@@ -93,7 +92,7 @@ pub enum CompileError {
 pub enum RunError {
     /// Parameters, inputs or arrays rejected before running.
     #[error("{0}")]
-    Input(InterpError),
+    Input(#[from] InputError),
     #[error("{0}")]
     Runtime(RuntimeError),
     /// An error of the compiled code (e.g. an out-of-domain indirect read,
@@ -335,7 +334,7 @@ impl Compiled {
         inputs: &HashMap<String, Array>,
         seed: u64,
     ) -> Result<HashMap<String, Array>, RunError> {
-        let p = interp::resolve_params(self.system(), params).map_err(RunError::Input)?;
+        let p = self.system().resolve_params(params)?;
         self.run(&p, inputs, seed)
     }
 
@@ -391,13 +390,8 @@ impl Compiled {
         seed: u64,
     ) -> Result<Loaded, RunError> {
         let sys = self.system();
-        interp::check_params(sys, params).map_err(RunError::Input)?;
-        for name in inputs.keys() {
-            match sys.var_by_name(name) {
-                Some(v) if sys.vars[v].kind == VarKind::Input => {}
-                _ => return Err(RunError::Input(InterpError::NotAnInput(name.clone()))),
-            }
-        }
+        sys.check_params(params)?;
+        sys.check_input_names(inputs.keys())?;
         let jit = &self.inner.jit;
         let jit_params = self.jit_params(params, seed);
         let boxes = jit.boxes(&jit_params).map_err(RunError::Jit)?;
@@ -408,7 +402,7 @@ impl Compiled {
             }
             let a = inputs
                 .get(&var.name)
-                .ok_or_else(|| RunError::Input(InterpError::MissingInput(var.name.clone())))?;
+                .ok_or_else(|| InputError::MissingInput(var.name.clone()))?;
             load_array(var, params, a, &boxes[id], &mut bufs[id])?;
         }
         Ok((jit_params, boxes, bufs))
@@ -429,7 +423,8 @@ fn load_array(
     bx: &[(i64, i64)],
     buf: &mut Buffer,
 ) -> Result<(), RunError> {
-    let spec = ArraySpec::of_variable(var, params).map_err(RunError::Runtime)?;
+    let spec =
+        ArraySpec::of_domain(&var.name, var.ty, &var.domain, params).map_err(RunError::Runtime)?;
     spec.check_array(a).map_err(RunError::Runtime)?;
     let a = a.clone().with_lo(spec.lo.clone());
     let hi = a.hi();
@@ -460,7 +455,8 @@ fn store_array(
     bx: &[(i64, i64)],
     buf: &Buffer,
 ) -> Result<Array, RunError> {
-    let spec = ArraySpec::of_variable(var, params).map_err(RunError::Runtime)?;
+    let spec =
+        ArraySpec::of_domain(&var.name, var.ty, &var.domain, params).map_err(RunError::Runtime)?;
     let mut a = Array::zeros(&spec).map_err(RunError::Runtime)?;
     let hi = a.hi();
     let lo = a.lo().to_vec();

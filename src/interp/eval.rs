@@ -16,7 +16,7 @@ use crate::poly::scan::{self, PointScanError, PointScanner};
 use crate::poly::PolyError;
 use crate::runtime::rng::Stream;
 use crate::runtime::RuntimeError;
-use crate::runtime::{math, Array, ArraySpec, Scalar};
+use crate::runtime::{math, Array, Scalar};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -100,7 +100,7 @@ impl<'a> Evaluator<'a> {
                     var.name
                 )));
             }
-            let spec = ArraySpec::of_variable(var, params)?;
+            let spec = super::array_spec(var, params)?;
             let values = Array::zeros(&spec)?;
             let state = vec![State::Todo; values.len()];
             memo.push(Some(Memo { values, state }));

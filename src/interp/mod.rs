@@ -39,7 +39,7 @@
 mod eval;
 
 use crate::diag::{Diagnostic, Span};
-use crate::ir::{ParamsRefused, Program, System, VarKind};
+use crate::ir::{InputError, Program, System, VarKind, Variable};
 use crate::runtime::{Array, ArraySpec, RuntimeError};
 use std::collections::HashMap;
 use thiserror::Error;
@@ -80,14 +80,9 @@ impl Default for Options {
 pub enum InterpError {
     #[error("no system named {0:?} in the program")]
     UnknownSystem(String),
-    #[error("parameters: {0}")]
-    Params(String),
-    #[error("parameters {0} are outside the context of system {1}")]
-    OutsideContext(String, String),
-    #[error("missing input {0}")]
-    MissingInput(String),
-    #[error("{0} is not an input of the system")]
-    NotAnInput(String),
+    /// Parameters or inputs the system refuses (`ir::inputs`).
+    #[error(transparent)]
+    Input(#[from] InputError),
     #[error("{0}")]
     Runtime(#[from] RuntimeError),
     #[error("dependence cycle: {}", .path.join(" -> "))]
@@ -135,54 +130,10 @@ pub fn find_system<'a>(program: &'a Program, name: &str) -> Result<&'a System, I
         .ok_or_else(|| InterpError::UnknownSystem(name.to_string()))
 }
 
-/// Parameter values in the system's order from a name → value map; every
-/// parameter must be given and no other name.
-pub fn resolve_params(
-    system: &System,
-    values: &HashMap<String, i64>,
-) -> Result<Vec<i64>, InterpError> {
-    for k in values.keys() {
-        if !system.params.contains(k) {
-            return Err(InterpError::Params(format!(
-                "{k} is not a parameter of {} (parameters: {})",
-                system.name,
-                system.params.join(", ")
-            )));
-        }
-    }
-    system
-        .params
-        .iter()
-        .map(|p| {
-            values
-                .get(p)
-                .copied()
-                .ok_or_else(|| InterpError::Params(format!("missing value of parameter {p}")))
-        })
-        .collect()
-}
-
-/// Checks the number of parameter values and the context.
-pub fn check_params(system: &System, params: &[i64]) -> Result<(), InterpError> {
-    match system.check_params(params) {
-        Ok(()) => Ok(()),
-        Err(ParamsRefused::Count { expected, got }) => Err(InterpError::Params(format!(
-            "system {} has {expected} parameters, {got} values given",
-            system.name,
-        ))),
-        Err(ParamsRefused::OutsideContext) => {
-            let shown: Vec<String> = system
-                .params
-                .iter()
-                .zip(params)
-                .map(|(n, v)| format!("{n}={v}"))
-                .collect();
-            Err(InterpError::OutsideContext(
-                shown.join(", "),
-                system.name.clone(),
-            ))
-        }
-    }
+/// The array spec of a variable for given parameter values: its element
+/// type and the bounding box of its domain (`ArraySpec::of_domain`).
+pub fn array_spec(var: &Variable, params: &[i64]) -> Result<ArraySpec, RuntimeError> {
+    ArraySpec::of_domain(&var.name, var.ty, &var.domain, params)
 }
 
 /// The array spec of every variable of a kind (inputs, outputs, locals),
@@ -192,12 +143,12 @@ pub fn specs(
     params: &[i64],
     kind: VarKind,
 ) -> Result<Vec<ArraySpec>, InterpError> {
-    check_params(system, params)?;
+    system.check_params(params)?;
     system
         .vars
         .iter()
         .filter(|v| v.kind == kind)
-        .map(|v| ArraySpec::of_variable(v, params).map_err(InterpError::from))
+        .map(|v| array_spec(v, params).map_err(InterpError::from))
         .collect()
 }
 
@@ -225,22 +176,17 @@ pub fn run_with(
     opts: &Options,
 ) -> Result<HashMap<String, Array>, InterpError> {
     let sys = find_system(program, system)?;
-    check_params(sys, params)?;
+    sys.check_params(params)?;
     let mut input_arrays: Vec<Option<Array>> = vec![None; sys.vars.len()];
-    for name in inputs.keys() {
-        match sys.var_by_name(name) {
-            Some(v) if sys.vars[v].kind == VarKind::Input => {}
-            _ => return Err(InterpError::NotAnInput(name.clone())),
-        }
-    }
+    sys.check_input_names(inputs.keys())?;
     for (id, var) in sys.vars.iter().enumerate() {
         if var.kind != VarKind::Input {
             continue;
         }
-        let spec = ArraySpec::of_variable(var, params)?;
+        let spec = array_spec(var, params)?;
         let a = inputs
             .get(&var.name)
-            .ok_or_else(|| InterpError::MissingInput(var.name.clone()))?;
+            .ok_or_else(|| InputError::MissingInput(var.name.clone()))?;
         spec.check_array(a)?;
         input_arrays[id] = Some(
             a.clone()

@@ -1,7 +1,8 @@
 //! The intermediate representation: checked, typed, normalized programs.
 //!
 //! Owns: the IR data types (`types`), lowering from the AST with every
-//! static check (`lower`, `check*`), and the pretty-printer back to valid
+//! static check (`lower`, `check*`), the checks of parameter values and
+//! inputs every engine runs first (`inputs`), and the pretty-printer back to valid
 //! `.alpha` (`print`), which re-parses to the same IR.
 //!
 //! Contract for later stages: a `Program` that exists has passed every
@@ -38,8 +39,10 @@
 //! Must not know about: parsing details (pest), schedules, code generation.
 
 pub mod check_domains;
+pub mod inputs;
 pub mod lower;
 pub mod print;
 pub mod types;
 
+pub use inputs::InputError;
 pub use types::*;

@@ -256,9 +256,10 @@ impl JitFunction {
     }
 
     fn check_params(&self, params: &[i64]) -> Result<(), ExecError> {
-        use crate::ir::ParamsRefused;
-        let f = &self.func;
-        match crate::ir::check_param_values(f.params.len(), &f.context, params) {
+        use crate::poly::ParamsRefused;
+        // The context has one parameter per function parameter
+        // (`Function::check`).
+        match self.func.context.check_param_values(params) {
             Ok(()) => Ok(()),
             Err(ParamsRefused::Count { expected, got }) => {
                 Err(ExecError::ParamCount { expected, got })

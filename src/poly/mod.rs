@@ -66,5 +66,5 @@ pub use error::{PolyError, PolyResult};
 pub use faces::{faces, set_faces};
 pub use map::{BasicMap, Map};
 pub use multi_aff::{Aff, MultiAff};
-pub use set::Set;
+pub use set::{ParamsRefused, Set};
 pub use space::{Space, Tuple};

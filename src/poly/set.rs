@@ -21,6 +21,15 @@ use super::constraint::Constraint;
 use super::error::{PolyError, PolyResult};
 use super::space::{Space, Tuple};
 
+/// Why parameter values are refused by [`Set::check_param_values`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamsRefused {
+    /// Not one value per parameter.
+    Count { expected: usize, got: usize },
+    /// The values are outside the context.
+    OutsideContext,
+}
+
 /// A finite union of basic sets over one space.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Set {
@@ -129,6 +138,24 @@ impl Set {
         }
         Set::from_basics(space, out)
     }
+    /// Whether `values` are admissible parameter values for this set taken
+    /// as a parameter context (a set with no dimensions, e.g.
+    /// `[N] -> { : N > 0 }`): one value per parameter, and the point
+    /// `values` lies in the set. Structural (the constraints are evaluated),
+    /// no solver.
+    pub fn check_param_values(&self, values: &[i64]) -> Result<(), ParamsRefused> {
+        if values.len() != self.space.n_params() {
+            return Err(ParamsRefused::Count {
+                expected: self.space.n_params(),
+                got: values.len(),
+            });
+        }
+        if !self.contains(values, &[]) {
+            return Err(ParamsRefused::OutsideContext);
+        }
+        Ok(())
+    }
+
     /// `⋃_{p, q} (p ∧ q)` for the conjunctions `p` of `pieces` and the
     /// pieces `q` of `self`, as constraint lists (structural: no
     /// normalization, the rows of `p` may be over a different space than

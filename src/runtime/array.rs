@@ -20,8 +20,8 @@
 
 use super::error::RuntimeError;
 use super::rng;
-use crate::ir::Variable;
 use crate::poly::scan;
+use crate::poly::Set;
 pub use crate::vocab::{ElemType, Scalar};
 use std::collections::TryReserveError;
 
@@ -39,20 +39,24 @@ pub struct ArraySpec {
 }
 
 impl ArraySpec {
-    /// The spec of a variable for given parameter values: its element type
-    /// and the integer bounding box of its domain (an empty domain gets the
-    /// empty box `0 ..= -1` in every dimension).
-    pub fn of_variable(var: &Variable, params: &[i64]) -> Result<ArraySpec, RuntimeError> {
-        let n = var.domain.n_dims();
-        let bx = scan::bounding_box(&var.domain, params)
-            .map_err(|e| RuntimeError::scan(&var.name, e))?;
+    /// The spec of an array named `name` of `ty` elements over `domain`
+    /// for given parameter values: the integer bounding box of the domain
+    /// (an empty domain gets the empty box `0 ..= -1` in every dimension).
+    pub fn of_domain(
+        name: &str,
+        ty: ElemType,
+        domain: &Set,
+        params: &[i64],
+    ) -> Result<ArraySpec, RuntimeError> {
+        let n = domain.n_dims();
+        let bx = scan::bounding_box(domain, params).map_err(|e| RuntimeError::scan(name, e))?;
         let (lo, hi) = match bx {
             Some(b) => b.into_iter().unzip(),
             None => (vec![0; n], vec![-1; n]),
         };
         Ok(ArraySpec {
-            name: var.name.clone(),
-            ty: var.ty,
+            name: name.to_string(),
+            ty,
             lo,
             hi,
         })

@@ -9,7 +9,7 @@
 //!
 //! Must not know about: how a program is evaluated or scheduled (no
 //! interpreter or code generator logic), the `.alpha` syntax, the AST.
-//! It reads only the IR data types (`ir::types`) it needs to size arrays.
+//! It does not read the IR: arrays are sized from `poly` sets.
 
 pub mod array;
 pub mod data;

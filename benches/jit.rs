@@ -290,7 +290,7 @@ fn benches(c: &mut Criterion) {
     g.finish();
     assert_eq!(out(&gen, &gbufs, "Y"), &y[..]);
 
-    let mut g = c.benchmark_group("compile");
+    let mut g = c.benchmark_group("cranelift_compile");
     g.bench_function("matmul", |bch| {
         bch.iter(|| JitFunction::compile(black_box(&mm)).expect("compiles"))
     });

@@ -1,9 +1,9 @@
 //! Two independent enumerators must agree: the interpreter's
-//! concrete-parameter scanner (`poly::scan`, precomputed Fourier–Motzkin
+//! concrete-parameter scanner (`poly::points`, precomputed Fourier–Motzkin
 //! levels) and the polyhedral library's solver-based enumeration
 //! (`poly::Set::points` / `bounding_box`), on random bounded domains.
 
-use alphac::poly::scan::{self, PointScanner};
+use alphac::poly::points::{self, PointScanner};
 use alphac::poly::{Aff, Constraint, MultiAff, Set, Space};
 use proptest::prelude::*;
 
@@ -56,8 +56,8 @@ proptest! {
     #[test]
     fn points_and_boxes_agree_with_poly(set in arb_domain(), n in 0i64..=4) {
         let want = set.points(&[n]).unwrap();
-        prop_assert_eq!(scan::points(&set, &[n]).unwrap(), want);
-        prop_assert_eq!(scan::bounding_box(&set, &[n]).unwrap(), set.bounding_box(&[n]).unwrap());
+        prop_assert_eq!(points::points(&set, &[n]).unwrap(), want);
+        prop_assert_eq!(points::bounding_box(&set, &[n]).unwrap(), set.bounding_box(&[n]).unwrap());
     }
 
     #[test]

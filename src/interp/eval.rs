@@ -12,7 +12,7 @@ use crate::ir::{
     BinOp, Builtin, CallSite, Categorical, Distribution, ElemType, Expr, ExprKind, Program,
     ReduceOp, Reduction, ReductionId, System, UnOp, VarId, VarKind,
 };
-use crate::poly::scan::{self, PointScanError, PointScanner};
+use crate::poly::points::{self, PointScanError, PointScanner};
 use crate::poly::PolyError;
 use crate::runtime::rng::Stream;
 use crate::runtime::RuntimeError;
@@ -129,7 +129,7 @@ impl<'a> Evaluator<'a> {
                 if var.kind != kind {
                     continue;
                 }
-                let points = scan::points(&var.domain, self.params)
+                let points = points::points(&var.domain, self.params)
                     .map_err(|e| RuntimeError::scan(&var.name, e))?;
                 for p in points {
                     self.element(id, &p, var.span)?;

@@ -23,7 +23,7 @@ use super::constraint::{
     split_rows, substitute_prefix, to_i64, Constraint, ConstraintKind, EqsIneqs, IntRange, Norm,
 };
 use super::error::{PolyError, PolyResult};
-use super::project::{eliminate, Rows};
+use super::project::{eliminate, RowSystem};
 use super::solver::Optimum;
 use super::space::{Space, Tuple};
 use super::sys;
@@ -236,7 +236,7 @@ impl BasicSet {
                 return Ok(BasicSet::empty(self.space.clone()));
             };
             let n_eqs = e2.len();
-            let mut rows = Rows {
+            let mut rows = RowSystem {
                 nv: n,
                 eqs: e2,
                 ineqs: i2,
@@ -282,7 +282,7 @@ impl BasicSet {
             return Ok(self.clone());
         }
         let n = self.space.n_vars();
-        let mut rows = Rows::new(n, self.eqs.clone(), self.ineqs.clone())?;
+        let mut rows = RowSystem::new(n, self.eqs.clone(), self.ineqs.clone())?;
         rows.dedup()?;
         if rows.infeasible || !sys::rat_feasible(n, &rows.eqs, &rows.ineqs)? {
             return Ok(BasicSet::empty(self.space.clone()));
@@ -374,7 +374,7 @@ impl BasicSet {
             return Ok((BasicSet::empty(space), true));
         }
         let cols: Vec<usize> = (np + first..np + first + n).collect();
-        let rows = Rows::new(self.space.n_vars(), s.eqs, s.ineqs)?;
+        let rows = RowSystem::new(self.space.n_vars(), s.eqs, s.ineqs)?;
         let (rows, exact) = eliminate(rows, &cols, true)?;
         if rows.infeasible {
             return Ok((BasicSet::empty(space), true));
@@ -509,7 +509,7 @@ impl BasicSet {
         }
         // levels[k]: the rows of the projection on 0..=k involving x_k
         let mut levels: Vec<EqsIneqs> = vec![(Vec::new(), Vec::new()); n];
-        let mut rows = Rows::new(n, b.eqs.clone(), b.ineqs.clone())?;
+        let mut rows = RowSystem::new(n, b.eqs.clone(), b.ineqs.clone())?;
         for k in (0..n).rev() {
             let trunc = |r: &Vec<i64>| {
                 let mut t = r[..=k].to_vec();

@@ -5,7 +5,7 @@
 //! spaces, affine expressions, constraints, basic sets / sets (finite
 //! unions), basic maps / maps, multi-affine functions, their operations,
 //! isl-notation parsing and printing, faces, point enumeration (also the
-//! fast concrete-parameter scanner with a fixed outer prefix, [`scan`]),
+//! fast concrete-parameter scanner with a fixed outer prefix, [`points`]),
 //! asymptotic size (complexity), and the integer-row algebra every stage
 //! uses (bounds and rational shadows [`bounds`], cones [`cone`], linear
 //! algebra [`linalg`]).
@@ -52,9 +52,9 @@ pub mod linalg;
 pub mod map;
 pub mod multi_aff;
 pub mod parse;
+pub mod points;
 pub mod print;
 pub mod project;
-pub mod scan;
 pub mod set;
 pub mod space;
 mod sys;

@@ -38,7 +38,7 @@ use super::sys;
 
 /// A system of rows over `nv` variables.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rows {
+pub struct RowSystem {
     pub nv: usize,
     pub eqs: Vec<Vec<i64>>,
     pub ineqs: Vec<Vec<i64>>,
@@ -46,9 +46,9 @@ pub struct Rows {
     pub infeasible: bool,
 }
 
-impl Rows {
-    pub fn new(nv: usize, eqs: Vec<Vec<i64>>, ineqs: Vec<Vec<i64>>) -> PolyResult<Rows> {
-        let mut r = Rows {
+impl RowSystem {
+    pub fn new(nv: usize, eqs: Vec<Vec<i64>>, ineqs: Vec<Vec<i64>>) -> PolyResult<RowSystem> {
+        let mut r = RowSystem {
             nv,
             eqs: Vec::new(),
             ineqs: Vec::new(),
@@ -143,7 +143,11 @@ impl Rows {
 /// zero coefficients). With `check_exact`, returns whether the result is
 /// the exact integer projection (see the module doc); without it, the
 /// returned flag is `false` unless every step was trivially exact.
-pub fn eliminate(mut rows: Rows, cols: &[usize], check_exact: bool) -> PolyResult<(Rows, bool)> {
+pub fn eliminate(
+    mut rows: RowSystem,
+    cols: &[usize],
+    check_exact: bool,
+) -> PolyResult<(RowSystem, bool)> {
     let mut exact = true;
     let mut todo: Vec<usize> = cols.to_vec();
     todo.sort_unstable();
@@ -157,8 +161,8 @@ pub fn eliminate(mut rows: Rows, cols: &[usize], check_exact: bool) -> PolyResul
         // exactness, an inexact step is postponed if another variable can
         // be eliminated exactly first (up to 4 trials)
         let order = ranked(&rows, &todo);
-        let mut fallback: Option<(usize, Rows)> = None;
-        let mut chosen: Option<(usize, Rows, bool)> = None;
+        let mut fallback: Option<(usize, RowSystem)> = None;
+        let mut chosen: Option<(usize, RowSystem, bool)> = None;
         for (attempt, &k) in order.iter().enumerate() {
             let mut trial = rows.clone();
             let ex = eliminate_one(&mut trial, todo[k], check_exact)?;
@@ -249,13 +253,13 @@ pub fn rational_shadow(
 }
 
 /// Indices into `todo` sorted by preference (see `eliminate`).
-fn ranked(rows: &Rows, todo: &[usize]) -> Vec<usize> {
+fn ranked(rows: &RowSystem, todo: &[usize]) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..todo.len()).collect();
     idx.sort_by_key(|&k| (key(rows, todo[k]), k));
     idx
 }
 
-fn key(rows: &Rows, x: usize) -> (u8, usize) {
+fn key(rows: &RowSystem, x: usize) -> (u8, usize) {
     if rows.eqs.iter().any(|e| e[x].unsigned_abs() == 1) {
         (0, 0)
     } else if rows.eqs.iter().any(|e| e[x] != 0) {
@@ -267,7 +271,7 @@ fn key(rows: &Rows, x: usize) -> (u8, usize) {
     }
 }
 
-fn prune_redundant(rows: &mut Rows) -> PolyResult<()> {
+fn prune_redundant(rows: &mut RowSystem) -> PolyResult<()> {
     if !sys::rat_feasible(rows.nv, &rows.eqs, &rows.ineqs)? {
         rows.infeasible = true;
         return Ok(());
@@ -280,7 +284,7 @@ fn prune_redundant(rows: &mut Rows) -> PolyResult<()> {
 }
 
 /// Eliminates one variable; returns whether the step is exact.
-fn eliminate_one(rows: &mut Rows, x: usize, check_exact: bool) -> PolyResult<bool> {
+fn eliminate_one(rows: &mut RowSystem, x: usize, check_exact: bool) -> PolyResult<bool> {
     let n = rows.nv;
     // equality with a unit coefficient, else the smallest coefficient
     let eq_idx = rows
@@ -425,7 +429,7 @@ fn known_empty(nv: usize, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> PolyResult<bo
 /// `b_u t <= u(y)` for every upper bound `u`, `b_{u*}(t+1) > u*(y)` and
 /// `a_{l*} t < -l*(y)`. One integer-emptiness test per pair `(l*, u*)`, in
 /// the variables of `R` plus `t` (stored in `x`'s column).
-fn no_gap(rows: &Rows, x: usize, lower: &[Vec<i64>], upper: &[Vec<i64>]) -> PolyResult<bool> {
+fn no_gap(rows: &RowSystem, x: usize, lower: &[Vec<i64>], upper: &[Vec<i64>]) -> PolyResult<bool> {
     let n = rows.nv;
     for l in lower {
         for u in upper {

@@ -20,7 +20,7 @@
 
 use super::error::RuntimeError;
 use super::rng;
-use crate::poly::scan;
+use crate::poly::points;
 use crate::poly::Set;
 pub use crate::vocab::{ElemType, Scalar};
 use std::collections::TryReserveError;
@@ -49,7 +49,7 @@ impl ArraySpec {
         params: &[i64],
     ) -> Result<ArraySpec, RuntimeError> {
         let n = domain.n_dims();
-        let bx = scan::bounding_box(domain, params).map_err(|e| RuntimeError::scan(name, e))?;
+        let bx = points::bounding_box(domain, params).map_err(|e| RuntimeError::scan(name, e))?;
         let (lo, hi) = match bx {
             Some(b) => b.into_iter().unzip(),
             None => (vec![0; n], vec![-1; n]),

@@ -1,7 +1,7 @@
 //! Typed errors of the run-time support (arrays, domain scanning, data
 //! I/O). Nothing in `runtime` panics on user input.
 
-use crate::poly::scan::PointScanError;
+use crate::poly::points::PointScanError;
 use thiserror::Error;
 
 /// An error from the run-time support.

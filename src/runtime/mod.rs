@@ -1,6 +1,6 @@
 //! The run-time support shared by the reference interpreter (`interp`) and
 //! the JIT (`jit`): dense arrays over bounding boxes (computed by
-//! `poly::scan`), data I/O (`.npy`, CSV), counter-based random numbers and
+//! `poly::points`), data I/O (`.npy`, CSV), counter-based random numbers and
 //! the math built-ins.
 //!
 //! Owns: the array layout (see [`array`]), the exact construction of every

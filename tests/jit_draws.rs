@@ -84,6 +84,20 @@ fn categorical_over_a_range_that_depends_on_the_point() {
 }
 
 #[test]
+fn a_parameter_named_seed_does_not_clash_with_the_draws_seed() {
+    // Compiled code takes the draws' seed as one more parameter; it is
+    // named apart from the system's own `seed`.
+    let src = "affine s [seed] -> { : seed > 0 }
+    inputs W : { [k] : 0 <= k < seed }
+    outputs Z : int { [i] : 0 <= i < seed }
+    let Z[i] = categorical([k], {: 0 <= k <= i} : W[k] + 0.01); .";
+    let c = compile::compile(src, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let f = c.function();
+    assert_eq!(f.params, ["seed", "seed1"]);
+    agree(src, &[vec![1], vec![7]], &HashMap::new());
+}
+
+#[test]
 fn categorical_over_a_shifted_strided_and_nonconvex_domain() {
     // A shifted range with a divisibility-free equality piece, a union of
     // two ranges (non-convex: box bounds and a membership condition), and

@@ -33,7 +33,7 @@
 
 use crate::ir::{self, ConstraintKind, Expr, ExprKind, Program, StmtId, VarId};
 use crate::poly::solver::{self, System};
-use crate::poly::{project, Aff, Constraint, PolyError, Set, Space};
+use crate::poly::{project, Aff, Constraint, PolyError, Space};
 use crate::schedule::{self, Model, Schedule, ScheduleError, Scheduler};
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
@@ -248,11 +248,6 @@ struct Builder<'a> {
     counter: Vec<usize>,
 }
 
-/// Every piece of `a` conjoined with every piece of `b`.
-fn cross(a: &[Vec<Constraint>], b: &Set) -> Vec<Vec<Constraint>> {
-    b.cross_pieces(a)
-}
-
 impl Builder<'_> {
     fn context_rows(&self) -> (Vec<Vec<i64>>, Vec<Vec<i64>>) {
         let mut eqs = Vec::new();
@@ -407,7 +402,7 @@ impl Builder<'_> {
             ExprKind::Case(branches) => {
                 for (d, x) in branches {
                     let inner = Ctx {
-                        pieces: cross(&ctx.pieces, d),
+                        pieces: d.cross_pieces(&ctx.pieces),
                         top: false,
                         ..ctx.clone()
                     };
@@ -417,7 +412,7 @@ impl Builder<'_> {
             }
             ExprKind::Restrict(d, x) => {
                 let inner = Ctx {
-                    pieces: cross(&ctx.pieces, d),
+                    pieces: d.cross_pieces(&ctx.pieces),
                     top: false,
                     ..ctx.clone()
                 };
@@ -438,7 +433,7 @@ impl Builder<'_> {
                 let inner = Ctx {
                     n_ex: ctx.n_ex + 1,
                     space: Space::set(&self.sys.params, &dims),
-                    pieces: cross(&ctx.pieces, &c.domain),
+                    pieces: c.domain.cross_pieces(&ctx.pieces),
                     top: false,
                     ..ctx.clone()
                 };

@@ -51,16 +51,6 @@ pub(super) struct Matcher<'a> {
     pub(super) has_random: bool,
 }
 
-/// Restrictions as unions of conjunctions of constraints, each row over
-/// `[params, dims, 1]` (the dimensions of the space the constraint comes
-/// from: not necessarily the statement's).
-type Pieces = Vec<Vec<Constraint>>;
-
-/// Every piece of `a` conjoined with every piece of `b`.
-pub(super) fn cross(a: &[Vec<Constraint>], b: &Set) -> Pieces {
-    b.cross_pieces(a)
-}
-
 /// `c(proj(y))`: a constraint over the completion space (row over
 /// `[params (n_par), dims, 1]`) pulled back to the body space (`nb`
 /// dimensions) through `proj`.
@@ -139,11 +129,11 @@ impl<'a> Matcher<'a> {
             }
             ExprKind::Case(branches) => {
                 for (d, x) in branches {
-                    self.walk(x, stmt, &cross(pieces, d), false)?;
+                    self.walk(x, stmt, &d.cross_pieces(pieces), false)?;
                 }
                 Ok(())
             }
-            ExprKind::Restrict(d, x) => self.walk(x, stmt, &cross(pieces, d), false),
+            ExprKind::Restrict(d, x) => self.walk(x, stmt, &d.cross_pieces(pieces), false),
             ExprKind::Builtin(_, args) => {
                 for x in args {
                     self.walk(x, stmt, pieces, false)?;

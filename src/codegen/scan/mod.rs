@@ -67,9 +67,8 @@ use crate::ir::{
     self, BinOp, Builtin, ElemType, ExprKind, ReduceOp, ReductionId, StmtId, UnOp, VarId,
 };
 use crate::poly::bounds;
-use crate::poly::constraint::insert_cols;
 use crate::poly::solver::{self, System};
-use crate::poly::{Aff, BasicSet, Constraint, ConstraintKind, MultiAff, PolyError, Set, Space};
+use crate::poly::{Aff, Constraint, ConstraintKind, MultiAff, PolyError, Set};
 use crate::vocab::Scalar;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -281,12 +280,23 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
     let mut params = sys.params.clone();
     let mut context = sys.context.clone();
     if m.has_random {
-        params.push("seed".to_string());
-        // Constraints gain a zero coefficient for the seed.
-        context = widen(&context, &params)?;
+        // The seed is one more parameter (named apart from the system's),
+        // unconstrained in the context and the array domains.
+        let seed = (0..)
+            .map(|k| {
+                if k == 0 {
+                    "seed".to_string()
+                } else {
+                    format!("seed{k}")
+                }
+            })
+            .find(|n| !params.contains(n))
+            .unwrap_or_default();
+        params.push(seed);
+        context = context.align_params(&params)?;
         for a in &mut m.arrays {
             if let Some(d) = &mut a.domain {
-                *d = widen(d, &params)?;
+                *d = d.align_params(&params)?;
             }
         }
     }
@@ -307,28 +317,6 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
             .collect(),
         body,
     })
-}
-
-/// `d` over the parameters `params`: its own parameters followed by new
-/// ones, whose coefficients are zero in every constraint.
-fn widen(d: &Set, params: &[String]) -> R<Set> {
-    let np = d.n_params();
-    let extra = params.len().saturating_sub(np);
-    let space = Space {
-        params: params.to_vec(),
-        ..d.space().clone()
-    };
-    let pieces = d
-        .pieces()
-        .iter()
-        .map(|p| {
-            let cols = |rows: &[Vec<i64>]| -> Vec<Vec<i64>> {
-                rows.iter().map(|r| insert_cols(r, np, extra)).collect()
-            };
-            BasicSet::from_rows(space.clone(), cols(p.eqs()), cols(p.ineqs()))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Set::from_basics(space, pieces)?)
 }
 
 /// The identity of `op` at `ty` as a constant expression.

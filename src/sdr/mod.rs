@@ -63,19 +63,89 @@ impl ResultOrder for LexicographicOrder {
     }
 }
 
-/// What the optimizer did with one reduction (or one face of it).
+/// Which transformation a [`Decision`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DecisionKind {
+    /// Reduction normalization (every reduction in an equation of its own).
+    Normalize,
+    /// Idempotence: `max`/`min`/`and`/`or` of a body constant along a
+    /// direction of the reduction collapses that direction.
+    Idempotence,
+    /// Higher-order operator: `+` of a body constant along the reduction is
+    /// a product with the number of points; `*` is a power.
+    HigherOrder,
+    /// Distributivity: a factor constant along the reduction moved out.
+    Factorization,
+    /// Reduction decomposition: one projection as two successive ones.
+    Decomposition,
+    /// Merging nested reductions of one operator into one.
+    Merge,
+    /// Splitting a reduction's domain along a hyperplane.
+    Split,
+    /// The simplification transformation (SDR) along a reuse vector.
+    Simplification,
+}
+
+impl DecisionKind {
+    /// The name printed by `alphac optimize --explain`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DecisionKind::Normalize => "normalize",
+            DecisionKind::Idempotence => "idempotence",
+            DecisionKind::HigherOrder => "higher-order operator",
+            DecisionKind::Factorization => "factorization",
+            DecisionKind::Decomposition => "decomposition",
+            DecisionKind::Merge => "merge",
+            DecisionKind::Split => "split",
+            DecisionKind::Simplification => "simplification",
+        }
+    }
+}
+
+/// What the optimizer did (or declined to do) with one reduction, one face
+/// of it, or one piece of it: the record `alphac optimize --explain`
+/// prints.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decision {
     /// The system's name.
     pub system: String,
     /// The variable the reduction defines.
     pub var: String,
-    /// Dimension of the body domain (the face) that was considered.
+    /// The transformation considered.
+    pub kind: DecisionKind,
+    /// Whether it was applied (`false`: considered and declined; `reason`
+    /// says why).
+    pub applied: bool,
+    /// Dimension of the body domain (the face) that was considered, or -1
+    /// when not about a face.
     pub face_dim: i64,
     /// The reuse vector applied, in the body space, or `None`.
     pub reuse: Option<Vec<i64>>,
     /// Why (for reports): "applied", "no share direction", ...
     pub reason: String,
+    /// Further detail in isl-like notation (the faces, the split
+    /// hyperplane, the count expression...), or empty.
+    pub detail: String,
+    /// The asymptotic complexity of the equations the decision produced
+    /// (for example `O(N^2)`), when the pass computed it.
+    pub complexity_after: Option<String>,
+}
+
+impl Decision {
+    /// A decision with no face, reuse vector, detail or complexity.
+    pub fn new(system: &str, var: &str, kind: DecisionKind, applied: bool, reason: &str) -> Self {
+        Decision {
+            system: system.to_string(),
+            var: var.to_string(),
+            kind,
+            applied,
+            face_dim: -1,
+            reuse: None,
+            reason: reason.to_string(),
+            detail: String::new(),
+            complexity_after: None,
+        }
+    }
 }
 
 use crate::deps::{schedule_program, DepsError, ProgramSchedule};

@@ -33,7 +33,7 @@
 
 use super::normalize::{combine, fresh_name, used_names};
 use super::share::share_space;
-use super::{Decision, ResultOrder, SdrError};
+use super::{Decision, DecisionKind, ResultOrder, SdrError};
 use crate::diag::Span;
 use crate::ir::*;
 use crate::poly::solver::{rational_max, Optimum, System as LinSystem};
@@ -154,12 +154,17 @@ fn translate(s: &Set, v: &[i64]) -> Result<Set, SdrError> {
 
 impl Cx {
     fn decide(&mut self, var: &str, face_dim: i64, reuse: Option<Vec<i64>>, reason: &str) {
+        let applied = reuse.is_some();
         self.decisions.push(Decision {
-            system: self.sys_name.clone(),
-            var: var.to_string(),
             face_dim,
             reuse,
-            reason: reason.to_string(),
+            ..Decision::new(
+                &self.sys_name,
+                var,
+                DecisionKind::Simplification,
+                applied,
+                reason,
+            )
         });
     }
 

@@ -180,3 +180,41 @@ fn agree(indirect: bool) {
     }
     assert_eq!(compiled, 80);
 }
+
+/// `alphac show` round-trips: printing a checked program and checking the
+/// text again gives the same program (spans aside) and the same text, for
+/// both generated families and for every example.
+#[test]
+fn show_round_trips_on_random_programs_and_examples() {
+    use alphac::diag::SourceFile;
+    use alphac::ir::print::{program_to_alpha, without_spans};
+    fn lower(name: &str, text: &str) -> alphac::ir::Program {
+        let src = SourceFile::new(name, text);
+        let ast = alphac::syntax::parse(&src).unwrap_or_else(|d| panic!("{name}: {d:?}\n{text}"));
+        alphac::ir::lower::lower(&ast, &src).unwrap_or_else(|d| panic!("{name}: {d:?}\n{text}"))
+    }
+    let mut texts: Vec<(String, String)> = Vec::new();
+    for seed in 0..60 {
+        for indirect in [false, true] {
+            texts.push((format!("random {seed} {indirect}"), program(seed, indirect)));
+        }
+    }
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+    for e in std::fs::read_dir(dir).expect("examples/") {
+        let p = e.expect("entry").path();
+        if p.extension().is_some_and(|x| x == "alpha") {
+            let text = std::fs::read_to_string(&p).expect("readable");
+            texts.push((p.display().to_string(), text));
+        }
+    }
+    for (name, text) in texts {
+        let p1 = lower(&name, &text);
+        let shown = program_to_alpha(&p1);
+        let p2 = lower(&format!("{name} (shown)"), &shown);
+        assert!(
+            without_spans(&p1) == without_spans(&p2),
+            "{name}: the shown program differs\n{shown}"
+        );
+        assert_eq!(program_to_alpha(&p2), shown, "{name}: show is not stable");
+    }
+}

@@ -77,21 +77,18 @@ fn predicates() {
 fn lexmin_lexmax() {
     assert_eq!(
         ok("lexmin([N] -> { [i, j] : 0 <= j <= i < N })"),
-        "[N] -> { [i, j] : i = 0 and j = 0 and N >= 1 }"
+        "[N] -> { [0, 0] : N >= 1 }"
     );
     assert_eq!(
         ok("lexmax([N] -> { [i, j] : 0 <= j <= i < N })"),
-        "[N] -> { [i, j] : i = N - 1 and j = N - 1 and N >= 1 }"
+        "[N] -> { [N - 1, N - 1] : N >= 1 }"
     );
 }
 
 #[test]
 fn sample() {
     // a single point: the sample is that point
-    assert_eq!(
-        ok("sample({ [i, j] : i = 2 and j = 3 })"),
-        "{ [i, j] : i = 2 and j = 3 }"
-    );
+    assert_eq!(ok("sample({ [i, j] : i = 2 and j = 3 })"), "{ [2, 3] }");
     let r = ok("sample({ [i, j] : 2 <= i <= 3 and j = i + 1 })");
     assert_eq!(ok(&format!("dim({r})")), "0");
     assert_eq!(
@@ -135,7 +132,7 @@ fn hull_and_dim() {
 fn faces() {
     assert_eq!(
         ok("faces({ [i] : 0 <= i <= 4 })"),
-        "{ [i] : i >= 0 and i <= 4 }\n{ [i] : i = 0 }\n{ [i] : i = 4 }\n{ [i] : false }"
+        "{ [i] : i >= 0 and i <= 4 }\n{ [0] }\n{ [4] }\n{ [i] : false }"
     );
     let r = ok("faces([N] -> { [i, j] : 0 <= i < N and 0 <= j <= i })");
     assert_eq!(r.lines().count(), 8, "{r}");
@@ -353,4 +350,42 @@ proptest! {
             prop_assert!(e.render(&text).starts_with("error: "));
         }
     }
+}
+
+/// As in isl: a parameter-only set intersects the parameters of the other
+/// argument (either order), and a set of one point prints as its tuple of
+/// values.
+#[test]
+fn isl_conventions_parameter_sets_and_single_points() {
+    let r = ok("intersect([N] -> { [i] : 0 <= i <= N }, [N] -> { : N = 3 })");
+    same_set(&r, "[N] -> { [i] : N = 3 and 0 <= i <= 3 }");
+    let r2 = ok("intersect([N] -> { : N = 3 }, [N] -> { [i] : 0 <= i <= N })");
+    same_set(&r2, &r);
+    // Parameters are aligned first (the parameter set may name others).
+    let r = ok("intersect([N] -> { [i] : 0 <= i <= N }, [M] -> { : M = 2 })");
+    same_set(&r, "[N, M] -> { [i] : M = 2 and 0 <= i <= N }");
+    // One point.
+    assert_eq!(ok("{ [i, j] : i = 2 and j = 1 }"), "{ [2, 1] }");
+    assert_eq!(
+        ok("lexmin({ [i, j] : 0 <= i <= 3 and 1 <= j <= 2 })"),
+        "{ [0, 1] }"
+    );
+    assert_eq!(
+        ok("[N] -> { [i] : i = N and N >= 0 }"),
+        "[N] -> { [N] : N >= 0 }"
+    );
+    assert_eq!(ok("{ S[i] : i = -4 }"), "{ S[-4] }");
+    // Printed points parse back to the same set.
+    for t in [
+        "{ [i, j] : i = 2 and j = 1 }",
+        "[N] -> { [i, j] : i = N and j = 2N + 1 and N > 0 }",
+    ] {
+        let printed = ok(t);
+        same_set(&printed, t);
+    }
+    // Not one point: the names stay.
+    assert_eq!(
+        ok("{ [i, j] : i = 2 and 0 <= j <= 3 }"),
+        "{ [i, j] : i = 2 and j >= 0 and j <= 3 }"
+    );
 }

@@ -488,6 +488,14 @@ fn call(src: &str, name: &str, pos: usize, nodes: &[Node]) -> CResult<Value> {
             let y = a.set_or_map(1)?;
             let (x, y) = align(x, y).map_err(le)?;
             match (x, y) {
+                // As in isl: a parameter-only set intersects the
+                // parameters of the other argument.
+                (Value::Set(x), Value::Set(y))
+                    if name == "intersect" && (x.n_dims() == 0) != (y.n_dims() == 0) =>
+                {
+                    let (set, ctx) = if y.n_dims() == 0 { (x, y) } else { (y, x) };
+                    Ok(Value::Set(set.intersect_params(&ctx).map_err(le)?))
+                }
                 (Value::Set(x), Value::Set(y)) => Ok(binary_op!(name, x, y, Value::Set, le)),
                 (Value::Map(x), Value::Map(y)) => Ok(binary_op!(name, x, y, Value::Map, le)),
                 (x, y) => Err(CalcError::new(

@@ -197,7 +197,8 @@ fn piece_tuples(
     let np = space.n_params();
     let ni = space.n_in();
     let Some(input) = &space.input else {
-        return (fmt_tuples(space, names), Vec::new());
+        return set_point_tuple(space, names, eqs, ineqs)
+            .unwrap_or_else(|| (fmt_tuples(space, names), Vec::new()));
     };
     let mut used = Vec::new();
     let mut entries: Vec<String> = names[np + ni..].to_vec();
@@ -225,6 +226,56 @@ fn piece_tuples(
         entries.join(", ")
     );
     (text, used)
+}
+
+/// For a set piece whose every dimension is fixed by an equality with a
+/// unit coefficient on it and no other dimension (`x_m = f(params)`), the
+/// tuple of values as isl prints it: `{ [2, 1] }`, `[N] -> { [N, 0] }`.
+/// `None` when some dimension is not fixed that way (the tuple of names
+/// is printed instead, as it is when another constraint still mentions a
+/// dimension). Returns the tuple and the equalities used.
+fn set_point_tuple(
+    space: &Space,
+    names: &[String],
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
+) -> Option<(String, Vec<usize>)> {
+    let np = space.n_params();
+    let nd = space.n_dims();
+    if nd == 0 {
+        return None;
+    }
+    let mut entries: Vec<Option<String>> = vec![None; nd];
+    let mut used = Vec::new();
+    for (ei, e) in eqs.iter().enumerate() {
+        let dims: Vec<usize> = (np..np + nd).filter(|&k| e[k] != 0).collect();
+        let [m] = dims[..] else { continue };
+        if e[m].unsigned_abs() != 1 || entries[m - np].is_some() {
+            continue;
+        }
+        let s = -(e[m] as i128);
+        let mut c: Vec<i128> = e.iter().map(|&v| v as i128 * s).collect();
+        c[m] = 0;
+        entries[m - np] = Some(fmt_expr(&c, names));
+        used.push(ei);
+    }
+    let mentions_dims = |r: &Vec<i64>| r[np..np + nd].iter().any(|&c| c != 0);
+    let others = eqs
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !used.contains(k))
+        .map(|(_, r)| r)
+        .chain(ineqs);
+    if others.into_iter().any(mentions_dims) {
+        return None;
+    }
+    let entries: Option<Vec<String>> = entries.into_iter().collect();
+    let text = format!(
+        "{}[{}]",
+        space.output.name.clone().unwrap_or_default(),
+        entries?.join(", ")
+    );
+    Some((text, used))
 }
 
 /// `[p] -> { tuples : c and c; tuples : ... }` for the given pieces, each a

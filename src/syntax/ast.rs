@@ -87,6 +87,35 @@ pub struct System {
     /// `sweep z <- znew;` declarations (**ext**), in source order.
     pub sweeps: Vec<SweepDecl>,
     pub equations: Vec<Equation>,
+    /// Subsystem calls (`over D with [k] : (Y) = sys[M](X);` or
+    /// `use D sys[M](X) returns (Y);`), in source order.
+    pub uses: Vec<UseEquation>,
+    pub span: Span,
+}
+
+/// A subsystem call (Alpha's use equation): for every point `e` of the
+/// extension domain, the system `system` instantiated with parameters
+/// `params(e)` computes its outputs from `inputs`; output `k` defines the
+/// caller's variable written in `outputs[k]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UseEquation {
+    /// The extension domain `D` (`over D` / `use D`); `None` for a single
+    /// instance. Its index names are in scope in every argument.
+    pub domain: Option<Domain>,
+    /// `with [k, ...]`: names for the called system's own dimensions,
+    /// shared by every input and output (the first `d` of them for a
+    /// `d`-dimensional one).
+    pub sub_dims: Option<Vec<Ident>>,
+    /// The caller's variables receiving the outputs (`Y` or `Y[i, k]`).
+    pub outputs: Vec<Expr>,
+    /// The called system's name, possibly qualified (`std.linalg.dot`).
+    pub system: Vec<Ident>,
+    /// The called system's parameters as affine functions of the caller's
+    /// parameters and the extension indices.
+    pub params: Vec<Expr>,
+    pub params_span: Span,
+    /// The actual inputs, in the order the called system declares them.
+    pub inputs: Vec<Expr>,
     pub span: Span,
 }
 
@@ -238,6 +267,10 @@ pub enum ExprKind {
     },
     /// `f(e1, ..., en)`: a built-in or external function call (includes
     /// n-ary `max`/`min` and stochastic functions other than `categorical`).
+    /// Alpha's operator notations are calls too: `sum`/`prod`/`and`/`or`/
+    /// `xor`/`max`/`min` (`+(a, b)` is `sum(a, b)`, `a max b` is
+    /// `max(a, b)`, `a xor b` is `xor(a, b)`), and the notation forms of
+    /// [`notation`] are calls of a keyword (a name no function can have).
     Call {
         func: Ident,
         args: Vec<Expr>,
@@ -267,4 +300,25 @@ pub enum ExprKind {
         indices: Vec<Ident>,
         body: Box<Expr>,
     },
+}
+
+/// Alpha notations that the AST writes as a call (`ExprKind::Call`) of a
+/// keyword, which no user function can be named; lowering gives each its
+/// meaning.
+pub mod notation {
+    /// `val[e]` is `val(e)`: the value of the affine expression `e` of the
+    /// indices in scope. A polynomial piece with its own index names,
+    /// `val { [i, j] -> p }`, is `val(val (i, j -> p))`: `p` (already
+    /// expanded into ordinary arithmetic by the parser) evaluated with
+    /// `i, j` bound to the indices in scope.
+    pub const VAL: &str = "val";
+    /// `auto : E`, a piece of a `case`, is `auto(E)`: `E` where no other
+    /// piece of the `case` is defined.
+    pub const AUTO: &str = "auto";
+    /// `select R from E` is `select(R, E)`: `R` is written
+    /// `{[i, ...] : c} : val (i, ... -> e1, ..., en)` (or without the
+    /// restriction), and the value at `x` is `E` at `(e1, ..., en)(x)`,
+    /// where `x` satisfies `c`; inside `E` the results are named by the
+    /// `ek` that are bare names.
+    pub const SELECT: &str = "select";
 }

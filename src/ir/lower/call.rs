@@ -1,5 +1,8 @@
 //! Lowering of calls: built-in functions, random draws (numbered call
 //! sites) and `external` functions, with their arity and argument types.
+//! Alpha's notations written as calls (`val[e]`, `select`, the n-ary
+//! `sum`/`prod`/`and`/`or`/`xor`, which take precedence over an `external`
+//! of the same name) are lowered in `expr::notation`.
 
 use super::*;
 
@@ -11,6 +14,9 @@ impl SysCx<'_> {
         scope: &Scope,
         span: Span,
     ) -> Lowered {
+        if let Some(lowered) = self.notation_call(func, args, scope, span) {
+            return lowered;
+        }
         let kind = builtin_kind(&func.name);
         let ext = self.g.externals.iter().position(|e| e.name == func.name);
         if kind.is_none() && ext.is_none() {

@@ -1,6 +1,10 @@
-//! Lowering of expressions: names, literals, operators, `if`, `case`,
+//! Lowering of expressions: names, literals, operators, `if`,
 //! restrictions, dependence expressions, `categorical`; typing with int →
 //! float promotion and the folding of int arithmetic into affine indices.
+//! `case` (with `auto` pieces) and Alpha's other notations are lowered in
+//! [`notation`].
+
+mod notation;
 
 use super::*;
 
@@ -212,29 +216,7 @@ impl SysCx<'_> {
                     span,
                 ))
             }
-            ast::ExprKind::Case(pieces) => {
-                let out = self.lower_each(pieces, |cx, p| {
-                    let (dom, body) = match &p.kind {
-                        ast::ExprKind::Restrict { domain, body } => {
-                            (cx.restriction_domain(domain, scope), cx.expr(body, scope))
-                        }
-                        // A piece without a restriction is defined where
-                        // its reads are (Alpha: the expression's domain).
-                        _ => match cx.expr(p, scope) {
-                            Some(b) => (cx.read_domain(&b, &scope.real), Some(b)),
-                            None => (None, None),
-                        },
-                    };
-                    Some((dom?, body?, p.span))
-                })?;
-                let typed: Vec<(&Expr, Span)> = out.iter().map(|(_, b, s)| (b, *s)).collect();
-                let ty = self.unify(&typed, "`case` branches")?;
-                Some(mk(
-                    ExprKind::Case(out.into_iter().map(|(d, b, _)| (d, b)).collect()),
-                    ty,
-                    span,
-                ))
-            }
+            ast::ExprKind::Case(pieces) => self.case(pieces, scope, span),
             ast::ExprKind::Restrict { domain, body } => {
                 let d = self.restriction_domain(domain, scope);
                 let b = self.expr(body, scope);

@@ -19,39 +19,116 @@
 //!   affine reads are (the preimages of the read variables' domains).
 //! - Integer division and modulo in constraints are rejected as
 //!   unsupported (they are never approximated).
-//! - `external` functions return float (`external int f(1)` is rejected).
+//! - `external` functions return float (`external int f(1)` is rejected);
+//!   an `external` declaration of a built-in name with the built-in's
+//!   arity is accepted and the built-in is used.
+//! - A local neither defined nor used is a warning (and is dropped), not
+//!   an error.
+//! - Subsystem calls are inlined here ([`subsystem`]), so that no later
+//!   stage knows about them; imported files are found, parsed and lowered
+//!   by [`import`].
 //!
 //! Must not know about pest, schedules or code generation.
 
 mod affine;
 mod call;
 mod expr;
+pub mod import;
 mod reduce;
+mod subsystem;
+mod subsystem_inline;
 mod system;
 #[cfg(test)]
 mod tests;
 
 use std::collections::HashMap;
 
-use crate::diag::{Diagnostic, SourceFile, Span};
+use crate::diag::{Diagnostic, Severity, SourceFile, Span};
 use crate::ir::types::*;
 use crate::poly::Constraint;
 use crate::syntax::ast;
 use affine::*;
+use import::{Loader, Origin, Visible};
+use subsystem::{Callee, Target};
 use system::*;
+
+/// A checked program and the warnings found while checking it.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    pub program: Program,
+    /// Warnings (a local neither defined nor used, ...): the program is
+    /// accepted; the CLI prints them.
+    pub warnings: Vec<Diagnostic>,
+}
 
 /// Lowers a parsed file to a checked program.
 ///
 /// Every error found is returned (several at once where they are
 /// independent): unknown or duplicate names, type errors, arity of calls,
 /// dimension of accesses, outputs/locals not defined or defined twice,
-/// inputs defined, non-affine domains; then, when those pass, the domain
-/// checks of [`crate::ir::check_domains::check_program`].
+/// inputs defined, non-affine domains, subsystem calls and imports; then,
+/// when those pass, the domain checks of
+/// [`crate::ir::check_domains::check_program`]. Warnings are dropped (see
+/// [`lower_with_warnings`]).
+///
+/// Imports other than the standard library (`std.*`) are looked up next to
+/// the file `src.name` names, when it names an existing file (see
+/// [`import`]).
 pub fn lower(file: &ast::File, src: &SourceFile) -> Result<Program, Vec<Diagnostic>> {
-    let _ = src; // Spans are byte offsets into `src`; rendering is the caller's.
+    lower_with_warnings(file, src).map(|l| l.program)
+}
+
+/// [`lower`], keeping the warnings.
+pub fn lower_with_warnings(file: &ast::File, src: &SourceFile) -> Result<Checked, Vec<Diagnostic>> {
+    let origin = Origin::of_source(src);
+    let mut loader = Loader::default();
+    loader.enter(&origin);
+    let unit = lower_unit(file, &origin, &mut loader)?;
+    Ok(Checked {
+        program: unit.program,
+        warnings: unit.warnings,
+    })
+}
+
+/// A lowered file: its program, each system's package path and name, the
+/// packages it declares, and its warnings.
+struct Unit {
+    pub program: Program,
+    pub qnames: Vec<Vec<String>>,
+    pub packages: Vec<Vec<String>>,
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// A warning at `span`.
+pub(super) fn warning(message: impl Into<String>, span: Span) -> Diagnostic {
+    Diagnostic {
+        severity: Severity::Warning,
+        ..Diagnostic::error(message, span)
+    }
+}
+
+/// The arity a built-in accepts: `(min, max)`.
+fn builtin_arity(k: CallKind) -> (usize, usize) {
+    match k {
+        CallKind::Builtin(Builtin::Pow) => (2, 2),
+        CallKind::Builtin(Builtin::Max | Builtin::Min) => (1, usize::MAX),
+        CallKind::Builtin(_) => (1, 1),
+        CallKind::Random(d) => (d.arity(), d.arity()),
+    }
+}
+
+/// Lowers one file (the root or an imported one) with `loader` for its
+/// imports.
+fn lower_unit(
+    file: &ast::File,
+    origin: &Origin,
+    loader: &mut Loader,
+) -> Result<Unit, Vec<Diagnostic>> {
     let mut errors = Vec::new();
+    let mut warnings = Vec::new();
     let mut items = Vec::new();
-    flatten(&file.items, &mut items);
+    let mut packages = Vec::new();
+    flatten(&file.items, &[], &mut items, &mut packages);
 
     // Global names: constants, externals, systems.
     let mut constants: Vec<(String, i64)> = Vec::new();
@@ -71,24 +148,56 @@ pub fn lower(file: &ast::File, src: &SourceFile) -> Result<Program, Vec<Diagnost
             true
         }
     };
-    for it in &items {
+    for (_, it) in &items {
         match it {
             ast::Item::Constant(c) if declare_global(&c.name, &mut errors) => {
                 constants.push((c.name.name.clone(), c.value));
                 const_map.insert(c.name.name.clone(), c.value);
             }
             ast::Item::External(e) => {
-                if builtin_kind(&e.name.name).is_some() {
-                    errors.push(
-                        Diagnostic::error(
-                            format!(
-                                "`{}` is a built-in function and cannot be redeclared",
-                                e.name.name
-                            ),
-                            e.name.span,
-                        )
-                        .with_label("built-in name"),
-                    );
+                if let Some(kind) = builtin_kind(&e.name.name) {
+                    // Alpha files declare the math functions they use
+                    // (`external sqrt(1)`): the built-in is used when the
+                    // arity agrees.
+                    let (min, max) = builtin_arity(kind);
+                    if e.arity < min || e.arity > max {
+                        let takes = if max == usize::MAX {
+                            format!("at least {min} arguments")
+                        } else {
+                            format!("{min} argument(s)")
+                        };
+                        errors.push(
+                            Diagnostic::error(
+                                format!(
+                                    "`{}` is a built-in function of {takes}, declared here with {}",
+                                    e.name.name, e.arity
+                                ),
+                                e.span,
+                            )
+                            .with_label("arity differs from the built-in's"),
+                        );
+                    } else if let Some((t, s)) = e.result {
+                        let result = match kind {
+                            CallKind::Random(d) => Some(d.result()),
+                            CallKind::Builtin(Builtin::ToInt) => Some(ElemType::Int),
+                            CallKind::Builtin(Builtin::Max | Builtin::Min) => None,
+                            CallKind::Builtin(_) => Some(ElemType::Float),
+                        };
+                        if result.is_some_and(|r| r != t) {
+                            errors.push(
+                                Diagnostic::error(
+                                    format!(
+                                        "`{}` is a built-in function returning {}, declared here as {}",
+                                        e.name.name,
+                                        result.map_or("", |r| r.name()),
+                                        t.name()
+                                    ),
+                                    s,
+                                )
+                                .with_label("result type differs from the built-in's"),
+                            );
+                        }
+                    }
                     continue;
                 }
                 if let Some((t, s)) = e.result {
@@ -113,25 +222,98 @@ pub fn lower(file: &ast::File, src: &SourceFile) -> Result<Program, Vec<Diagnost
             _ => {}
         }
     }
+
+    // Imports, and the externals of the imported files.
+    let mut vis = Visible::default();
+    for (_, it) in &items {
+        if let ast::Item::Import(imp) = it {
+            if let Err(d) = loader.import(imp, origin, &mut vis) {
+                errors.push(*d);
+            }
+        }
+    }
+    let mut libs: Vec<_> = vis.qualified.values().cloned().collect();
+    libs.sort_by_key(|l| l.qualified());
+    for l in &libs {
+        for e in &l.externals {
+            match externals.iter().find(|x| x.name == e.name) {
+                Some(x) if x.arity != e.arity => errors.push(
+                    Diagnostic::error(
+                        format!(
+                            "external `{}` has {} argument(s) here but {} in `{}`",
+                            e.name,
+                            x.arity,
+                            e.arity,
+                            l.qualified()
+                        ),
+                        x.span,
+                    )
+                    .with_label("differs from the imported declaration"),
+                ),
+                Some(_) => {}
+                None => externals.push(External {
+                    name: e.name.clone(),
+                    arity: e.arity,
+                    span: Span::default(),
+                }),
+            }
+        }
+    }
+
+    // Systems, callees first.
+    let systems: Vec<(Vec<String>, &ast::System)> = items
+        .iter()
+        .filter_map(|(pkg, it)| match it {
+            ast::Item::System(s) => Some((pkg.clone(), s)),
+            _ => None,
+        })
+        .collect();
+    let plan = subsystem::plan(&systems, &vis, &mut errors);
     let g = Globals {
         constants: const_map,
         externals: &externals,
     };
-    let mut systems = Vec::new();
-    for it in &items {
-        if let ast::Item::System(s) = it {
-            if let Some(sys) = lower_system(&g, s, &mut errors) {
-                systems.push(sys);
-            }
-        }
+    let mut lowered: Vec<Option<System>> = vec![None; systems.len()];
+    for &k in &plan.order {
+        let callees: Vec<Option<Callee>> = plan.targets[k]
+            .iter()
+            .map(|t| match t {
+                Some(Target::Local(j)) => lowered[*j].as_ref().map(|s| Callee {
+                    name: s.name.clone(),
+                    local: true,
+                    system: s.clone(),
+                    externals: (0..externals.len()).collect(),
+                }),
+                Some(Target::Lib(l)) => Some(Callee {
+                    name: l.simple().to_string(),
+                    local: false,
+                    system: l.system.clone(),
+                    externals: l
+                        .externals
+                        .iter()
+                        .map(|e| externals.iter().position(|x| x.name == e.name).unwrap_or(0))
+                        .collect(),
+                }),
+                None => None,
+            })
+            .collect();
+        lowered[k] = lower_system(&g, systems[k].1, &callees, &mut errors, &mut warnings);
     }
     if !errors.is_empty() {
         return Err(errors);
     }
+    let qnames = systems
+        .iter()
+        .map(|(pkg, s)| {
+            let mut q = pkg.clone();
+            q.push(s.name.name.clone());
+            q
+        })
+        .collect();
     let mut program = Program {
         constants,
         externals,
-        systems,
+        systems: lowered.into_iter().flatten().collect(),
     };
     let canon_errors = canonicalize_program(&mut program);
     if !canon_errors.is_empty() {
@@ -139,7 +321,12 @@ pub fn lower(file: &ast::File, src: &SourceFile) -> Result<Program, Vec<Diagnost
     }
     let domain_errors = super::check_domains::check_program(&program);
     if domain_errors.is_empty() {
-        Ok(program)
+        Ok(Unit {
+            program,
+            qnames,
+            packages,
+            warnings,
+        })
     } else {
         Err(domain_errors)
     }
@@ -188,11 +375,24 @@ fn canon_expr(e: &mut Expr, errors: &mut Vec<Diagnostic>) {
     e.for_each_child_mut(&mut |x| canon_expr(x, errors));
 }
 
-fn flatten<'a>(items: &'a [ast::Item], out: &mut Vec<&'a ast::Item>) {
+/// The items of `items` with their package path (`prefix` and the
+/// enclosing `package` names), packages flattened; every package path in
+/// `packages`.
+fn flatten<'a>(
+    items: &'a [ast::Item],
+    prefix: &[String],
+    out: &mut Vec<(Vec<String>, &'a ast::Item)>,
+    packages: &mut Vec<Vec<String>>,
+) {
     for it in items {
         match it {
-            ast::Item::Package(p) => flatten(&p.items, out),
-            _ => out.push(it),
+            ast::Item::Package(p) => {
+                let mut path = prefix.to_vec();
+                path.extend(p.name.iter().map(|i| i.name.clone()));
+                packages.push(path.clone());
+                flatten(&p.items, &path, out, packages);
+            }
+            _ => out.push((prefix.to_vec(), it)),
         }
     }
 }
@@ -272,6 +472,8 @@ impl Scope {
 struct SysCx<'a> {
     g: &'a Globals<'a>,
     params: Vec<String>,
+    /// The parameter context (universe until lowered).
+    context: Set,
     vars: Vec<Variable>,
     var_map: HashMap<String, VarId>,
     errors: &'a mut Vec<Diagnostic>,

@@ -2,17 +2,23 @@
 //! domains), the equations (each variable defined once over its whole
 //! domain, inputs never) and sweep declarations.
 
+use super::subsystem_inline::{reads_var, remap_vars};
 use super::*;
 
+/// Lowers the system `s`; `callees` are its calls' systems (see
+/// [`super::subsystem`]), `None` for a call already reported as wrong.
 pub(super) fn lower_system(
     g: &Globals,
     s: &ast::System,
+    callees: &[Option<Callee>],
     errors: &mut Vec<Diagnostic>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Option<System> {
     let before = errors.len();
     let mut cx = SysCx {
         g,
         params: Vec::new(),
+        context: Set::universe(Space::set::<String, String>(&[], &[])),
         vars: Vec::new(),
         var_map: HashMap::new(),
         errors,
@@ -44,6 +50,7 @@ pub(super) fn lower_system(
         None => Some(cx.universe(&[])),
     }
     .unwrap_or_else(|| cx.universe(&[]));
+    cx.context = context.clone();
 
     // Variables.
     for (decls, kind) in [
@@ -114,6 +121,8 @@ pub(super) fn lower_system(
             equations.push(e);
         }
     }
+    let calls_ok = super::subsystem::lower_uses(&mut cx, s, callees, &mut defined, &mut equations);
+    let mut unused = Vec::new();
     for (k, var) in cx.vars.iter().enumerate() {
         if var.kind != VarKind::Input && !defined.contains_key(&k) {
             let kind = if var.kind == VarKind::Output {
@@ -121,27 +130,71 @@ pub(super) fn lower_system(
             } else {
                 "local"
             };
+            let read = equations.iter().any(|eq| reads_var(&eq.expr, k));
+            if var.kind == VarKind::Local && !read {
+                warnings.push(
+                    warning(
+                        format!("local `{}` is neither defined nor used", var.name),
+                        var.span,
+                    )
+                    .with_label("declared here only")
+                    .with_note("it is ignored; remove the declaration"),
+                );
+                unused.push(k);
+                continue;
+            }
             cx.errors.push(
                 Diagnostic::error(format!("{kind} `{}` is never defined", var.name), var.span)
                     .with_label("no equation defines it"),
             );
         }
     }
-    let sweeps = lower_sweeps(&s.sweeps, &cx.vars, &cx.var_map, cx.errors);
+    let (vars, var_map) = drop_vars(cx.vars, &unused, &mut equations);
+    let sweeps = lower_sweeps(&s.sweeps, &vars, &var_map, cx.errors);
     let sys = System {
         name: s.name.name.clone(),
         params: cx.params,
         context,
-        vars: cx.vars,
+        vars,
         equations,
         sweeps,
         span: s.span,
     };
-    if errors.len() > before {
+    if errors.len() > before || !calls_ok {
         None
     } else {
         Some(sys)
     }
+}
+
+/// `vars` without the variables `drop` (which no equation reads nor
+/// defines), the ids in `equations` renumbered; and the new name → id map.
+fn drop_vars(
+    vars: Vec<Variable>,
+    drop: &[VarId],
+    equations: &mut [Equation],
+) -> (Vec<Variable>, HashMap<String, VarId>) {
+    let mut map = Vec::with_capacity(vars.len());
+    let mut kept = Vec::new();
+    for (k, v) in vars.into_iter().enumerate() {
+        map.push(kept.len());
+        if !drop.contains(&k) {
+            kept.push(v);
+        }
+    }
+    if !drop.is_empty() {
+        for eq in equations.iter_mut() {
+            eq.var = map[eq.var];
+            remap_vars(&mut eq.expr, &map);
+            eq.number_reductions();
+        }
+    }
+    let names = kept
+        .iter()
+        .enumerate()
+        .map(|(k, v)| (v.name.clone(), k))
+        .collect();
+    (kept, names)
 }
 
 /// Checks `sweep IN <- OUT` declarations: `IN` an input and `OUT` an

@@ -316,19 +316,36 @@ fn valid_programs_with_cases_and_restrictions_are_accepted() {
 
 #[test]
 fn unbounded_variable_domains_are_checked_too() {
-    // B is declared over i >= 0 (unbounded): the restriction excludes
-    // B[0]; the read A[i] is outside A beyond N.
+    // B is declared over i >= 0 (unbounded): that is an error of its own,
+    // and the equation's checks still run: the restriction excludes B[0];
+    // the read A[i] is outside A beyond N.
     let es = errs(
         "affine s [N] -> { : N > 0 } inputs A : [N] outputs B : {[i] : i >= 0}\n\
          let B[i] = {: i >= 1} : 1.0; .",
     );
-    assert!(es[0].contains("`B[0]` is excluded"), "{es:?}");
+    assert!(
+        es[0].contains("domain of output `B` is unbounded") && es[0].contains("+i"),
+        "{es:?}"
+    );
+    assert!(es[1].contains("`B[0]` is excluded"), "{es:?}");
     let es = errs(
         "affine s [N] -> { : N > 0 } inputs A : [N] outputs B : {[i] : i >= 0}\n\
          let B[i] = A[i]; .",
     );
     assert!(
-        es[0].contains("read of `A[1]`") && es[0].contains("N = 1"),
+        es[0].contains("domain of output `B` is unbounded"),
+        "{es:?}"
+    );
+    assert!(
+        es[1].contains("read of `A[1]`") && es[1].contains("N = 1"),
+        "{es:?}"
+    );
+    // Bounded only through the context: fine.
+    ok("affine s [N] -> { : 0 < N < 10 } inputs A : {[i] : i >= 0 and i < N} .");
+    // Unbounded in one of two dimensions, below: named.
+    let es = errs("affine s [N] -> { : N > 0 } inputs A : {[i, j] : 0 <= i < N and j <= i} .");
+    assert!(
+        es[0].contains("input `A`") && es[0].contains("-j"),
         "{es:?}"
     );
 }
@@ -433,7 +450,12 @@ proptest::proptest! {
     /// domain with exactly the points that satisfy the constraint.
     #[test]
     fn lowered_domains_match_direct_evaluation(c in arb_c()) {
-        let text = format!("affine s [N] -> {{ : }} inputs A : {{ [i, j] : {} }} .", c.text());
+        // Within a box (an unbounded variable domain is an error): the
+        // points checked lie inside it.
+        let text = format!(
+            "affine s [N] -> {{ : }} inputs A : {{ [i, j] : -5 <= i <= 5 and -5 <= j <= 5 and ({}) }} .",
+            c.text()
+        );
         let p = ok(&text);
         let d = &p.systems[0].vars[0].domain;
         for n in 0..3 {

@@ -94,6 +94,7 @@ impl Builder {
             locals: Vec::new(),
             sweeps: Vec::new(),
             equations: Vec::new(),
+            uses: Vec::new(),
             span,
         };
         for q in p.into_inner() {
@@ -120,7 +121,7 @@ impl Builder {
                         }
                     }
                 }
-                Rule::let_body => sys.equations.extend(self.let_body(q)),
+                Rule::let_body => self.let_body(q, &mut sys),
                 // `define`, fuzzy variables, `over ... while`, `when`, `else`.
                 _ => self.unsupported(&q),
             }
@@ -180,16 +181,112 @@ impl Builder {
         }
     }
 
-    fn let_body(&mut self, p: Pair<Rule>) -> Vec<Equation> {
-        let mut out = Vec::new();
+    fn let_body(&mut self, p: Pair<Rule>, sys: &mut System) {
         for q in p.into_inner() {
             match q.as_rule() {
-                Rule::equation => out.push(self.equation(q)),
-                // Subsystem `use` equations.
-                _ => self.unsupported(&q),
+                Rule::equation => sys.equations.push(self.equation(q)),
+                Rule::use_eq => {
+                    if let Some(u) = q.into_inner().next() {
+                        sys.uses.push(self.use_equation(u));
+                    }
+                }
+                _ => {}
             }
         }
-        out
+    }
+
+    /// `over D with [k] : (OUT, ...) = sys[P, ...](IN, ...)` (`over_eq`) or
+    /// `use D sys[P, ...](IN, ...) returns (OUT, ...)` (`old_use_eq`).
+    fn use_equation(&mut self, p: Pair<Rule>) -> UseEquation {
+        let span = span_of(&p);
+        let old_form = p.as_rule() == Rule::old_use_eq;
+        let mut u = UseEquation {
+            domain: None,
+            sub_dims: None,
+            outputs: Vec::new(),
+            system: Vec::new(),
+            params: Vec::new(),
+            params_span: span,
+            inputs: Vec::new(),
+            span,
+        };
+        // Expression lists before the system's name are outputs (`over`
+        // form), after it inputs.
+        let mut seen_name = false;
+        for q in p.into_inner() {
+            match q.as_rule() {
+                Rule::use_domain => u.domain = q.into_inner().next().map(|d| self.use_domain(d)),
+                Rule::index_list => u.sub_dims = Some(self.idents_in(q)),
+                Rule::qname => {
+                    u.system = self.qname(q);
+                    seen_name = true;
+                }
+                Rule::call_params => {
+                    u.params_span = span_of(&q);
+                    u.params = child(&q, Rule::expr_list)
+                        .map(|l| self.list(l, Rule::expr, Self::expr))
+                        .unwrap_or_default();
+                }
+                Rule::expr_list => {
+                    let list = self.list(q, Rule::expr, Self::expr);
+                    if seen_name {
+                        u.inputs = list;
+                    } else {
+                        u.outputs = list;
+                    }
+                }
+                // `returns (Y, ...)`: whole variables.
+                Rule::ident_list if old_form => {
+                    u.outputs = self
+                        .ident_list(q)
+                        .into_iter()
+                        .map(|id| Expr {
+                            span: id.span,
+                            kind: ExprKind::Name(id.name),
+                        })
+                        .collect();
+                }
+                _ => {}
+            }
+        }
+        for e in u.outputs.iter().chain(&u.inputs).chain(&u.params) {
+            if expr_depth(e) > MAX_DEPTH {
+                self.errors.push(
+                    Diagnostic::error(
+                        format!("expression nested more than {MAX_DEPTH} deep"),
+                        e.span,
+                    )
+                    .with_label("split it into several equations"),
+                );
+            }
+        }
+        u
+    }
+
+    /// An extension domain: an isl set, `[N, ...]`, or AlphaZ's
+    /// `{ k, l | constraint }` (the set of `[k, l]` satisfying it).
+    fn use_domain(&mut self, p: Pair<Rule>) -> Domain {
+        let span = span_of(&p);
+        if p.as_rule() != Rule::old_set {
+            return self.domain(p);
+        }
+        let mut indices = Vec::new();
+        let mut constraint = None;
+        for r in p.into_inner() {
+            match r.as_rule() {
+                Rule::ident_list => indices = self.ident_list(r),
+                Rule::constraint => constraint = Some(self.constraint(r)),
+                _ => {}
+            }
+        }
+        Domain {
+            kind: DomainKind::Set(vec![BasicSet {
+                indices: Some(indices),
+                constraint,
+                span,
+            }]),
+            span,
+        }
     }
 
     fn equation(&mut self, p: Pair<Rule>) -> Equation {

@@ -1,7 +1,9 @@
-//! Building the AST of domains (`{ ... }` sets, array-style boxes),
-//! constraints and affine expressions (with `2i` juxtaposition).
+//! Building the AST of domains (`{ ... }` sets, Alpha's rectangular
+//! domains with ranges), constraints and affine expressions (with `2i`
+//! juxtaposition).
 
 use super::{bad, child, children, span_of, Builder, Rule};
+use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::*;
 use pest::iterators::Pair;
 
@@ -10,20 +12,111 @@ impl Builder {
         let span = span_of(&p);
         match p.into_inner().next() {
             Some(q) if q.as_rule() == Rule::brace_set => self.brace_set(q),
-            Some(q) if q.as_rule() == Rule::array_dom => {
-                let exprs = match q.into_inner().next() {
-                    Some(l) => self.aexpr_list(l),
-                    None => Vec::new(),
-                };
-                Domain {
-                    kind: DomainKind::Array(exprs),
-                    span,
-                }
-            }
+            Some(q) if q.as_rule() == Rule::array_dom => self.array_dom(q, span),
             _ => Domain {
                 kind: DomainKind::Set(Vec::new()),
                 span,
             },
+        }
+    }
+
+    /// Alpha's rectangular domain `[E1, ..., En]` (kept as
+    /// [`DomainKind::Array`]), or, when some extent is a range `a:b` or
+    /// index names are given (`as [i, j]`), the set it stands for:
+    /// `{ [i1, ..., in] : C1 and ... and Cn }` with `Ck` = `0 <= ik < Ek`
+    /// for an extent and `a <= ik <= b` for a range (both ends included).
+    /// The indices are the `as` names, else `i0, i1, ...`.
+    fn array_dom(&mut self, p: Pair<Rule>, span: Span) -> Domain {
+        let mut extents: Vec<(Vec<Expr>, Span)> = Vec::new();
+        let mut names: Option<(Vec<Ident>, Span)> = None;
+        for q in p.into_inner() {
+            let s = span_of(&q);
+            match q.as_rule() {
+                Rule::extent => extents.push((self.list(q, Rule::aexpr, Self::aexpr), s)),
+                Rule::array_names => {
+                    names = child(&q, Rule::set_tuple).map(|t| (self.idents_in(t), s));
+                }
+                _ => {}
+            }
+        }
+        let ranged = extents.iter().any(|(e, _)| e.len() > 1);
+        if !ranged && names.is_none() {
+            let uppers = extents
+                .into_iter()
+                .filter_map(|(mut e, _)| e.pop())
+                .collect();
+            return Domain {
+                kind: DomainKind::Array(uppers),
+                span,
+            };
+        }
+        let indices: Vec<Ident> = match names {
+            Some((ns, s)) => {
+                if ns.len() != extents.len() {
+                    self.errors.push(
+                        Diagnostic::error(
+                            format!(
+                                "`as` names {} index(es) but the domain has {}",
+                                ns.len(),
+                                extents.len()
+                            ),
+                            s,
+                        )
+                        .with_label("one name per dimension"),
+                    );
+                }
+                ns
+            }
+            None => extents
+                .iter()
+                .enumerate()
+                .map(|(k, (_, s))| Ident {
+                    name: format!("i{k}"),
+                    span: *s,
+                })
+                .collect(),
+        };
+        let mut chains: Vec<Constraint> = Vec::new();
+        for ((mut bounds, s), index) in extents.into_iter().zip(&indices) {
+            let x = vec![Expr {
+                kind: ExprKind::Name(index.name.clone()),
+                span: index.span,
+            }];
+            let (lower, upper, op) = match (bounds.pop(), bounds.pop()) {
+                (Some(b), Some(a)) => (a, b, CmpOp::Le),
+                (Some(n), None) => (
+                    Expr {
+                        kind: ExprKind::Int(0),
+                        span: s,
+                    },
+                    n,
+                    CmpOp::Lt,
+                ),
+                _ => continue,
+            };
+            chains.push(Constraint {
+                kind: ConstraintKind::Chain {
+                    operands: vec![vec![lower], x, vec![upper]],
+                    ops: vec![(CmpOp::Le, s), (op, s)],
+                },
+                span: s,
+            });
+        }
+        let constraint = match chains.len() {
+            0 => None,
+            1 => chains.pop(),
+            _ => Some(Constraint {
+                kind: ConstraintKind::And(chains),
+                span,
+            }),
+        };
+        Domain {
+            kind: DomainKind::Set(vec![BasicSet {
+                indices: Some(indices),
+                constraint,
+                span,
+            }]),
+            span,
         }
     }
 

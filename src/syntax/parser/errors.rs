@@ -25,7 +25,17 @@ fn describe_rule(r: Rule) -> Option<&'static str> {
         | Rule::val_expr
         | Rule::bool_lit
         | Rule::categorical
-        | Rule::juxt => "an expression",
+        | Rule::juxt
+        | Rule::mm_chain
+        | Rule::boolean
+        | Rule::val_index
+        | Rule::val_poly
+        | Rule::select_expr
+        | Rule::multi_arg
+        | Rule::auto_piece => "an expression",
+        Rule::pexpr | Rule::pterm | Rule::pfactor | Rule::ppow => "a polynomial",
+        Rule::extent => "an extent `N` or a range `a:b`",
+        Rule::rel_set | Rule::rel_piece => "a relation `{ [i, ...] -> [e, ...] : ... }`",
         Rule::aexpr | Rule::aexpr_list | Rule::aunary | Rule::acall => "an affine expression",
         Rule::constraint | Rule::conj | Rule::chain => "a constraint",
         Rule::cmp_op => "a comparison",
@@ -33,7 +43,11 @@ fn describe_rule(r: Rule) -> Option<&'static str> {
         Rule::red_op => "a reduction operator (`+`, `*`, `max`, `min`, `and`, `or`)",
         Rule::domain | Rule::brace_set | Rule::array_dom => "a domain",
         Rule::elem_type => "a type",
-        Rule::equation | Rule::let_body => "an equation",
+        Rule::equation | Rule::let_body | Rule::use_eq | Rule::over_eq | Rule::old_use_eq => {
+            "an equation"
+        }
+        Rule::call_params => "parameters `[...]`",
+        Rule::use_domain | Rule::old_set => "a domain",
         Rule::decl => "a declaration",
         Rule::end_dot => "`.`",
         Rule::EOI => "end of file",
@@ -75,6 +89,9 @@ fn is_operator_token(t: &str) -> bool {
             | "and"
             | "or"
             | "not"
+            | "xor"
+            | "max"
+            | "min"
     )
 }
 

@@ -1,17 +1,38 @@
 //! Building the AST of expressions: precedence climbing over operator
-//! chains, prefix operators, lists, and every operand form (restrictions,
-//! `if`, dependences, `val`, reductions, `case`, categorical draws,
-//! literals, accesses, calls, and the unsupported forms).
+//! chains (with Alpha's infix `xor`, `max`, `min`), prefix operators,
+//! lists, and every operand form (restrictions, `if`, dependences, `val`,
+//! reductions, `case`, categorical draws, literals, accesses, calls, and
+//! the unsupported forms). Alpha's other notations are built in
+//! [`notation`], its polynomials expanded in [`notation::poly`].
+
+mod notation;
 
 use super::{bad, child, missing_ident, span_of, Builder, Rule, MAX_CHAIN};
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::*;
 use pest::iterators::Pair;
 
+/// A binary operator of a chain: the source language's, or Alpha's `xor`
+/// (on bools, as loose as `or`), which the AST writes as a call.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Op {
+    Bin(BinOp),
+    Xor,
+}
+
+impl Op {
+    fn precedence(self) -> u8 {
+        match self {
+            Op::Bin(b) => b.precedence(),
+            Op::Xor => BinOp::Or.precedence(),
+        }
+    }
+}
+
 impl Builder {
     /// Precedence climbing over `operands[0] ops[0] operands[1] ...`; all
     /// operators left-associative.
-    pub(super) fn climb(&mut self, operands: Vec<Expr>, ops: Vec<(BinOp, Span)>) -> Expr {
+    pub(super) fn climb(&mut self, operands: Vec<Expr>, ops: Vec<(Op, Span)>) -> Expr {
         if operands.len() > MAX_CHAIN {
             let s = operands
                 .first()
@@ -26,7 +47,7 @@ impl Builder {
         }
         // Shunting-yard: operand stack and operator stack.
         let mut out: Vec<Expr> = Vec::new();
-        let mut stack: Vec<(BinOp, Span)> = Vec::new();
+        let mut stack: Vec<(Op, Span)> = Vec::new();
         let mut it = operands.into_iter();
         if let Some(first) = it.next() {
             out.push(first);
@@ -48,9 +69,38 @@ impl Builder {
         out.pop().unwrap_or_else(bad)
     }
 
-    /// `unary (bin_op unary)*` with precedence climbing.
+    /// `mm_chain (bin_op mm_chain)*` with precedence climbing.
     pub(super) fn expr(&mut self, p: Pair<Rule>) -> Expr {
-        self.chain(p, Rule::unary, Rule::bin_op, Self::unary)
+        self.chain(p, Rule::mm_chain, Rule::bin_op, Self::mm_chain)
+    }
+
+    /// `unary (mm_op unary)*`: Alpha's infix `a max b min c` is
+    /// `min(max(a, b), c)` (left-associative).
+    fn mm_chain(&mut self, p: Pair<Rule>) -> Expr {
+        let mut acc: Option<Expr> = None;
+        let mut op: Option<Ident> = None;
+        for q in p.into_inner() {
+            match q.as_rule() {
+                Rule::mm_op => op = Some(self.ident(q)),
+                _ => {
+                    let rhs = self.unary(q);
+                    acc = Some(match (acc.take(), op.take()) {
+                        (Some(lhs), Some(func)) => {
+                            let span = lhs.span.join(rhs.span);
+                            Expr {
+                                kind: ExprKind::Call {
+                                    func,
+                                    args: vec![lhs, rhs],
+                                },
+                                span,
+                            }
+                        }
+                        _ => rhs,
+                    });
+                }
+            }
+        }
+        acc.unwrap_or_else(bad)
     }
 
     /// `prefix_op* operand`.
@@ -74,7 +124,7 @@ impl Builder {
             if q.as_rule() == operand_rule {
                 operands.push(build(self, q));
             } else if q.as_rule() == operator_rule {
-                ops.push((bin_op_of(q.as_str()), span_of(&q)));
+                ops.push((op_of(q.as_str()), span_of(&q)));
             }
         }
         self.climb(operands, ops)
@@ -218,6 +268,10 @@ impl Builder {
                 let (op, op_span) = child(&p, Rule::red_op).map_or((ReduceOp::Add, span), |q| {
                     (reduce_op_of(q.as_str()), span_of(&q))
                 });
+                if child(&p, Rule::red_op).is_some_and(|q| q.as_str() == "xor") {
+                    self.unsupported_at("`reduce(xor, ...)`", op_span);
+                    return bad();
+                }
                 let projection =
                     match child(&p, Rule::projection).and_then(|q| q.into_inner().next()) {
                         Some(r) if r.as_rule() == Rule::afun => Projection::Function(self.afun(r)),
@@ -231,7 +285,12 @@ impl Builder {
                     body: Box::new(self.expr_child(&p)),
                 }
             }
-            Rule::case_expr => ExprKind::Case(self.expr_list(p)),
+            Rule::case_expr => return self.case_expr(p),
+            Rule::val_index => return self.val_index(p),
+            Rule::val_poly => return self.val_poly(p),
+            Rule::select_expr => return self.select_expr(p),
+            Rule::multi_arg => return self.multi_arg(p),
+            Rule::boolean => ExprKind::Bool(p.as_str().starts_with("true")),
             Rule::categorical => ExprKind::Categorical {
                 indices: child(&p, Rule::index_list)
                     .map(|q| self.idents_in(q))
@@ -263,7 +322,21 @@ impl Builder {
                 ExprKind::Call { func, args }
             }
             Rule::name => ExprKind::Name(p.as_str().to_string()),
-            // `auto`, fuzzy functions, `argreduce`, `conv`, `select`.
+            Rule::unsup_ext_reduce => {
+                // Underline the function's name: `reduce ( NAME ,`.
+                let text = p.as_str();
+                let start = text.find('(').map_or(0, |k| k + 1);
+                let rest = &text[start..];
+                let name_start = start + (rest.len() - rest.trim_start().len());
+                let name_len = text[name_start..]
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(0);
+                let at = Span::new(span.start + name_start, span.start + name_start + name_len);
+                self.unsupported_at("a reduction with an external function", at);
+                return bad();
+            }
+            // `auto` outside a `case`, fuzzy functions, `argreduce`,
+            // `conv`, `select` from a calculator expression.
             _ => {
                 self.unsupported(&p);
                 return bad();
@@ -317,8 +390,17 @@ fn reduce_op_of(s: &str) -> ReduceOp {
     }
 }
 
+/// The chain operator written `s`.
+fn op_of(s: &str) -> Op {
+    if s == "xor" {
+        Op::Xor
+    } else {
+        Op::Bin(bin_op_of(s))
+    }
+}
+
 /// The binary operator written `s`.
-pub(super) fn bin_op_of(s: &str) -> BinOp {
+fn bin_op_of(s: &str) -> BinOp {
     match s {
         "+" => BinOp::Add,
         "-" => BinOp::Sub,
@@ -336,20 +418,28 @@ pub(super) fn bin_op_of(s: &str) -> BinOp {
     }
 }
 
-/// Pops one operator and two operands, pushes the combined node.
-fn reduce_top(out: &mut Vec<Expr>, stack: &mut Vec<(BinOp, Span)>) {
-    let (Some((op, _)), Some(rhs), Some(lhs)) = (stack.pop(), out.pop(), out.pop()) else {
+/// Pops one operator and two operands, pushes the combined node (`a xor b`
+/// is the call `xor(a, b)`).
+fn reduce_top(out: &mut Vec<Expr>, stack: &mut Vec<(Op, Span)>) {
+    let (Some((op, op_span)), Some(rhs), Some(lhs)) = (stack.pop(), out.pop(), out.pop()) else {
         return;
     };
     let span = lhs.span.join(rhs.span);
-    out.push(Expr {
-        kind: ExprKind::Binary {
+    let kind = match op {
+        Op::Bin(op) => ExprKind::Binary {
             op,
             lhs: Box::new(lhs),
             rhs: Box::new(rhs),
         },
-        span,
-    });
+        Op::Xor => ExprKind::Call {
+            func: Ident {
+                name: "xor".to_string(),
+                span: op_span,
+            },
+            args: vec![lhs, rhs],
+        },
+    };
+    out.push(Expr { kind, span });
 }
 
 /// Applies prefix operators, innermost (rightmost) first.

@@ -119,17 +119,6 @@ fn unsupported_construct(p: &Pair<Rule>) -> Option<(&'static str, usize)> {
         Rule::unsup_over_while => ("`over ... while` iteration", 4),
         Rule::unsup_when => ("`when` system body", 4),
         Rule::unsup_else => ("`else` system body", 4),
-        // `use ...`, `(...) ...` or `over ...`.
-        Rule::unsup_use => {
-            let kw_len = if text.starts_with("use") {
-                3
-            } else if text.starts_with('(') {
-                1
-            } else {
-                4
-            };
-            ("subsystem `use` equation", kw_len)
-        }
         Rule::unsup_auto => ("`auto` restriction", 4),
         Rule::unsup_val_fuzzy => ("fuzzy function `[[ ]]`", 3),
         Rule::unsup_fuzzy_access => ("fuzzy function `[[ ]]`", text.len()),

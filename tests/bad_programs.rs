@@ -34,7 +34,11 @@ macro_rules! bad {
 bad!(
     parse_error,
     unsupported_argreduce,
-    unsupported_use,
+    subsystem_cycle,
+    subsystem_arity,
+    subsystem_shape,
+    subsystem_type,
+    import_unknown,
     unknown_name,
     duplicate_name,
     type_error,
@@ -46,9 +50,12 @@ bad!(
     case_overlap,
     case_gap,
     unbounded_reduction,
+    unbounded_domain,
     out_of_domain_read,
     input_defined,
     bad_sweep,
+    notation_parse,
+    notation_lower,
 );
 
 /// Every file in `tests/bad/` has a test above.
@@ -58,7 +65,11 @@ fn every_bad_program_is_listed() {
         "parse_error",
         "bad_sweep",
         "unsupported_argreduce",
-        "unsupported_use",
+        "subsystem_cycle",
+        "subsystem_arity",
+        "subsystem_shape",
+        "subsystem_type",
+        "import_unknown",
         "unknown_name",
         "duplicate_name",
         "type_error",
@@ -70,8 +81,11 @@ fn every_bad_program_is_listed() {
         "case_overlap",
         "case_gap",
         "unbounded_reduction",
+        "unbounded_domain",
         "out_of_domain_read",
         "input_defined",
+        "notation_parse",
+        "notation_lower",
     ];
     for e in std::fs::read_dir("tests/bad").expect("tests/bad exists") {
         let p = e.expect("entry").path();

@@ -250,3 +250,26 @@ fn emit_prints_loops() {
         "{out}"
     );
 }
+
+#[test]
+fn optimize_explain_prints_each_decision_with_its_complexity() {
+    let (code, out, err) = alphac(&["optimize", "--explain", "examples/constant_sum.alpha"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Y: higher-order operator applied") && out.contains("count = 2*i + 2"),
+        "{out}"
+    );
+    assert!(out.contains("total: O(N^2) -> O(N)"), "{out}");
+    // A dependent reduction says where its direction came from.
+    let (code, out, err) = alphac(&[
+        "optimize",
+        "--explain",
+        "examples/prefix_sum_dependent.alpha",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("simplification applied") && out.contains("direction from the schedule"),
+        "{out}"
+    );
+    assert!(out.contains("reuse vector (1, 0)"), "{out}");
+}

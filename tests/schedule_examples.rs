@@ -118,6 +118,7 @@ fn feautrier_example_1_needs_two_dimensions() {
             let one = alphac::schedule::Schedule {
                 rows: vec![vec![vec![a, c, 0, 0]]],
                 dims: vec![Default::default()],
+                budget_spent: false,
             };
             assert!(matches!(
                 check_schedule(&b.model, &one).unwrap(),
@@ -250,6 +251,7 @@ fn permutable(
         let one = alphac::schedule::Schedule {
             rows: sched.rows.iter().map(|r| vec![r[k].clone()]).collect(),
             dims: vec![Default::default()],
+            budget_spent: false,
         };
         !matches!(
             check_schedule(&b.model, &one).unwrap(),
@@ -388,6 +390,7 @@ fn checker_finds_counterexamples() {
     let bad = alphac::schedule::Schedule {
         rows: vec![vec![vec![0, 1, 0], vec![1, 0, 0]]],
         dims: vec![Default::default(); 2],
+        budget_spent: false,
     };
     match check_schedule(&b.model, &bad).unwrap() {
         Legality::Illegal(v) => {
@@ -402,6 +405,7 @@ fn checker_finds_counterexamples() {
     let tie = alphac::schedule::Schedule {
         rows: vec![vec![vec![1, 0, 0]]],
         dims: vec![Default::default()],
+        budget_spent: false,
     };
     match check_schedule(&b.model, &tie).unwrap() {
         Legality::Illegal(v) => {
@@ -546,4 +550,27 @@ fn cholesky_pluto() {
     let first: Vec<String> = (0..4).map(|s| b.rows_text(&sched, s)[0].clone()).collect();
     assert_eq!(first, vec!["i", "i", "i", "i"]);
     assert!(permutable(&b, &sched, 0..1));
+}
+
+/// A Pluto band that runs out of its simplex work budget keeps what it
+/// found (or hands over to the Feautrier steps): the schedule is still
+/// legal and sequential, and records that the budget was spent. With the
+/// default budget the same problems are scheduled in full.
+#[test]
+fn spent_band_budget_still_gives_a_legal_schedule() {
+    for (name, b) in [
+        ("jacobi_2d", jacobi_2d()),
+        ("seidel_2d", seidel_2d()),
+        ("cholesky", cholesky()),
+    ] {
+        let full = schedule(&b.model, Scheduler::Pluto).unwrap();
+        legal_and_sequential(&b, &full);
+        assert!(!full.budget_spent, "{name}: the default budget suffices");
+        for work in [0, 100, 2_000] {
+            let cut =
+                alphac::schedule::schedule_with_budget(&b.model, Scheduler::Pluto, work).unwrap();
+            legal_and_sequential(&b, &cut);
+            assert!(cut.budget_spent, "{name}: budget {work} was spent");
+        }
+    }
 }

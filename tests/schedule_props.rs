@@ -371,7 +371,7 @@ proptest! {
         for which in [Scheduler::Feautrier, Scheduler::Pluto] {
             prop_assert!(matches!(schedule(&m, which), Err(ScheduleError::InvalidModel(_))));
         }
-        let bad = Schedule { rows: vec![vec![vec![1, 0]]], dims: vec![Default::default()] };
+        let bad = Schedule { rows: vec![vec![vec![1, 0]]], dims: vec![Default::default()], budget_spent: false };
         prop_assert!(check_schedule(&m, &bad).is_err());
     }
 }

@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 
 pub mod calc;
+mod explain;
 mod run;
 
 const EXAMPLES: &str = "\
@@ -88,6 +89,11 @@ enum Command {
     Optimize {
         /// The `.alpha` file.
         file: PathBuf,
+        /// Print the optimizer's decisions instead (transformation, faces,
+        /// split, reuse vector, direction and why), each with the
+        /// complexity after it.
+        #[arg(long)]
+        explain: bool,
     },
     /// Print each equation's asymptotic cost before and after optimization,
     /// then `total: O(BEFORE) -> O(AFTER)`.
@@ -224,11 +230,15 @@ fn dispatch(cli: Cli) -> Result<String, CliError> {
                 .map(|r| r.to_string())
                 .map_err(|e| CliError::Internal(e.to_string()))
         }
-        Command::Optimize { file } => {
+        Command::Optimize { file, explain } => {
             let (_, program) = compile_file(&file)?;
-            Ok(ir::print::program_to_alpha(
-                &optimize_program(&program)?.program,
-            ))
+            let o = optimize_program(&program)?;
+            if explain {
+                return Ok(explain::explain(&program, &o));
+            }
+            // Budget notes as comments: the output stays a valid program.
+            let notes: String = o.notes.iter().map(|n| format!("// note: {n}\n")).collect();
+            Ok(notes + &ir::print::program_to_alpha(&o.program))
         }
     }
 }
@@ -239,9 +249,14 @@ pub fn compile_file(path: &Path) -> Result<(SourceFile, Program), CliError> {
         .map_err(|e| CliError::User(format!("cannot read {}: {e}", path.display())))?;
     let file = SourceFile::new(path.display().to_string(), text);
     let ast = crate::syntax::parse(&file).map_err(|d| CliError::Diagnostics(file.clone(), d))?;
-    let program =
-        ir::lower::lower(&ast, &file).map_err(|d| CliError::Diagnostics(file.clone(), d))?;
-    Ok((file, program))
+    let checked = ir::lower::lower_with_warnings(&ast, &file)
+        .map_err(|d| CliError::Diagnostics(file.clone(), d))?;
+    // Warnings (a local neither defined nor used, ...) do not stop the
+    // command: they go to standard error with their location.
+    if !checked.warnings.is_empty() {
+        eprint!("{}", render_all(&checked.warnings, &file));
+    }
+    Ok((file, checked.program))
 }
 
 /// Splits `NAME=VALUE`.

@@ -645,6 +645,14 @@ pub struct ProgramSchedule {
     pub systems: Vec<SystemSchedule>,
 }
 
+impl ProgramSchedule {
+    /// Whether the scheduler spent its work budget on some system (the
+    /// schedules are legal but may be less optimal).
+    pub fn budget_spent(&self) -> bool {
+        self.systems.iter().any(|s| s.schedule.budget_spent)
+    }
+}
+
 /// Analyze and schedule every system of the program with the chosen
 /// scheduler. The schedules are legal and sequential (verified by the
 /// checker in `schedule`). An unschedulable dependence cycle is reported

@@ -1,7 +1,7 @@
 //! Domain checks of a lowered program: every output and local defined over
 //! its whole domain (no top-level restriction excluding points), `case`
 //! pieces disjoint and covering, affine reads inside the read variable's
-//! domain, reduction bodies bounded.
+//! domain, reduction bodies bounded, every variable's domain bounded.
 //!
 //! Owns the checks and their messages. Must not know about the AST or
 //! anything after the IR.
@@ -24,11 +24,16 @@ use super::types::*;
 use crate::diag::{Diagnostic, Span};
 use crate::poly::{BasicSet, MultiAff, PolyError, PolyResult, Set, Space};
 
-/// Runs every domain check on every equation of `p`.
+/// Runs every domain check on every variable and equation of `p`.
 pub fn check_program(p: &Program) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     for s in &p.systems {
         let ctx = &s.context;
+        for v in &s.vars {
+            if let Some(d) = unbounded_variable(v, ctx) {
+                errors.push(d);
+            }
+        }
         for eq in &s.equations {
             let mut w = Walker {
                 sys: s,
@@ -357,6 +362,46 @@ impl Walker<'_> {
     }
 }
 
+/// The error for a variable whose domain (within the context `ctx`) is
+/// unbounded for some parameter values: the fiber `{x : (p, x) ∈ D}` of a
+/// piece is unbounded iff the piece has an integer point and its
+/// recession cone over the dimensions is not `{0}` ([`piece_unbounded`]
+/// with no projection). Such a variable has infinitely many elements:
+/// no engine can allocate or compute it.
+fn unbounded_variable(v: &Variable, ctx: &Set) -> Option<Diagnostic> {
+    let dom = v.domain.intersect_params(ctx).ok()?;
+    let none = MultiAff::from_rows(dom.space().clone(), Vec::new()).ok()?;
+    let (piece, dir) = dom
+        .pieces()
+        .iter()
+        .find_map(|b| match recession_ray(b, &none) {
+            Ok(Some(dir)) => Some((b, dir)),
+            _ => None,
+        })?;
+    let what = match v.kind {
+        VarKind::Input => "input",
+        VarKind::Output => "output",
+        VarKind::Local => "local",
+    };
+    let ray = dir
+        .iter()
+        .zip(piece.space().output.dims.iter())
+        .filter(|(d, _)| **d != 0)
+        .map(|(d, n)| format!("{}{n}", if *d > 0 { "+" } else { "-" }))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(
+        Diagnostic::error(
+            format!(
+                "the domain of {what} `{}` is unbounded (it grows without limit along {ray})",
+                v.name
+            ),
+            v.span,
+        )
+        .with_label("declared here; bound every dimension (by the parameters)"),
+    )
+}
+
 /// All tuples of `n` values in `0..=max` summing to `total`, in
 /// lexicographic order.
 fn tuples_with_sum(n: usize, total: i64, max: i64) -> Vec<Vec<i64>> {
@@ -383,8 +428,14 @@ fn tuples_with_sum(n: usize, total: i64, max: i64) -> Vec<Vec<i64>> {
 /// (over the dimensions, parameters fixed) with `proj(d) = 0`? The cone is
 /// homogeneous, so its rational and integer emptiness agree.
 fn piece_unbounded(b: &BasicSet, proj: &MultiAff) -> PolyResult<bool> {
+    Ok(recession_ray(b, proj)?.is_some())
+}
+
+/// [`piece_unbounded`], naming the first coordinate direction `±e_t` (as
+/// a vector of signs) along which the cone has a ray.
+fn recession_ray(b: &BasicSet, proj: &MultiAff) -> PolyResult<Option<Vec<i64>>> {
     if b.is_empty()? {
-        return Ok(false);
+        return Ok(None);
     }
     let np = b.space().n_params();
     let n = b.space().n_dims();
@@ -409,11 +460,13 @@ fn piece_unbounded(b: &BasicSet, proj: &MultiAff) -> PolyResult<bool> {
             row[n] = -1;
             ray.add_ineq(row)?;
             if !ray.is_empty()? {
-                return Ok(true);
+                let mut dir = vec![0; n];
+                dir[t] = s;
+                return Ok(Some(dir));
             }
         }
     }
-    Ok(false)
+    Ok(None)
 }
 
 #[cfg(test)]

@@ -21,6 +21,10 @@
 //! integer-empty piece is dropped. This is Feautrier's refinement of
 //! partially carried dependences ("greedier" than the original).
 //!
+//! Each Pluto band runs under a simplex work budget
+//! ([`pluto::BAND_WORK`]); a band that spends it keeps the members found so
+//! far and the schedule records `budget_spent`.
+//!
 //! Owns: the driver, completion and the final verification. Must not know
 //! the ILP encodings (those are in `feautrier`, `pluto`, `ilp`).
 
@@ -80,6 +84,10 @@ struct Ctx<'a> {
     which: Scheduler,
     rows: Vec<Vec<Vec<i64>>>,
     sizes: Vec<Vec<Option<i64>>>,
+    /// Some band ran out of its work budget.
+    budget_spent: bool,
+    /// The work budget of each Pluto band.
+    band_work: u64,
 }
 
 /// Size of the domain of a statement in direction `j` (isl (98)):
@@ -229,7 +237,10 @@ impl Ctx<'_> {
                 });
                 if needs_rank {
                     let sub = self.sub(&stmts, &pieces);
-                    let band = pluto::band(&sub)?;
+                    let (band, spent) =
+                        solver::with_work_budget(self.band_work, || pluto::band(&sub));
+                    self.budget_spent |= spent.exhausted;
+                    let band = band?;
                     prefer_split = band.split;
                     if !band.members.is_empty() {
                         for member in band.members {
@@ -321,6 +332,17 @@ impl Ctx<'_> {
 /// [`is_sequential`]); otherwise an `Internal` error is returned, never an
 /// illegal schedule. Dimension flags are computed from the check.
 pub fn schedule(model: &Model, which: Scheduler) -> ScheduleResult<Schedule> {
+    schedule_with_budget(model, which, pluto::BAND_WORK)
+}
+
+/// [`schedule`] with `band_work` as the simplex work budget of each Pluto
+/// band instead of [`pluto::BAND_WORK`] (tests use tiny budgets to check
+/// that a spent budget still gives a legal schedule).
+pub fn schedule_with_budget(
+    model: &Model,
+    which: Scheduler,
+    band_work: u64,
+) -> ScheduleResult<Schedule> {
     model.validate()?;
     let mut sizes = Vec::with_capacity(model.statements.len());
     for (g, st) in model.statements.iter().enumerate() {
@@ -341,6 +363,8 @@ pub fn schedule(model: &Model, which: Scheduler) -> ScheduleResult<Schedule> {
         which,
         rows: vec![Vec::new(); model.statements.len()],
         sizes,
+        budget_spent: false,
+        band_work,
     };
     let all: Vec<usize> = (0..model.statements.len()).collect();
     ctx.run(all.clone(), pieces)?;
@@ -349,6 +373,7 @@ pub fn schedule(model: &Model, which: Scheduler) -> ScheduleResult<Schedule> {
     let mut sched = Schedule {
         rows: ctx.rows,
         dims: vec![Default::default(); n],
+        budget_spent: ctx.budget_spent,
     };
     match check_schedule(model, &sched)? {
         Legality::Legal(statuses) => {

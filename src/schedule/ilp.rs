@@ -202,14 +202,50 @@ pub(crate) fn lexmin(
     sys: &crate::poly::solver::System,
     objs: &[Form],
 ) -> ScheduleResult<crate::poly::solver::Optimum<Vec<i64>>> {
-    lexmin_from(sys.clone(), objs, 0, None)
+    lexmin_from(
+        Restricted {
+            base: sys,
+            eqs: Vec::new(),
+            ineqs: Vec::new(),
+        },
+        objs,
+        0,
+        None,
+    )
+}
+
+/// Simplex work (tableau cells, see [`crate::poly::solver::with_work_budget`])
+/// one integer query of [`lexmin`] may spend (within the band's budget):
+/// a branch and bound that needs more fails with `PolyError::Budget`,
+/// which the Pluto search treats as an empty branch. Thin scheduling
+/// polytopes can make branch and bound explode; without this cap one
+/// query could take the whole band's budget.
+const INTEGER_WORK: u64 = 2_000_000;
+
+/// `base` with extra equalities and inequalities (the objectives fixed so
+/// far), materialized only when a solver runs: the scheduling systems are
+/// large and most levels of [`lexmin_from`] need no solver call.
+#[derive(Clone)]
+struct Restricted<'a> {
+    base: &'a crate::poly::solver::System,
+    eqs: Vec<Form>,
+    ineqs: Vec<Form>,
+}
+
+impl Restricted<'_> {
+    fn system(&self) -> crate::poly::solver::System {
+        let mut s = self.base.clone();
+        self.eqs.iter().for_each(|r| s.add_eq(r.clone()));
+        self.ineqs.iter().for_each(|r| s.add_ineq(r.clone()));
+        s
+    }
 }
 
 /// `hint`, when given, is a rational lexicographic minimum of `objs[k..]`
 /// over `cur` (known from the caller, which only fixed an objective at the
 /// integral value it already had there), saving a simplex run.
 fn lexmin_from(
-    cur: crate::poly::solver::System,
+    cur: Restricted,
     objs: &[Form],
     k: usize,
     hint: Option<Vec<num_rational::BigRational>>,
@@ -217,20 +253,30 @@ fn lexmin_from(
     use crate::poly::solver::{self, Optimum};
     use num_rational::BigRational;
     use num_traits::ToPrimitive;
-    let n = cur.n_vars;
+    let n = cur.base.n_vars;
     if k == objs.len() {
-        return Ok(match solver::integer_sample(&cur)? {
+        let sys = cur.system();
+        let (r, _) = solver::with_work_budget(INTEGER_WORK, || solver::integer_sample(&sys));
+        return Ok(match r? {
             Some(p) => Optimum::Value(p),
             None => Optimum::Empty,
         });
     }
     let v = match hint {
         Some(v) => v,
-        None => match solver::rational_lexmin(&cur, &objs[k..])? {
-            Optimum::Empty => return Ok(Optimum::Empty),
-            Optimum::Unbounded => return Ok(solver::integer_lexmin(&cur, &objs[k..])?),
-            Optimum::Value(v) => v,
-        },
+        None => {
+            let sys = cur.system();
+            match solver::rational_lexmin(&sys, &objs[k..])? {
+                Optimum::Empty => return Ok(Optimum::Empty),
+                Optimum::Unbounded => {
+                    let (r, _) = solver::with_work_budget(INTEGER_WORK, || {
+                        solver::integer_lexmin(&sys, &objs[k..])
+                    });
+                    return Ok(r?);
+                }
+                Optimum::Value(v) => v,
+            }
+        }
     };
     if v.iter().all(|x| x.is_integer()) {
         let ints: Option<Vec<i64>> = v.iter().map(|x| x.to_integer().to_i64()).collect();
@@ -242,7 +288,9 @@ fn lexmin_from(
     let f = &objs[k];
     let mut val = BigRational::from_integer(f[n].into());
     for (c, x) in f[..n].iter().zip(&v) {
-        val += BigRational::from_integer((*c).into()) * x;
+        if *c != 0 {
+            val += BigRational::from_integer((*c).into()) * x;
+        }
     }
     let integral = val.is_integer();
     let lo = val
@@ -250,31 +298,41 @@ fn lexmin_from(
         .to_integer()
         .to_i64()
         .ok_or(ScheduleError::Overflow)?;
-    let fix = |sys: &crate::poly::solver::System,
-               m: i64|
-     -> ScheduleResult<crate::poly::solver::System> {
-        let mut s = sys.clone();
+    let fix = |r: &Restricted<'_>, m: i64| -> ScheduleResult<Vec<Form>> {
         let mut eq = f.clone();
         eq[n] = eq[n].checked_sub(m).ok_or(ScheduleError::Overflow)?;
-        s.add_eq(eq);
-        Ok(s)
+        let mut eqs = r.eqs.clone();
+        eqs.push(eq);
+        Ok(eqs)
     };
     // If objective k is already integral at `v`, fixing it there keeps `v`
     // a rational lexicographic minimum of the remaining objectives.
     let hint = if integral { Some(v) } else { None };
-    if let Optimum::Value(p) = lexmin_from(fix(&cur, lo)?, objs, k + 1, hint)? {
+    let fixed = Restricted {
+        eqs: fix(&cur, lo)?,
+        ..cur.clone()
+    };
+    if let Optimum::Value(p) = lexmin_from(fixed, objs, k + 1, hint)? {
         return Ok(Optimum::Value(p));
     }
     // f = lo has no integer point: the exact minimum with f >= lo + 1.
-    let mut above = cur.clone();
+    let mut above = cur;
     let mut r = f.clone();
     r[n] = lo
         .checked_add(1)
         .and_then(|b| r[n].checked_sub(b))
         .ok_or(ScheduleError::Overflow)?;
-    above.add_ineq(r);
-    match solver::integer_min(&above, f)? {
-        Optimum::Value(m) => lexmin_from(fix(&above, m)?, objs, k + 1, None),
+    above.ineqs.push(r);
+    let above_sys = above.system();
+    let (m, _) = solver::with_work_budget(INTEGER_WORK, || solver::integer_min(&above_sys, f));
+    match m? {
+        Optimum::Value(m) => {
+            let fixed = Restricted {
+                eqs: fix(&above, m)?,
+                ..above.clone()
+            };
+            lexmin_from(fixed, objs, k + 1, None)
+        }
         Optimum::Empty => Ok(Optimum::Empty),
         Optimum::Unbounded => Ok(Optimum::Unbounded),
     }

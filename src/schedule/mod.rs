@@ -26,6 +26,7 @@ pub mod model;
 mod pluto;
 
 pub use check::{check_schedule, is_sequential, DepStatus, Legality, Violation};
-pub use driver::{schedule, Scheduler};
+pub use driver::{schedule, schedule_with_budget, Scheduler};
 pub use error::{ScheduleError, ScheduleResult};
 pub use model::{DepPiece, DimInfo, Model, Schedule, Statement};
+pub use pluto::BAND_WORK;

@@ -77,6 +77,10 @@ pub struct Schedule {
     pub rows: Vec<Vec<Vec<i64>>>,
     /// One entry per dimension.
     pub dims: Vec<DimInfo>,
+    /// Whether some Pluto band ran out of its work budget (the schedule is
+    /// legal and sequential, but may be less optimal than the search
+    /// would have found without the budget).
+    pub budget_spent: bool,
 }
 
 impl Schedule {

@@ -34,6 +34,19 @@ const SIGNIFICANT: usize = 2;
 /// Upper bound on ILP solves spent looking for one non-trivial member.
 const SEARCH_BUDGET: usize = 256;
 
+/// Simplex work (tableau cells touched by pivots, see
+/// [`crate::poly::solver::with_work_budget`]) one band may spend. Past it
+/// the search keeps the best member found so far (or ends the band, and
+/// the driver's Feautrier steps take over): the band may be less
+/// optimal, never illegal, and scheduling never hangs.
+///
+/// The value is a compromise measured on the examples: the largest band of
+/// an inference sampler (LDA, 46 statements) needs about 1.1e10 to finish,
+/// and cutting it shorter gives a schedule whose code runs 25 times slower;
+/// the 2-D window sums of `examples/window_sum_2d.alpha` would need far
+/// more and are cut (about 25 s of compilation, with a note).
+pub const BAND_WORK: u64 = 20_000_000_000;
+
 struct Problem {
     layout: Layout,
     base: System,
@@ -177,7 +190,8 @@ impl Search<'_> {
                 }
             }
         }
-        let opt = match lexmin(&sys, &self.prob.objs) {
+        let opt_r = lexmin(&sys, &self.prob.objs);
+        let opt = match opt_r {
             // The exact solver gave up on this branch of the search: treat
             // it as empty (another branch, or the Feautrier fallback, still
             // gives a legal schedule; only optimality is lost).

@@ -101,6 +101,8 @@ pub struct ComplexityReport {
     pub lines: Vec<CostLine>,
     pub before: Complexity,
     pub after: Complexity,
+    /// The optimizer's budget notes ([`Optimized::notes`]).
+    pub notes: Vec<String>,
 }
 
 fn sum_by_origin(
@@ -171,16 +173,21 @@ pub fn report_systems(
         lines,
         before: before.unwrap_or_else(|| Complexity::new(params.clone(), Vec::new())),
         after: after.unwrap_or_else(|| Complexity::new(params, Vec::new())),
+        notes: o.notes.clone(),
     })
 }
 
 impl fmt::Display for ComplexityReport {
     /// `X: O(before) -> O(after)` per equation, then
-    /// `total: O(BEFORE) -> O(AFTER)`.
+    /// `total: O(BEFORE) -> O(AFTER)`, then `note: ...` per budget note.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for l in &self.lines {
             writeln!(f, "{}: {} -> {}", l.var, l.before, l.after)?;
         }
-        writeln!(f, "total: {} -> {}", self.before, self.after)
+        writeln!(f, "total: {} -> {}", self.before, self.after)?;
+        for n in &self.notes {
+            writeln!(f, "note: {n}")?;
+        }
+        Ok(())
     }
 }

@@ -18,8 +18,11 @@
 //! found (any sequential schedule works, paper section 6.3).
 
 pub mod complexity;
+pub mod maximal;
 pub mod normalize;
+pub mod rewrite;
 pub mod share;
+pub mod split;
 pub mod transform;
 
 use crate::ir::VarId;
@@ -174,6 +177,36 @@ pub struct Optimized {
     /// The verified sequential schedule of `program` (computed with the
     /// scheduler `optimize` was given): code generation may reuse it.
     pub schedule: ProgramSchedule,
+    /// Where a budget cut the search short (the scheduler's, or a pass's
+    /// recorded as a decision whose reason starts with "budget"): the
+    /// program is correct but may not be the best the search could find.
+    /// `alphac complexity` and `alphac optimize` print these.
+    pub notes: Vec<String>,
+}
+
+/// The notes of an optimization: the decisions whose reason starts with
+/// "budget", and the schedules that spent the scheduler's work budget.
+fn budget_notes(decisions: &[Decision], schedules: &[&ProgramSchedule]) -> Vec<String> {
+    let mut notes: Vec<String> = decisions
+        .iter()
+        .filter(|d| d.reason.contains("budget"))
+        .map(|d| {
+            format!(
+                "{} of `{}` in system {}: {}; the best program found so far is kept",
+                d.kind.name(),
+                d.var,
+                d.system,
+                d.reason
+            )
+        })
+        .collect();
+    if schedules.iter().any(|s| s.budget_spent()) {
+        notes.push(
+            "the scheduler spent its work budget: the schedule is legal but may not be the best one"
+                .to_string(),
+        );
+    }
+    notes
 }
 
 /// Resolves `(new, base)` pairs (in creation order) to the original
@@ -207,22 +240,29 @@ pub enum OptimizeError {
 /// a legal sequential schedule checked by the legality checker).
 pub fn optimize(program: &Program, scheduler: Scheduler) -> Result<Optimized, OptimizeError> {
     let (normalized, born_n) = normalize::normalize_with_origins(program)?;
-    let schedule = schedule_program(&normalized, scheduler)?;
-    let (optimized, decisions, born_t) = transform::simplify_with_origins(&normalized, &schedule)?;
+    // Algebraic rewrites (merge, idempotence, higher-order operators,
+    // decomposition, factorization) before SDR.
+    let (rewritten, mut decisions, born_r) = rewrite::rewrite(&normalized)?;
+    let schedule = schedule_program(&rewritten, scheduler)?;
+    let (optimized, decisions_t, born_t) = transform::simplify_with_origins(&rewritten, &schedule)?;
+    decisions.extend(decisions_t);
     let verified = schedule_program(&optimized, scheduler).map_err(OptimizeError::Verification)?;
     let origin = born_n
         .iter()
+        .zip(&born_r)
         .zip(&born_t)
-        .map(|(a, b)| {
-            let all: Vec<(String, String)> = a.iter().chain(b).cloned().collect();
+        .map(|((a, r), b)| {
+            let all: Vec<(String, String)> = a.iter().chain(r).chain(b).cloned().collect();
             resolve_origins(&all)
         })
         .collect();
+    let notes = budget_notes(&decisions, &[&schedule, &verified]);
     Ok(Optimized {
         program: optimized,
         decisions,
         normalized,
         origin,
         schedule: verified,
+        notes,
     })
 }

@@ -62,6 +62,32 @@ pub(crate) fn used_names(s: &System) -> HashSet<String> {
     names
 }
 
+/// Appends a new local `base_tag…` (named apart from `used`) over
+/// `domain` to `s`, records `(name, base)` in `born`, and returns its id.
+/// The variable has no equation yet.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn push_local(
+    s: &mut System,
+    used: &mut HashSet<String>,
+    born: &mut Vec<(String, String)>,
+    base: &str,
+    tag: &str,
+    domain: crate::poly::Set,
+    ty: ElemType,
+    span: crate::diag::Span,
+) -> VarId {
+    let name = fresh_name(used, base, tag);
+    born.push((name.clone(), base.to_string()));
+    s.vars.push(Variable {
+        name,
+        kind: VarKind::Local,
+        ty,
+        domain,
+        span,
+    });
+    s.vars.len() - 1
+}
+
 /// A fresh name `base_tag`, `base_tag2`, ... not in `used` (and records it).
 pub(crate) fn fresh_name(used: &mut HashSet<String>, base: &str, tag: &str) -> String {
     let mut k = 1usize;

@@ -30,8 +30,16 @@
 //! inverse, must need no subtraction (`Sub` empty on `R1`), otherwise the
 //! next basis vector is tried. Only `+` is treated as invertible: the
 //! inverse of `*` fails on zero factors, so `*` is handled like `max`.
+//!
+//! That rule is for *dependent* reductions (the body reads the result,
+//! directly or through other equations), where a direction against the
+//! schedule could close a cycle. For an *independent* reduction every
+//! face is handed to `maximal::search`, which may use either orientation
+//! of each basis vector and split the face (`split`), and keeps the
+//! cheapest result (POPL 2025; see `docs/optimizer.md`).
 
-use super::normalize::{combine, fresh_name, used_names};
+use super::maximal;
+use super::normalize::{combine, used_names};
 use super::share::share_space;
 use super::{Decision, DecisionKind, ResultOrder, SdrError};
 use crate::diag::Span;
@@ -51,12 +59,33 @@ pub fn simplify(
     Ok((out, decisions))
 }
 
+/// [`simplify`] with a search budget of `budget` candidate evaluations per
+/// reduction instead of `maximal::MAX_CANDIDATES` (0: the schedule-guided
+/// heuristic alone, for every reduction).
+pub fn simplify_with_budget(
+    p: &Program,
+    order: &dyn ResultOrder,
+    budget: usize,
+) -> Result<(Program, Vec<Decision>), SdrError> {
+    let (out, decisions, _) = run(p, order, budget)?;
+    Ok((out, decisions))
+}
+
 /// [`simplify`], also returning, per system, the new local variables with
 /// the variable they were generated for (`(new, base)` pairs).
 #[allow(clippy::type_complexity)]
 pub fn simplify_with_origins(
     p: &Program,
     order: &dyn ResultOrder,
+) -> Result<(Program, Vec<Decision>, Vec<Vec<(String, String)>>), SdrError> {
+    run(p, order, maximal::MAX_CANDIDATES)
+}
+
+#[allow(clippy::type_complexity)]
+fn run(
+    p: &Program,
+    order: &dyn ResultOrder,
+    budget: usize,
 ) -> Result<(Program, Vec<Decision>, Vec<Vec<(String, String)>>), SdrError> {
     let mut out = p.clone();
     let mut decisions = Vec::new();
@@ -70,6 +99,9 @@ pub fn simplify_with_origins(
             decisions: Vec::new(),
             sys_name: s.name.clone(),
             born: Vec::new(),
+            evaluations: 0,
+            budget,
+            budget_noted: false,
         };
         let n_eqs = s.equations.len();
         for e in 0..n_eqs {
@@ -85,12 +117,18 @@ pub fn simplify_with_origins(
                 cx.decide(&s.vars[var].name, -1, None, "no schedule for the result");
                 continue;
             };
+            // The search budget is per reduction of the program.
+            cx.evaluations = 0;
+            cx.budget_noted = false;
+            let independent = maximal::is_independent(s, var, &r.body);
             let job = Job {
                 target: var,
                 red: r,
                 ty,
                 span,
                 theta,
+                independent,
+                splits_left: maximal::MAX_SPLITS,
             };
             let expr = cx.process(s, job, 0)?;
             s.equations[e].expr = expr;
@@ -105,24 +143,52 @@ pub fn simplify_with_origins(
 }
 
 /// One reduction to simplify: `target[x] = reduce(red)`.
-struct Job {
-    target: VarId,
-    red: Reduction,
-    ty: ElemType,
-    span: Span,
+#[derive(Clone)]
+pub(super) struct Job {
+    pub(super) target: VarId,
+    pub(super) red: Reduction,
+    pub(super) ty: ElemType,
+    pub(super) span: Span,
     /// `Θ_X`: rows over the target's dimensions.
-    theta: Vec<Vec<i64>>,
+    pub(super) theta: Vec<Vec<i64>>,
+    /// The body does not read the target, directly or through other
+    /// equations: any reuse direction keeps the program acyclic, and the
+    /// maximal-simplification search (`maximal`) chooses among them.
+    pub(super) independent: bool,
+    /// How many more nested splits the search may try on this reduction.
+    pub(super) splits_left: usize,
 }
 
-struct Cx {
-    used: HashSet<String>,
-    params: Vec<String>,
+/// The state of the pass over one system. Cloned to evaluate a candidate
+/// of the maximal-simplification search in isolation.
+#[derive(Clone)]
+pub(super) struct Cx {
+    pub(super) used: HashSet<String>,
+    pub(super) params: Vec<String>,
     /// The parameter context (a set with no dimensions).
-    context: Set,
-    decisions: Vec<Decision>,
-    sys_name: String,
+    pub(super) context: Set,
+    pub(super) decisions: Vec<Decision>,
+    pub(super) sys_name: String,
     /// `(new variable, variable it was generated for)`.
-    born: Vec<(String, String)>,
+    pub(super) born: Vec<(String, String)>,
+    /// Candidate evaluations spent on the current reduction.
+    pub(super) evaluations: usize,
+    /// The bound on `evaluations` (`maximal::MAX_CANDIDATES` unless a
+    /// caller asked for another).
+    pub(super) budget: usize,
+    /// Whether the spent budget was already recorded for it.
+    pub(super) budget_noted: bool,
+}
+
+/// A legal reuse direction with everything [`Cx::build`] needs (see the
+/// module comment for the sets).
+pub(super) struct Prepared {
+    pub(super) r_x: Vec<i64>,
+    add_pieces: Vec<BasicSet>,
+    subs_used: Vec<BasicSet>,
+    r1: Set,
+    r2a: Set,
+    r2b: Set,
 }
 
 /// Recursion guard: a face has at most as many dimensions as the body
@@ -153,7 +219,13 @@ fn translate(s: &Set, v: &[i64]) -> Result<Set, SdrError> {
 }
 
 impl Cx {
-    fn decide(&mut self, var: &str, face_dim: i64, reuse: Option<Vec<i64>>, reason: &str) {
+    pub(super) fn decide(
+        &mut self,
+        var: &str,
+        face_dim: i64,
+        reuse: Option<Vec<i64>>,
+        reason: &str,
+    ) {
         let applied = reuse.is_some();
         self.decisions.push(Decision {
             face_dim,
@@ -229,7 +301,7 @@ impl Cx {
 
     /// `P` is not of constant thickness along `r`: `max { t : y ∈ P,
     /// y + t·r ∈ P, params ∈ context }` is unbounded.
-    fn profitable(&self, piece: &BasicSet, r: &[i64]) -> Result<bool, SdrError> {
+    pub(super) fn profitable(&self, piece: &BasicSet, r: &[i64]) -> Result<bool, SdrError> {
         let np = self.params.len();
         let n = r.len();
         let nv = np + n + 1;
@@ -308,7 +380,12 @@ impl Cx {
     }
 
     /// Simplifies `job` and returns the new right-hand side of its target.
-    fn process(&mut self, s: &mut System, job: Job, depth: usize) -> Result<Expr, SdrError> {
+    pub(super) fn process(
+        &mut self,
+        s: &mut System,
+        job: Job,
+        depth: usize,
+    ) -> Result<Expr, SdrError> {
         let target_name = s.vars[job.target].name.clone();
         let original = Expr {
             kind: ExprKind::Reduce(Box::new(job.red.clone())),
@@ -358,83 +435,149 @@ impl Cx {
             self.decide(&target_name, face_dim, None, "no share direction");
             return Ok(original);
         }
-        let proj_lin: Vec<Vec<i64>> = job
-            .red
-            .proj
-            .affs()
-            .iter()
-            .map(|a| a.dim_coeffs().to_vec())
-            .collect();
-        let x_space = d_x.space().clone();
+        if job.independent {
+            return maximal::search(self, s, job, depth, &piece, &basis, face_dim);
+        }
         let mut reason = "share directions lie in the projection's kernel";
         for b in &basis {
-            let r_x: Vec<i64> = proj_lin
-                .iter()
-                .map(|row| dot(row, b))
-                .collect::<Result<_, _>>()?;
+            let r_x = self.result_shift(&job, b)?;
             if r_x.iter().all(|&v| v == 0) {
                 continue;
             }
-            let mut sign = 0i64;
-            for row in &job.theta {
-                let v = dot(row, &r_x)?;
-                if v != 0 {
-                    sign = v.signum();
-                    break;
-                }
-            }
+            let sign = schedule_sign(&job.theta, &r_x)?;
             if sign == 0 {
                 reason = "the schedule does not order the reuse direction";
                 continue;
             }
             let r: Vec<i64> = b.iter().map(|&v| v * sign).collect();
-            let r_x: Vec<i64> = r_x.iter().map(|&v| v * sign).collect();
-            if !self.profitable(&piece, &r)? {
-                reason = "constant thickness along every share direction";
-                continue;
-            }
-            let neg_r: Vec<i64> = r.iter().map(|&v| -v).collect();
-            let add_pieces = self.shell(&piece, &r)?;
-            let sub_pieces = self.shell(&piece, &neg_r)?;
-            let r1 = d_x.intersect(&translate(&d_x, &r_x)?)?;
-            let natural = self.image(&piece, &job.red.proj, &vec![0; r_x.len()], &x_space)?;
-            let r2 = d_x.subtract(&r1)?;
-            let r2b = r2.intersect(&translate(&natural, &r_x)?)?.simplify()?;
-            let r2a = r2.subtract(&r2b)?.simplify()?;
-            let r1 = r1.simplify()?;
-            // The removed shell's contributions on R1.
-            let mut subs_used = Vec::new();
-            for q in &sub_pieces {
-                let img = self.image(q, &job.red.proj, &r_x, &x_space)?;
-                if !img.intersect(&r1)?.is_empty()? {
-                    subs_used.push(q.clone());
+            match self.prepare(s, &job, &piece, &r)? {
+                Err(why) => reason = why,
+                Ok(prep) => {
+                    // Why this direction: the result's sequential schedule
+                    // computes X[x − r_X] before X[x] (dependent reduction:
+                    // the only legal orientation).
+                    let shift: Vec<String> = r_x.iter().map(|v| (v * sign).to_string()).collect();
+                    let detail = format!(
+                        "dependent reduction: direction from the schedule (X[x] reuses X[x - ({})], computed earlier)",
+                        shift.join(", ")
+                    );
+                    self.decide(&target_name, face_dim, Some(r), "applied");
+                    if let Some(d) = self.decisions.last_mut() {
+                        d.detail = detail;
+                    }
+                    return self.build(s, &job, depth, prep);
                 }
             }
-            if !subs_used.is_empty() && job.red.op != ReduceOp::Add {
-                reason = "the operator has no inverse and the direction needs one";
-                continue;
-            }
-            self.decide(&target_name, face_dim, Some(r.clone()), "applied");
-            return self.build(s, &job, depth, &r_x, add_pieces, subs_used, r1, r2a, r2b);
         }
         self.decide(&target_name, face_dim, None, reason);
         Ok(original)
     }
 
+    /// `r_X = proj_lin · r`: the shift of the result a body vector `r`
+    /// makes.
+    pub(super) fn result_shift(&self, job: &Job, r: &[i64]) -> Result<Vec<i64>, SdrError> {
+        job.red
+            .proj
+            .affs()
+            .iter()
+            .map(|a| dot(a.dim_coeffs(), r))
+            .collect()
+    }
+
+    /// The reuse directions the search may try for an independent
+    /// reduction, in order of preference: every share-basis vector `b`
+    /// with `proj_lin · b ≠ 0` oriented as the schedule orders it
+    /// (`+b` when the schedule does not), then the same vectors reversed.
+    pub(super) fn directions(
+        &self,
+        job: &Job,
+        basis: &[Vec<i64>],
+    ) -> Result<Vec<Vec<i64>>, SdrError> {
+        let mut first = Vec::new();
+        let mut second = Vec::new();
+        for b in basis {
+            let r_x = self.result_shift(job, b)?;
+            if r_x.iter().all(|&v| v == 0) {
+                continue;
+            }
+            let sign = match schedule_sign(&job.theta, &r_x)? {
+                0 => 1,
+                s => s,
+            };
+            first.push(b.iter().map(|&v| v * sign).collect::<Vec<i64>>());
+            second.push(b.iter().map(|&v| -v * sign).collect::<Vec<i64>>());
+        }
+        first.append(&mut second);
+        Ok(first)
+    }
+
+    /// Checks that the reuse vector `r` (with `proj_lin · r ≠ 0`) can be
+    /// applied to `piece` (the body domain of `job`, restricted to where
+    /// it is used): it must be profitable, and for an operator without an
+    /// inverse it must need no subtraction. `Ok(Err(reason))` when not.
+    pub(super) fn prepare(
+        &self,
+        s: &System,
+        job: &Job,
+        piece: &BasicSet,
+        r: &[i64],
+    ) -> Result<Result<Prepared, &'static str>, SdrError> {
+        let d_x = s.vars[job.target].domain.clone();
+        let x_space = d_x.space().clone();
+        let r_x = self.result_shift(job, r)?;
+        if !self.profitable(piece, r)? {
+            return Ok(Err("constant thickness along every share direction"));
+        }
+        let neg_r: Vec<i64> = r.iter().map(|&v| -v).collect();
+        let add_pieces = self.shell(piece, r)?;
+        let sub_pieces = self.shell(piece, &neg_r)?;
+        let r1 = d_x.intersect(&translate(&d_x, &r_x)?)?;
+        let natural = self.image(piece, &job.red.proj, &vec![0; r_x.len()], &x_space)?;
+        let r2 = d_x.subtract(&r1)?;
+        let r2b = r2.intersect(&translate(&natural, &r_x)?)?.simplify()?;
+        let r2a = r2.subtract(&r2b)?.simplify()?;
+        let r1 = r1.simplify()?;
+        // The removed shell's contributions on R1.
+        let mut subs_used = Vec::new();
+        for q in &sub_pieces {
+            let img = self.image(q, &job.red.proj, &r_x, &x_space)?;
+            if !img.intersect(&r1)?.is_empty()? {
+                subs_used.push(q.clone());
+            }
+        }
+        if !subs_used.is_empty() && job.red.op != ReduceOp::Add {
+            return Ok(Err(
+                "the operator has no inverse and the direction needs one",
+            ));
+        }
+        Ok(Ok(Prepared {
+            r_x,
+            add_pieces,
+            subs_used,
+            r1,
+            r2a,
+            r2b,
+        }))
+    }
+
     /// Builds the transformed equations (see the module comment).
-    #[allow(clippy::too_many_arguments)]
-    fn build(
+    pub(super) fn build(
         &mut self,
         s: &mut System,
         job: &Job,
         depth: usize,
-        r_x: &[i64],
-        add_pieces: Vec<BasicSet>,
-        sub_pieces: Vec<BasicSet>,
-        r1: Set,
-        r2a: Set,
-        r2b: Set,
+        prep: Prepared,
     ) -> Result<Expr, SdrError> {
+        let Prepared {
+            r_x,
+            add_pieces,
+            subs_used: sub_pieces,
+            r1,
+            r2a,
+            r2b,
+            ..
+        } = prep;
+        let r_x = &r_x[..];
         let np = self.params.len();
         let x_names = s
             .equation_of(job.target)
@@ -580,13 +723,15 @@ impl Cx {
             ty: job.ty,
             span: job.span,
             theta: job.theta.clone(),
+            independent: job.independent,
+            splits_left: job.splits_left,
         };
         let e = self.process(s, sub_job, depth + 1)?;
         self.define(s, id, x_names, e);
         Ok(id)
     }
 
-    fn new_local(
+    pub(super) fn new_local(
         &mut self,
         s: &mut System,
         base: &str,
@@ -595,19 +740,19 @@ impl Cx {
         ty: ElemType,
         span: Span,
     ) -> VarId {
-        let name = fresh_name(&mut self.used, base, tag);
-        self.born.push((name.clone(), base.to_string()));
-        s.vars.push(Variable {
-            name,
-            kind: VarKind::Local,
-            ty,
+        super::normalize::push_local(
+            s,
+            &mut self.used,
+            &mut self.born,
+            base,
+            tag,
             domain,
+            ty,
             span,
-        });
-        s.vars.len() - 1
+        )
     }
 
-    fn define(&mut self, s: &mut System, var: VarId, names: &[String], expr: Expr) {
+    pub(super) fn define(&mut self, s: &mut System, var: VarId, names: &[String], expr: Expr) {
         s.equations.push(Equation {
             var,
             indices: names.to_vec(),
@@ -625,4 +770,16 @@ pub fn identity(op: ReduceOp, ty: ElemType, span: Span) -> Expr {
         Scalar::Bool(v) => ExprKind::BoolConst(v),
     };
     Expr { kind, ty, span }
+}
+
+/// The sign of the first non-zero entry of `Θ_X · r_X` (0 when the
+/// schedule does not order `r_X`).
+fn schedule_sign(theta: &[Vec<i64>], r_x: &[i64]) -> Result<i64, SdrError> {
+    for row in theta {
+        let v = dot(row, r_x)?;
+        if v != 0 {
+            return Ok(v.signum());
+        }
+    }
+    Ok(0)
 }

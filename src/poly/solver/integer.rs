@@ -71,11 +71,11 @@ pub(crate) fn fallback<R>(
     small: impl FnOnce() -> OResult<R>,
     big: impl FnOnce() -> OResult<R>,
 ) -> PolyResult<R> {
-    BUDGET_SPENT.with(|b| b.set(false));
-    let spent = || BUDGET_SPENT.with(|b| b.replace(false));
+    super::budget::take_spent();
+    let spent = super::budget::take_spent;
     let budget_error = || {
         PolyError::Budget(format!(
-            "integer branch and bound exceeded {BNB_NODE_BUDGET} nodes or {BNB_CELL_BUDGET} depth × tableau cells"
+            "integer branch and bound exceeded {BNB_NODE_BUDGET} nodes or {BNB_CELL_BUDGET} depth × tableau cells, or the caller's simplex work budget"
         ))
     };
     match small() {
@@ -106,13 +106,6 @@ pub(crate) const BNB_NODE_BUDGET: usize = 2_000_000;
 /// bounds its memory (about 16 bytes per cell on the fast path). Past it
 /// the query fails with [`PolyError::Budget`].
 pub(crate) const BNB_CELL_BUDGET: usize = 30_000_000;
-
-thread_local! {
-    /// Set when a branch and bound gave up on its budget (it then returns
-    /// `Ovf`, which [`fallback`] turns into [`PolyError::Budget`] rather
-    /// than retrying with big integers).
-    static BUDGET_SPENT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
 
 /// Runs `query` on the tableau of `eqs` (`== 0`) and `ineqs` (`>= 0`) over
 /// `n` variables, given with the slack variable of each inequality; `None`
@@ -220,7 +213,7 @@ fn bnb<T: Int>(tab: Tab<T>, r: usize) -> OResult<Option<Vec<BigRational>>> {
 fn charge_node<T: Int>(nodes: &mut usize, depth: usize, tab: &Tab<T>) -> OResult<()> {
     *nodes += 1;
     if *nodes > BNB_NODE_BUDGET || depth.saturating_mul(tab.n_cells()) > BNB_CELL_BUDGET {
-        BUDGET_SPENT.with(|b| b.set(true));
+        super::budget::mark_spent();
         return Err(Ovf);
     }
     Ok(())

@@ -59,6 +59,7 @@
 //! coordinates does not fit `i64` (tableau arithmetic itself never fails:
 //! it falls back to big integers).
 
+mod budget;
 mod integer;
 mod lattice;
 mod num;
@@ -77,6 +78,7 @@ pub mod stats {
 mod tests;
 
 use crate::poly::{PolyError, PolyResult};
+pub use budget::{with_work_budget, WorkSpent};
 use integer::{build_tab, fallback, implicit_of_tab, on_nonempty_tab, sample_ineqs, BoundedLex};
 use num::{Int, OResult};
 use num_bigint::BigInt;

@@ -246,6 +246,7 @@ impl<T: Int> Tab<T> {
     /// `j` (with `row[r][j] != 0`) enters.
     fn pivot(&mut self, r: usize, j: usize) -> OResult<()> {
         super::stats::PIVOTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        super::budget::charge_work(self.rows.len().saturating_mul(self.ncols()))?;
         let a = self.rows[r][j].clone();
         let dr = self.den[r].clone();
         let mut nr: Vec<T> = Vec::with_capacity(self.ncols());

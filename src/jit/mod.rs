@@ -79,12 +79,6 @@ pub enum ExecError {
         expected: usize,
         got: usize,
     },
-    #[error("array `{array}`: dimension {dim} has negative extent {extent}")]
-    NegativeExtent {
-        array: String,
-        dim: usize,
-        extent: i64,
-    },
     #[error("array `{0}`: its box does not fit in memory (or its bounds overflow)")]
     TooLarge(String),
     #[error("index arithmetic may overflow 64-bit integers for these parameters")]
@@ -153,16 +147,13 @@ fn boxes(f: &Function, params: &[i64]) -> Result<(analysis::Boxes, Vec<usize>), 
         let too_large = || ExecError::TooLarge(a.name.clone());
         let mut dims = Vec::new();
         let mut count: usize = 1;
-        for (k, d) in a.dims.iter().enumerate() {
+        for d in &a.dims {
             let lo = d.lower.eval(&[], params).ok_or_else(too_large)?;
-            let ext = d.extent.eval(&[], params).ok_or_else(too_large)?;
-            if ext < 0 {
-                return Err(ExecError::NegativeExtent {
-                    array: a.name.clone(),
-                    dim: k,
-                    extent: ext,
-                });
-            }
+            // A negative extent is a domain that is empty for these
+            // parameters (legal: e.g. a piece the optimizer split off that
+            // exists only for larger sizes): the array has no elements, and
+            // no statement instance reads or writes it.
+            let ext = d.extent.eval(&[], params).ok_or_else(too_large)?.max(0);
             // lo + ext is computed by the compiled code.
             lo.checked_add(ext).ok_or_else(too_large)?;
             let e = usize::try_from(ext).map_err(|_| too_large())?;

@@ -233,11 +233,7 @@ pub(super) fn search(
     face_dim: i64,
 ) -> Result<Expr, SdrError> {
     let target_name = s.vars[job.target].name.clone();
-    let original = Expr {
-        kind: ExprKind::Reduce(Box::new(job.red.clone())),
-        ty: job.ty,
-        span: job.span,
-    };
+    let original = job.original();
     let floor = complexity(&s.vars[job.target].domain)?;
     let at_floor = |c: &Complexity| !better(&floor, c);
     let mut best: Option<Candidate> = None;

@@ -159,6 +159,17 @@ pub(super) struct Job {
     pub(super) splits_left: usize,
 }
 
+impl Job {
+    /// The reduction unchanged, as the right-hand side it came from.
+    pub(super) fn original(&self) -> Expr {
+        Expr {
+            kind: ExprKind::Reduce(Box::new(self.red.clone())),
+            ty: self.ty,
+            span: self.span,
+        }
+    }
+}
+
 /// The state of the pass over one system. Cloned to evaluate a candidate
 /// of the maximal-simplification search in isolation.
 #[derive(Clone)]
@@ -387,11 +398,7 @@ impl Cx {
         depth: usize,
     ) -> Result<Expr, SdrError> {
         let target_name = s.vars[job.target].name.clone();
-        let original = Expr {
-            kind: ExprKind::Reduce(Box::new(job.red.clone())),
-            ty: job.ty,
-            span: job.span,
-        };
+        let original = job.original();
         let np = self.params.len();
         let n = job.red.dims().len();
         let Some(piece) = self.piece(&job.red)? else {
@@ -674,11 +681,7 @@ impl Cx {
             pieces.push((dom(&r2a)?, e));
         }
         if !r2b.is_empty()? {
-            let original = Expr {
-                kind: ExprKind::Reduce(Box::new(job.red.clone())),
-                ty: job.ty,
-                span: job.span,
-            };
+            let original = job.original();
             let id = self.new_local(s, &base, "init", dom(&r2b)?, job.ty, job.span);
             self.define(s, id, &x_names, original);
             pieces.push((dom(&r2b)?, read(id, None)?));

@@ -55,3 +55,45 @@ complexity!(
     lbp_stereo => "total: O(N*K*D^2) -> O(N*K*D)",
     coxph => "total: O(N^2*K^2 + K^3) -> O(N*K^2 + K^3)",
 );
+
+/// The cost of the generated loops of a sampler (`alphac complexity
+/// --system NAME`, line `generated code (upper bound)`): after SDR, the
+/// cleanup, storage mapping and the sparse/scatter loop rewrites.
+fn generated(name: &str) -> String {
+    let path = format!("{}/examples/{name}.alpha", env!("CARGO_MANIFEST_DIR"));
+    let p = alphac::compile::parse_program(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let options = alphac::compile::Options {
+        system: Some(name.to_string()),
+        ..alphac::compile::Options::default()
+    };
+    alphac::compile::generated_cost(&p, &options)
+        .unwrap()
+        .to_string()
+}
+
+/// The generated code's cost, literally: an upper bound by
+/// `poly::complexity` (loose where the time-space sets are skewed). GMM-GS
+/// is at the manual complexity O(NK): its counts are histograms (scatter
+/// loops) and running counts updated in place.
+#[test]
+fn generated_code_costs() {
+    let expected = [
+        ("gmm_gs", "O(N*K)"),
+        ("gmm_mh", "O(N^2 + N*K + K^2)"),
+        ("gmm_lw", "O(N*K + K^2)"),
+        ("lda_gs", "O(W^2*K + W^2*V + W^2*D + W*K^2 + W*K*V + W*K*D)"),
+        (
+            "lda_mh",
+            "O(W^3 + W^2*K + W^2*V + W^2*D + W*K^2 + W*K*V + W*K*D)",
+        ),
+        ("lda_lw", "O(W*K^2 + W*K*V)"),
+        ("dmm_gs", "O(D^2*A + D*A*K)"),
+        ("dmm_mh", "O(D^2*A + D*A*K + K^2)"),
+        ("dmm_lw", "O(D*A^2 + D*A*K + K^2)"),
+        ("lbp_stereo", "O(N^2*D + N*K*D + K^2*D)"),
+        ("coxph", "O(N^2*K + N*K^2 + K^3)"),
+    ];
+    for (name, cost) in expected {
+        assert_eq!(generated(name), cost, "{name}");
+    }
+}

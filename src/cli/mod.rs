@@ -226,9 +226,24 @@ fn dispatch(cli: Cli) -> Result<String, CliError> {
                 None => None,
             };
             let o = optimize_program(&program)?;
-            crate::sdr::complexity::report_systems(&program, &o, only)
+            let mut text = crate::sdr::complexity::report_systems(&program, &o, only)
                 .map(|r| r.to_string())
-                .map_err(|e| CliError::Internal(e.to_string()))
+                .map_err(|e| CliError::Internal(e.to_string()))?;
+            // With one system: the cost of its generated loops (storage
+            // mapping, scatter loops and sparse updates included).
+            if let Some(k) = only {
+                let options = crate::compile::Options {
+                    system: Some(program.systems[k].name.clone()),
+                    ..crate::compile::Options::default()
+                };
+                match crate::compile::generated_cost(&program, &options) {
+                    Ok(c) => text.push_str(&format!("generated code (upper bound): {c}\n")),
+                    Err(e) => {
+                        text.push_str(&format!("generated code (upper bound): unknown ({e})\n"))
+                    }
+                }
+            }
+            Ok(text)
         }
         Command::Optimize { file, explain } => {
             let (_, program) = compile_file(&file)?;

@@ -63,6 +63,12 @@ pub struct RunArgs {
     /// No progress bar and no timing lines.
     #[arg(long, short)]
     pub quiet: bool,
+    /// After the run, print on standard error the bytes each array of
+    /// the native code allocates for these parameters, and the total
+    /// (with, for a local stored in fewer cells, what its whole box
+    /// would take).
+    #[arg(long)]
+    pub stats: bool,
 }
 
 /// The system `alphac run` runs by default: the named one; else the one
@@ -326,6 +332,13 @@ pub fn run(args: RunArgs) -> Result<String, CliError> {
         }
     };
 
+    if args.stats {
+        match &compiled {
+            Some(c) => eprint!("{}", memory_stats(c, sys, &params, args.seed)?),
+            None => eprintln!("--stats: no native code (the interpreter ran), no arrays to count"),
+        }
+    }
+
     let mut out = String::new();
     for v in sys.vars.iter().filter(|v| v.kind == VarKind::Output) {
         let Some(a) = results.get(&v.name) else {
@@ -341,6 +354,78 @@ pub fn run(args: RunArgs) -> Result<String, CliError> {
             out.push_str(&summarize(&v.name, a));
         }
     }
+    Ok(out)
+}
+
+/// `n` with thousands separators: `8,000,000`.
+fn grouped(n: u128) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (k, ch) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// The `--stats` text: a header with the parameters, one line per array
+/// of the native code (`NAME  BYTES B  SHAPE`, and for a mapped local
+/// `(was SHAPE = BYTES B)`), then the total before and after mapping.
+fn memory_stats(
+    c: &Compiled,
+    sys: &ir::System,
+    params: &[i64],
+    seed: u64,
+) -> Result<String, CliError> {
+    let arrays = c
+        .array_bytes(params, seed)
+        .map_err(|e| CliError::User(e.to_string()))?;
+    let given: Vec<String> = sys
+        .params
+        .iter()
+        .zip(params)
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect();
+    let mut out = format!("memory of {} ({}):\n", sys.name, given.join(", "));
+    let width = arrays
+        .iter()
+        .map(|a| a.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(5);
+    let bytes: Vec<String> = arrays.iter().map(|a| grouped(a.bytes)).collect();
+    let bwidth = bytes.iter().map(String::len).max().unwrap_or(1);
+    let (mut total, mut was_total) = (0u128, 0u128);
+    for (a, b) in arrays.iter().zip(&bytes) {
+        total = total.saturating_add(a.bytes);
+        let was = match &a.was {
+            Some((shape, old)) => {
+                was_total = was_total.saturating_add(*old);
+                format!("  (was {shape} = {} B)", grouped(*old))
+            }
+            None => {
+                was_total = was_total.saturating_add(a.bytes);
+                String::new()
+            }
+        };
+        let shape = if a.shape.is_empty() {
+            "scalar"
+        } else {
+            &a.shape
+        };
+        out.push_str(&format!(
+            "  {:<width$}  {:>bwidth$} B  {shape}{was}\n",
+            a.name, b
+        ));
+    }
+    out.push_str(&format!(
+        "  {:<width$}  {:>bwidth$} B  (without storage mapping: {} B)\n",
+        "total",
+        grouped(total),
+        grouped(was_total)
+    ));
     Ok(out)
 }
 

@@ -17,12 +17,22 @@
 //! pointers and is neither `Send` nor `Sync`), keyed by a hash of the
 //! source text and the options.
 //!
+//! Storage: after scanning, the locals are stored in fewer cells when the
+//! schedule allows it (`codegen::storage::map_storage`, called right
+//! after `scan::scan_system` and before `opt::optimize`; the
+//! [`StorageMap`] is kept beside the loop program, printed by [`emit`]
+//! and used by [`Compiled::array_bytes`]). Only locals are mapped, and
+//! only inputs and outputs are ever copied between the JIT's buffers and
+//! `runtime::Array`s (`load_array`, `store_array`), so no mapped array is
+//! read back as if it had its full box.
+//!
 //! Owns: the pipeline glue, the cache and the buffer conversion. Must not
 //! know about Cranelift details or the scanning algorithm.
 
 use crate::codegen::loop_ast::Function;
 use crate::codegen::opt::{self, OptError};
 use crate::codegen::scan::{self, ScanError};
+use crate::codegen::storage::{self, StorageMap};
 use crate::deps::{self, DepsError};
 use crate::diag::{Diagnostic, SourceFile};
 use crate::ir::{self, InputError, VarKind};
@@ -51,6 +61,9 @@ pub struct Options {
     pub system: Option<String>,
     /// Bounds-check every access (tests).
     pub checked: bool,
+    /// Store locals in fewer cells when the schedule allows it
+    /// (`codegen::storage`).
+    pub map_storage: bool,
 }
 
 impl Default for Options {
@@ -60,6 +73,7 @@ impl Default for Options {
             scheduler: Scheduler::Pluto,
             system: None,
             checked: false,
+            map_storage: true,
         }
     }
 }
@@ -85,6 +99,9 @@ pub enum CompileError {
     LoopOpt(OptError),
     #[error("JIT: {0}")]
     Jit(jit::JitError),
+    /// The cost of the generated loops could not be computed.
+    #[error("cost of the generated code: {0}")]
+    Cost(String),
 }
 
 /// A run error.
@@ -107,6 +124,8 @@ struct Inner {
     decisions: Vec<Decision>,
     /// The compiled system's cost before and after optimization.
     complexity: Option<ComplexityReport>,
+    /// The storage mapping applied to the loop program.
+    storage: StorageMap,
     jit: JitFunction,
 }
 
@@ -153,25 +172,49 @@ pub fn loop_program(
     program: &ir::Program,
     options: &Options,
 ) -> Result<(Function, ir::Program, Vec<Decision>), CompileError> {
-    let (f, program, decisions, _) = loop_program_with_cost(program, options)?;
-    Ok((f, program, decisions))
+    let l = lower(program, options)?;
+    Ok((l.function, l.program, l.decisions))
 }
 
-/// [`loop_program`], with the compiled system's complexity report before
-/// and after optimization (`None` without optimization, or when the cost
-/// cannot be computed: it is information, never a reason to fail).
-fn loop_program_with_cost(
-    original: &ir::Program,
+/// The loop program of a checked program's system (as [`loop_program`])
+/// and the storage mapping applied to it (empty when
+/// `options.map_storage` is false).
+pub fn loop_program_with_storage(
+    program: &ir::Program,
     options: &Options,
-) -> Result<
-    (
-        Function,
-        ir::Program,
-        Vec<Decision>,
-        Option<ComplexityReport>,
-    ),
-    CompileError,
-> {
+) -> Result<(Function, StorageMap), CompileError> {
+    let l = lower(program, options)?;
+    Ok((l.function, l.storage))
+}
+
+/// The cost of the loop program of `options.system` as it will run
+/// (`codegen::opt::loop_cost`: loop iterations and statement executions
+/// after SDR, storage mapping and the loop rewrites, scatter loops and
+/// sparse updates included), as an asymptotic complexity.
+pub fn generated_cost(
+    program: &ir::Program,
+    options: &Options,
+) -> Result<crate::poly::complexity::Complexity, CompileError> {
+    let l = lower(program, options)?;
+    opt::loop_cost(&l.function).map_err(|e| CompileError::Cost(e.to_string()))
+}
+
+/// What [`lower`] makes of a program.
+struct Lowered {
+    function: Function,
+    /// The program the loop program was generated from (after SDR).
+    program: ir::Program,
+    decisions: Vec<Decision>,
+    /// The compiled system's complexity report before and after
+    /// optimization (`None` without optimization, or when the cost cannot
+    /// be computed: it is information, never a reason to fail).
+    complexity: Option<ComplexityReport>,
+    storage: StorageMap,
+}
+
+/// Optimize (when asked), schedule, scan, map storage (when asked) and
+/// optimize the loops of the system `options.system` of `original`.
+fn lower(original: &ir::Program, options: &Options) -> Result<Lowered, CompileError> {
     let index = system_index(original, options.system.as_deref())?;
     let (program, decisions, verified, complexity) = if options.optimize {
         let o = sdr::optimize(original, Scheduler::Pluto).map_err(CompileError::Optimize)?;
@@ -190,12 +233,29 @@ fn loop_program_with_cost(
         .systems
         .get(index)
         .ok_or_else(|| CompileError::NoSystem(index.to_string()))?;
-    let f = scan::scan_system(&program, index, s).map_err(CompileError::Scan)?;
+    let mut f = scan::scan_system(&program, index, s).map_err(CompileError::Scan)?;
+    let storage = if options.map_storage {
+        let sys = program
+            .systems
+            .get(index)
+            .ok_or_else(|| CompileError::NoSystem(index.to_string()))?;
+        storage::map_storage(&mut f, sys, s).map_err(CompileError::Scan)?
+    } else {
+        StorageMap::default()
+    };
     let f = opt::optimize(&f).map_err(CompileError::LoopOpt)?;
-    Ok((f, program, decisions, complexity))
+    Ok(Lowered {
+        function: f,
+        program,
+        decisions,
+        complexity,
+        storage,
+    })
 }
 
-/// The loop program of `system` as C-like text (`alphac emit`).
+/// The loop program of `system` as C-like text (`alphac emit`), after
+/// one comment line per array whose storage was mapped (e.g.
+/// `// storage of C_red: [k, i] -> [k] (in place along i)`).
 pub fn emit(
     program: &ir::Program,
     system: &str,
@@ -205,7 +265,12 @@ pub fn emit(
         system: Some(system.to_string()),
         ..options.clone()
     };
-    Ok(loop_program(program, &o)?.0.to_c())
+    let l = lower(program, &o)?;
+    Ok(format!(
+        "{}{}",
+        l.storage.comment_lines(),
+        l.function.to_c()
+    ))
 }
 
 /// Parse, check, optimize (when `options.optimize`), schedule, scan and
@@ -217,6 +282,7 @@ pub fn compile(src: &str, options: &Options) -> Result<Compiled, CompileError> {
     format!("{:?}", options.scheduler).hash(&mut h);
     options.system.hash(&mut h);
     options.checked.hash(&mut h);
+    options.map_storage.hash(&mut h);
     let key = h.finish();
     if let Some(inner) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
         return Ok(Compiled { inner });
@@ -236,7 +302,13 @@ pub fn compile_uncached(src: &str, options: &Options) -> Result<Compiled, Compil
 
 fn build(src: &str, options: &Options) -> Result<Inner, CompileError> {
     let parsed = parse_program(src)?;
-    let (f, program, decisions, complexity) = loop_program_with_cost(&parsed, options)?;
+    let Lowered {
+        function: f,
+        program,
+        decisions,
+        complexity,
+        storage,
+    } = lower(&parsed, options)?;
     let system = system_index(&program, options.system.as_deref())?;
     let jit = JitFunction::compile_with(
         &f,
@@ -250,6 +322,7 @@ fn build(src: &str, options: &Options) -> Result<Inner, CompileError> {
         system,
         decisions,
         complexity,
+        storage,
         jit,
     })
 }
@@ -325,6 +398,51 @@ impl Compiled {
     /// The loop program.
     pub fn function(&self) -> &Function {
         self.inner.jit.function()
+    }
+    /// The storage mapping applied to the loop program.
+    pub fn storage(&self) -> &StorageMap {
+        &self.inner.storage
+    }
+
+    /// The bytes every array of the loop program allocates for `params`
+    /// (in the system's order; `seed` only completes the JIT's
+    /// parameters): element size × cells of its box, and for a mapped
+    /// array what its unmapped box would have taken.
+    pub fn array_bytes(&self, params: &[i64], seed: u64) -> Result<Vec<ArrayBytes>, RunError> {
+        let jit = &self.inner.jit;
+        let f = jit.function();
+        let jit_params = self.jit_params(params, seed);
+        let boxes = jit.boxes(&jit_params).map_err(RunError::Jit)?;
+        let shape = |dims: &[crate::codegen::loop_ast::Dim]| -> String {
+            dims.iter()
+                .map(|d| format!("[{}]", f.affine_to_c(&d.extent)))
+                .collect()
+        };
+        let mut out = Vec::new();
+        for (k, (a, bx)) in f.arrays.iter().zip(&boxes).enumerate() {
+            let size = elem_size(a.ty);
+            let cells = bx
+                .iter()
+                .fold(1u128, |c, &(_, e)| c.saturating_mul(e.max(0) as u128));
+            let was = match self.inner.storage.get(k) {
+                Some(m) if m.storage.name == a.name => {
+                    let mut old = 1u128;
+                    for d in &m.original {
+                        let e = d.extent.eval(&[], &jit_params).unwrap_or(i64::MAX);
+                        old = old.saturating_mul(e.max(0) as u128);
+                    }
+                    Some((shape(&m.original), old.saturating_mul(size)))
+                }
+                _ => None,
+            };
+            out.push(ArrayBytes {
+                name: a.name.clone(),
+                shape: shape(&a.dims),
+                bytes: cells.saturating_mul(size),
+                was,
+            });
+        }
+        Ok(out)
     }
 
     /// Runs with parameters by name (see [`Compiled::run`]).
@@ -406,6 +524,28 @@ impl Compiled {
             load_array(var, params, a, &boxes[id], &mut bufs[id])?;
         }
         Ok((jit_params, boxes, bufs))
+    }
+}
+
+/// The memory of one array of a compiled loop program for given
+/// parameters ([`Compiled::array_bytes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArrayBytes {
+    pub name: String,
+    /// The symbolic extents of its box, e.g. `[K][N]`.
+    pub shape: String,
+    /// Element size × cells of its box.
+    pub bytes: u128,
+    /// For a mapped array: the unmapped box's extents and bytes.
+    pub was: Option<(String, u128)>,
+}
+
+/// Bytes per element of a JIT buffer of type `ty` (`i64`, `f64`, `bool`).
+fn elem_size(ty: crate::codegen::loop_ast::ElemType) -> u128 {
+    use crate::codegen::loop_ast::ElemType;
+    match ty {
+        ElemType::Int | ElemType::Float => 8,
+        ElemType::Bool => 1,
     }
 }
 

@@ -15,8 +15,10 @@
 //! from the intervals of its bound terms (a sound over-approximation of
 //! the values it takes: the lower bound is at least `max_k lo_k` and the
 //! upper bound at most `min_k hi_k`); loops whose interval is empty never
-//! run and are skipped. Guards are ignored (sound: more points, not
-//! fewer). Arithmetic is in `i128`, and every intermediate value that the
+//! run and are skipped. A `Bind` variable gets the interval of its bounds
+//! too (the compiled code checks `lower <= value <= upper` before the
+//! body runs). Guards are ignored or only narrow intervals (sound: more
+//! points, not fewer). Arithmetic is in `i128`, and every intermediate value that the
 //! compiled code computes must lie in `i64`.
 
 use crate::codegen::loop_ast::{Accumulation, Affine, Bound, Expr, Function, Stmt, Sym};
@@ -278,6 +280,23 @@ impl An<'_> {
             }
             Stmt::SetLocal { value, .. } => self.expr(value),
             Stmt::Block(b) => self.stmts(b),
+            Stmt::Bind(b) => {
+                // Like a `for` over `[lower, upper]` whose body is
+                // `if (guard) { value; body }`: the compiled code runs the
+                // body only with `lower <= var <= upper` (checked at run
+                // time), so inside it `var` lies in the loop interval.
+                let Some((range, _)) = self.range(&b.lower, &b.upper) else {
+                    return; // never runs, or unknown bounds
+                };
+                self.expr(&b.guard);
+                let saved = self.env.clone();
+                if self.refine(&b.guard) {
+                    self.expr(&b.value);
+                    self.env[b.var.0] = Some(range);
+                    self.stmts(&b.body);
+                }
+                self.env = saved;
+            }
         }
     }
 

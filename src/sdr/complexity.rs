@@ -146,9 +146,13 @@ pub fn report_systems(
         let a = sum_by_origin(&o.program.systems[k], origin)?;
         for eq in &s.equations {
             let var = s.vars[eq.var].name.clone();
-            let (Some(cb), Some(ca)) = (b.get(&var), a.get(&var)) else {
+            let Some(cb) = b.get(&var) else {
                 return Err(SdrError::Internal(format!("no cost for equation {var}")));
             };
+            // a local the cleanup inlined into its readers has no equation
+            // left: its work is counted where it was inlined
+            let none = Complexity::new(s.params.clone(), Vec::new());
+            let ca = a.get(&var).unwrap_or(&none);
             before = Some(match before {
                 None => cb.clone(),
                 Some(t) => t.add(cb)?,

@@ -6,7 +6,9 @@
 //! equation of its own, convex body domains), the share space of a
 //! reduction body (`share`), and the simplification transformation applied
 //! per face with the direction chosen from a sequential schedule of the
-//! reduction's result (`transform`).
+//! reduction's result (`transform`), and the cleanup of the tables SDR
+//! leaves (`cleanup`: single-point reductions as pointwise equations,
+//! identity reads, inlining of pointwise locals, dead locals).
 //!
 //! Inputs: a checked IR program (normalized with [`normalize::normalize`])
 //! and, for every reduction result, the linear part of its schedule in a
@@ -17,6 +19,7 @@
 //! Must not know about: parsing, code generation, how the schedule was
 //! found (any sequential schedule works, paper section 6.3).
 
+pub mod cleanup;
 pub mod complexity;
 pub mod maximal;
 pub mod normalize;
@@ -87,6 +90,19 @@ pub enum DecisionKind {
     Split,
     /// The simplification transformation (SDR) along a reuse vector.
     Simplification,
+    /// Cleanup: a reduction with at most one body point per result became
+    /// a pointwise equation.
+    Pointwise,
+    /// Cleanup: reads of a reduction outside the image of its body domain
+    /// became the operator's identity.
+    EmptyRead,
+    /// Cleanup: a reduction-defined local's domain shrunk to where it is
+    /// read.
+    Shrink,
+    /// Cleanup: a pointwise local substituted into its readers.
+    Inline,
+    /// Cleanup: a local nothing reads removed.
+    Dead,
 }
 
 impl DecisionKind {
@@ -101,6 +117,11 @@ impl DecisionKind {
             DecisionKind::Merge => "merge",
             DecisionKind::Split => "split",
             DecisionKind::Simplification => "simplification",
+            DecisionKind::Pointwise => "pointwise",
+            DecisionKind::EmptyRead => "empty read",
+            DecisionKind::Shrink => "shrink domain",
+            DecisionKind::Inline => "inline",
+            DecisionKind::Dead => "dead local",
         }
     }
 }
@@ -236,8 +257,9 @@ pub enum OptimizeError {
 /// The SDR heuristic end to end (paper, Figure 8): normalize the
 /// reductions, compute a sequential schedule of the augmented program with
 /// `scheduler`, simplify every reduction along the directions that agree
-/// with it, and verify that the result is still schedulable (acyclic, with
-/// a legal sequential schedule checked by the legality checker).
+/// with it, clean up the result ([`cleanup::cleanup`]), and verify that it
+/// is still schedulable (acyclic, with a legal sequential schedule checked
+/// by the legality checker).
 pub fn optimize(program: &Program, scheduler: Scheduler) -> Result<Optimized, OptimizeError> {
     let (normalized, born_n) = normalize::normalize_with_origins(program)?;
     // Algebraic rewrites (merge, idempotence, higher-order operators,
@@ -246,6 +268,11 @@ pub fn optimize(program: &Program, scheduler: Scheduler) -> Result<Optimized, Op
     let schedule = schedule_program(&rewritten, scheduler)?;
     let (optimized, decisions_t, born_t) = transform::simplify_with_origins(&rewritten, &schedule)?;
     decisions.extend(decisions_t);
+    // Cleanup (pointwise single-point reductions, identity reads, inlining
+    // of pointwise locals, dead locals): no new variables, so the origins
+    // are unchanged (removed variables simply no longer appear).
+    let (optimized, decisions_c) = cleanup::cleanup(&optimized)?;
+    decisions.extend(decisions_c);
     let verified = schedule_program(&optimized, scheduler).map_err(OptimizeError::Verification)?;
     let origin = born_n
         .iter()

@@ -49,8 +49,8 @@ fn type_err<T>(msg: impl Into<String>) -> Result<T, AstError> {
 
 impl Function {
     /// Checks that the program is well formed: every symbol exists and is
-    /// in scope (a loop variable only inside its own `For`, never rebound
-    /// by a nested `For`), array bounds are affine in the parameters, loop
+    /// in scope (a loop variable only inside its own `For` or the body of
+    /// its own `Bind`, never rebound by a nested one), array bounds are affine in the parameters, loop
     /// bounds have terms with divisors `>= 1`, accesses have one index per
     /// dimension, and every expression is well typed.
     pub fn check(&self) -> Result<(), AstError> {
@@ -192,6 +192,20 @@ impl Function {
                 Ok(())
             }
             Stmt::Block(b) => self.check_stmts(b, scope),
+            Stmt::Bind(b) => {
+                // `guard` and `value` are evaluated before `var` is bound.
+                self.check_binder(b.var, &b.lower, &b.upper, scope)?;
+                if self.type_of(&b.guard, scope)? != ElemType::Bool {
+                    return type_err("binding guard is not a bool");
+                }
+                if self.type_of(&b.value, scope)? != ElemType::Int {
+                    return type_err("bound value is not an int");
+                }
+                scope.push(b.var);
+                let r = self.check_stmts(&b.body, scope);
+                scope.pop();
+                r
+            }
         }
     }
 

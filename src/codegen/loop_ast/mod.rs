@@ -219,7 +219,7 @@ pub struct Function {
     /// with parameters outside it is rejected before anything runs.
     pub context: Set,
     pub arrays: Vec<Array>,
-    /// Names of the loop variables; each `For` binds one.
+    /// Names of the loop variables; each `For` (or `Bind`) binds one.
     pub loop_vars: Vec<String>,
     pub locals: Vec<Local>,
     /// External functions the body calls ([`Expr::External`] indexes this
@@ -400,6 +400,9 @@ pub enum Stmt {
         value: Expr,
     },
     Block(Vec<Stmt>),
+    /// A data-selected one-trip loop: see [`Binding`] (boxed: it is the
+    /// largest form).
+    Bind(Box<Binding>),
 }
 
 /// `for (var = lower; var <= upper; var++) body` (step 1).
@@ -424,6 +427,49 @@ impl ForLoop {
 impl From<ForLoop> for Stmt {
     fn from(l: ForLoop) -> Stmt {
         Stmt::For(l)
+    }
+}
+
+/// A data-selected one-trip loop over `var` (issue 15: sparse updates):
+/// when `lower <= upper` and `guard` (a bool, evaluated lazily, only
+/// then) holds, `value` (an int) is evaluated once; when
+/// `lower <= value <= upper`, `body` runs once with `var = value`;
+/// otherwise nothing happens.
+///
+/// When neither `guard` nor `value` mentions `var` or reads anything
+/// `body` writes, this is exactly
+/// `for (var = lower; var <= upper; var++) if (guard && var == value) body`
+/// (every iteration computes the same `guard` and `value`, and only the
+/// iteration `var = value` runs `body`), at the cost of one iteration.
+/// `var` is bound like a loop variable: in `body` only (not in `guard`,
+/// `value` or the bounds), and inside `body` it ranges over
+/// `[lower, upper]`, so affine accesses in `body` are proven in bounds
+/// like those of a `for`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Binding {
+    pub var: LoopVar,
+    pub lower: Bound,
+    pub upper: Bound,
+    /// A bool, evaluated (lazily) only when `lower <= upper`.
+    pub guard: Expr,
+    /// An int, evaluated once when `lower <= upper` and `guard` holds.
+    pub value: Expr,
+    pub body: Vec<Stmt>,
+}
+
+impl Binding {
+    /// The same binding (variable, bounds, guard, value) over `f(body)`.
+    pub fn map_body(self, f: impl FnOnce(Vec<Stmt>) -> Vec<Stmt>) -> Binding {
+        Binding {
+            body: f(self.body),
+            ..self
+        }
+    }
+}
+
+impl From<Binding> for Stmt {
+    fn from(b: Binding) -> Stmt {
+        Stmt::Bind(Box::new(b))
     }
 }
 

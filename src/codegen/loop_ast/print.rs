@@ -330,6 +330,38 @@ impl Printer<'_> {
                 }
                 self.line(depth, "}");
             }
+            Stmt::Bind(b) => {
+                // `if (lo <= hi && guard) { v = value; if (lo <= v && v <=
+                // hi) { body }}`: valid C with the binding's semantics.
+                let v = self.f.sym_name(Sym::Loop(b.var));
+                let lo = self.f.bound_to_c(&b.lower, true);
+                let hi = self.f.bound_to_c(&b.upper, false);
+                // The guard's top-level `&&` chain, flattened (`&&` is
+                // lazy left to right, so the order says it all).
+                let mut guard = String::new();
+                let mut chain = vec![&b.guard];
+                while let Some(c) = chain.pop() {
+                    match c {
+                        Expr::Binary(BinOp::And, x, y) => chain.extend([&**y, &**x]),
+                        Expr::Bool(true) => {}
+                        c => {
+                            let _ = write!(guard, " && {}", self.expr(c));
+                        }
+                    }
+                }
+                let value = self.expr(&b.value);
+                let value = strip_outer_parens(&value);
+                self.line(
+                    depth,
+                    &format!(
+                        "if ({lo} <= {hi}{guard}) {{ {v} = {value}; if ({lo} <= {v} && {v} <= {hi}) {{"
+                    ),
+                );
+                for s in &b.body {
+                    self.stmt(s, depth + 1);
+                }
+                self.line(depth, "}}");
+            }
         }
     }
 

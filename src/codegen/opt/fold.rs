@@ -286,6 +286,24 @@ impl StmtRewrite for Fold<'_> {
         }
     }
 
+    /// The guard and value are folded (the piece's facts hold where the
+    /// binding stands, and in its body); a binding whose guard folds to
+    /// `false` goes (evaluating it could not fail: see `fold_lazy`).
+    fn on_bind(&mut self, b: Binding, out: &mut Vec<Stmt>) {
+        let guard = self.expr(b.guard);
+        if guard == Expr::Bool(false) {
+            return;
+        }
+        let value = self.expr(b.value);
+        let body = rewrite_stmts(self, b.body);
+        out.push(Stmt::from(Binding {
+            guard,
+            value,
+            body,
+            ..b
+        }));
+    }
+
     fn on_if(&mut self, cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>, out: &mut Vec<Stmt>) {
         match self.expr(cond) {
             Expr::Bool(true) => out.extend(rewrite_stmts(self, then)),

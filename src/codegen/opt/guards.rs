@@ -55,6 +55,26 @@ impl StmtRewrite for Guards {
         out.push(Stmt::For(l));
     }
 
+    /// The guard is simplified like an `if` condition (the facts where
+    /// the binding stands hold wherever it is evaluated); in the body the
+    /// bounds of the variable (checked before the body runs) and the
+    /// guard's affine conjuncts hold too.
+    fn on_bind(&mut self, b: Binding, out: &mut Vec<Stmt>) {
+        let (guard, removed) = self.facts.simplify_cond(b.guard);
+        self.removed += removed;
+        let value = self.facts.expr(b.value, &mut self.removed);
+        let saved = self.facts.push_loop(b.var, &b.lower, &b.upper);
+        self.facts.push_conds(&guard);
+        let body = rewrite_stmts(self, b.body);
+        self.facts.rows.truncate(saved);
+        out.push(Stmt::from(Binding {
+            guard,
+            value,
+            body,
+            ..b
+        }));
+    }
+
     fn on_if(&mut self, cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>, out: &mut Vec<Stmt>) {
         let (cond, removed) = self.facts.simplify_cond(cond);
         self.removed += removed;

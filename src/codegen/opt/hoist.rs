@@ -12,8 +12,8 @@ use super::*;
 ///
 /// Rule (innermost enclosing loop only): let `L = for (v = lo; v <= hi;
 /// v++) B` and let `X[idx] op= e` be an accumulation that is a top-level
-/// statement of `B` (possibly inside `Block`s, but not inside an `if` or a
-/// nested `for` of `B`), where every index of `idx` is affine and mentions
+/// statement of `B` (possibly inside `Block`s, but not inside an `if`, a
+/// `Bind` or a nested `for` of `B`), where every index of `idx` is affine and mentions
 /// neither `v` nor a variable bound inside `B`. If every access to `X`
 /// anywhere in `B` (loads, stores, accumulations, in values, guards and
 /// indices of other accesses) is affine with the syntactically identical
@@ -171,6 +171,10 @@ pub(super) fn bound_vars(body: &[Stmt], out: &mut Vec<LoopVar>) {
                 bound_vars(els, out);
             }
             Stmt::Block(b) => bound_vars(b, out),
+            Stmt::Bind(b) => {
+                out.push(b.var);
+                bound_vars(&b.body, out);
+            }
             Stmt::Assign { .. } | Stmt::Accumulate(_) | Stmt::SetLocal { .. } => {}
         }
     }
@@ -242,6 +246,12 @@ pub(super) fn only_accesses_at(body: &[Stmt], array: ArrayId, idx: &[Expr]) -> b
                 && expr_ok(value, array, idx)
         }
         Stmt::SetLocal { value, .. } => expr_ok(value, array, idx),
+        // Bounds are affine: no access.
+        Stmt::Bind(b) => {
+            expr_ok(&b.guard, array, idx)
+                && expr_ok(&b.value, array, idx)
+                && only_accesses_at(&b.body, array, idx)
+        }
     })
 }
 
@@ -284,6 +294,18 @@ impl Replace<'_> {
 }
 
 impl StmtRewrite for Replace<'_> {
+    fn on_bind(&mut self, b: Binding, out: &mut Vec<Stmt>) {
+        let guard = self.expr(b.guard);
+        let value = self.expr(b.value);
+        let body = rewrite_stmts(self, b.body);
+        out.push(Stmt::from(Binding {
+            guard,
+            value,
+            body,
+            ..b
+        }));
+    }
+
     fn on_if(&mut self, cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>, out: &mut Vec<Stmt>) {
         let cond = self.expr(cond);
         let then = rewrite_stmts(self, then);

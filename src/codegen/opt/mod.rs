@@ -1,9 +1,10 @@
 //! Loop-AST optimization: semantics-preserving rewrites of a scanned loop
 //! program ([`Function`]) before it is printed or JIT-compiled.
 //!
-//! Owns four rewrites, applied by [`optimize`] in the order: degenerate
+//! Owns five rewrites, applied by [`optimize`] in the order: degenerate
 //! loops, splitting, degenerate loops again (pieces `[e, e]`), guards,
-//! accumulators, guards again (the non-emptiness guards hoisting adds):
+//! sparse updates, accumulators, guards again (the non-emptiness guards
+//! hoisting adds):
 //! 1. [`remove_degenerate_loops`]: a `for` whose lower and upper bounds are
 //!    syntactically the same single affine value `e` (one term each,
 //!    divisor 1, equal after merging terms) runs exactly once with
@@ -23,6 +24,10 @@
 //!    conjuncts of the enclosing `if`s (then-branches) and the conjuncts of
 //!    the same condition that are kept; an `if` whose condition becomes
 //!    `true` is replaced by its then-branch.
+//! 5. [`sparse_updates`] (issue 15): an update `A[x] = A[x] + (c ? d :
+//!    0)` becomes `if (c) A[x] = A[x] + d`, and a loop `for v` whose body
+//!    runs only where `v == e` (a data-dependent `e` independent of `v`)
+//!    becomes a one-trip [`Binding`] `v := e`; see its documentation.
 //!
 //! Every rewrite is conservative: whenever a precondition cannot be
 //! established (an unknown statement form, an overflow while substituting,
@@ -44,38 +49,44 @@
 //! others), may keep it unchanged (for simplifying guards, fewer facts is
 //! sound; for splitting, a form not split); `visit_exprs` visits its
 //! expressions (or none: fewer cuts), `fold_*` fold its sub-expressions
-//! (or keep it), `size_*` count it, and `infallible` says `false` unless
-//! it can neither fail nor have an effect.
+//! (or keep it), `size_*` count it, `infallible` says `false` unless
+//! it can neither fail nor have an effect, and in `sparse` `Writes` lists
+//! what it writes, `Uses` what an expression reads (or marks it opaque)
+//! and `fission_scan` refuses it.
 //!
 //! Files: `affine` (arithmetic on [`Affine`]), `walk` (generic walks over
 //! statements and expressions), `facts` (the linear facts known at a
 //! statement and the solver questions on them), `degenerate`, `hoist`,
-//! `guards`, `split` and `fold` (the four rewrites; `fold` decides and
-//! folds the atoms of a split loop's pieces), `tests`.
+//! `guards`, `split`, `fold` and `sparse` (the five rewrites; `fold`
+//! decides and folds the atoms of a split loop's pieces), `tests`.
 //!
 //! Must not know about: schedules, the IR, Cranelift. It reads and writes
 //! only the loop AST (`super::loop_ast`) and asks `crate::poly::solver`
 //! rational implication questions.
 
 use super::loop_ast::{
-    acc_bin_op, Accumulation, Affine, ArrayId, AstError, BinOp, Bound, BoundTerm, Expr, ForLoop,
-    Function, Local, LocalId, LoopVar, RandomDraw, ReduceOp, Stmt, Sym,
+    acc_bin_op, Accumulation, Affine, ArrayId, AstError, BinOp, Binding, Bound, BoundTerm, Expr,
+    ForLoop, Function, Local, LocalId, LoopVar, RandomDraw, ReduceOp, Stmt, Sym,
 };
 
 mod affine;
+mod cost;
 mod degenerate;
 mod facts;
 mod fold;
 mod guards;
 mod hoist;
+mod sparse;
 mod split;
 #[cfg(test)]
 mod tests;
 mod walk;
 
+pub use cost::loop_cost;
 pub use degenerate::remove_degenerate_loops;
 pub use guards::simplify_guards;
 pub use hoist::hoist_accumulators;
+pub use sparse::{sparse_updates, SparseCounts};
 pub use split::{split_loops, SPLIT_GROWTH, SPLIT_MAX_BODY, SPLIT_MAX_CUTS};
 
 /// Why the optimizer refused a program.
@@ -103,10 +114,19 @@ pub struct OptStats {
     pub guard_conjuncts: usize,
     /// Loops split into pieces ([`split_loops`]).
     pub split_loops: usize,
+    /// Updates `A[x] = A[x] op (c ? d : id)` made `if (c) A[x] = A[x] op
+    /// d` ([`sparse_updates`]).
+    pub guarded_updates: usize,
+    /// Bindings made of loops that select one iteration
+    /// ([`sparse_updates`]).
+    pub selected_loops: usize,
+    /// Loop pairs interchanged into a scatter ([`sparse_updates`]).
+    pub scatter_loops: usize,
 }
 
 /// Applies the rewrites of this module in order (degenerate loops,
-/// splitting, degenerate loops, guards, accumulators, guards) to a copy
+/// splitting, degenerate loops, guards, sparse updates, accumulators,
+/// guards) to a copy
 /// of `f`. The result computes the same
 /// array contents as `f` for every parameter vector of the context, bit for
 /// bit (the same operations on the same values in the same order).
@@ -129,6 +149,13 @@ pub fn optimize_with_stats(f: &Function) -> Result<(Function, OptStats), OptErro
     // (an accumulation under an `if` is not hoisted), and the guards
     // hoisting adds are simplified after it.
     stats.guard_conjuncts = simplify_guards(&mut g);
+    // After the guards (fewer affine conjuncts in front of the selecting
+    // equality), before hoisting (an update made sparse is no longer an
+    // accumulation of the loop it left).
+    let sparse = sparse_updates(&mut g);
+    stats.guarded_updates = sparse.updates;
+    stats.selected_loops = sparse.selected;
+    stats.scatter_loops = sparse.interchanged;
     stats.accumulators = hoist_accumulators(&mut g);
     stats.guard_conjuncts += simplify_guards(&mut g);
     g.check().map_err(OptError::Internal)?;

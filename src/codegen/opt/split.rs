@@ -189,6 +189,19 @@ impl StmtRewrite for Splitter {
         }
     }
 
+    /// A binding is not split; the loops of its body are, with its
+    /// variable in scope and its bounds and guard among the facts (they
+    /// hold wherever the body runs).
+    fn on_bind(&mut self, b: Binding, out: &mut Vec<Stmt>) {
+        let saved = self.facts.push_loop(b.var, &b.lower, &b.upper);
+        self.facts.push_conds(&b.guard);
+        self.scope.push(b.var);
+        let b = b.map_body(|x| rewrite_stmts(self, x));
+        self.scope.pop();
+        self.facts.rows.truncate(saved);
+        out.push(Stmt::from(b));
+    }
+
     fn on_if(&mut self, cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>, out: &mut Vec<Stmt>) {
         let saved = self.facts.push_conds(&cond);
         let then = rewrite_stmts(self, then);

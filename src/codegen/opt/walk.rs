@@ -81,6 +81,12 @@ pub(super) fn affines_stmts(
             }
             Stmt::SetLocal { value, .. } => affines_expr(value, g)?,
             Stmt::Block(b) => affines_stmts(b, g)?,
+            Stmt::Bind(b) => {
+                affines_bounds(&mut b.lower, &mut b.upper, g)?;
+                affines_expr(&mut b.guard, g)?;
+                affines_expr(&mut b.value, g)?;
+                affines_stmts(&mut b.body, g)?;
+            }
         }
     }
     Some(())
@@ -141,6 +147,11 @@ pub(super) fn visit_exprs(body: &[Stmt], g: &mut dyn FnMut(&Expr)) {
                 expr(value, g);
             }
             Stmt::SetLocal { value, .. } => expr(value, g),
+            Stmt::Bind(b) => {
+                expr(&b.guard, g);
+                expr(&b.value, g);
+                visit_exprs(&b.body, g);
+            }
         }
     }
 }
@@ -178,6 +189,13 @@ pub(super) fn size_stmts(body: &[Stmt]) -> usize {
                 }
                 Stmt::SetLocal { value, .. } => size_expr(value),
                 Stmt::Block(b) => size_stmts(b),
+                Stmt::Bind(b) => {
+                    b.lower.terms.len()
+                        + b.upper.terms.len()
+                        + size_expr(&b.guard)
+                        + size_expr(&b.value)
+                        + size_stmts(&b.body)
+                }
             }
         })
         .sum()
@@ -256,7 +274,9 @@ pub(super) fn map_leaf_exprs(s: Stmt, mut f: impl FnMut(Expr) -> Expr) -> Result
             local,
             value: f(value),
         },
-        compound @ (Stmt::For(_) | Stmt::If { .. } | Stmt::Block(_)) => return Err(compound),
+        compound @ (Stmt::For(_) | Stmt::If { .. } | Stmt::Block(_) | Stmt::Bind(_)) => {
+            return Err(compound)
+        }
     })
 }
 
@@ -280,6 +300,13 @@ pub(super) trait StmtRewrite {
         out.push(Stmt::If { cond, then, els });
     }
 
+    /// Appends what replaces the binding `b` (its body as it was). By
+    /// default, the binding (bounds, guard, value kept) with its body
+    /// rewritten.
+    fn on_bind(&mut self, b: Binding, out: &mut Vec<Stmt>) {
+        out.push(Stmt::from(b.map_body(|x| rewrite_stmts(self, x))));
+    }
+
     /// Appends what replaces a statement without sub-statements
     /// (`Assign`, `Accumulate`, `SetLocal`). By default, the statement.
     fn on_leaf(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
@@ -295,6 +322,7 @@ pub(super) fn rewrite_stmts<R: StmtRewrite + ?Sized>(r: &mut R, body: Vec<Stmt>)
         match s {
             Stmt::For(l) => r.on_for(l, &mut out),
             Stmt::If { cond, then, els } => r.on_if(cond, then, els, &mut out),
+            Stmt::Bind(b) => r.on_bind(*b, &mut out),
             Stmt::Block(b) => {
                 let b = rewrite_stmts(r, b);
                 out.push(Stmt::Block(b));

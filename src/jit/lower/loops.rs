@@ -3,7 +3,9 @@
 
 use super::vector::{vectorizable, LANES};
 use super::{mem, Lower};
-use crate::codegen::loop_ast::{acc_bin_op, Accumulation, Expr, ForLoop, LoopVar, ReduceOp, Stmt};
+use crate::codegen::loop_ast::{
+    acc_bin_op, Accumulation, Binding, Expr, ForLoop, LoopVar, ReduceOp, Stmt,
+};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value};
@@ -19,6 +21,7 @@ fn is_innermost(body: &[Stmt]) -> bool {
         Stmt::For(_) => false,
         Stmt::If { then, els, .. } => is_innermost(then) && is_innermost(els),
         Stmt::Block(b) => is_innermost(b),
+        Stmt::Bind(b) => is_innermost(&b.body),
         _ => true,
     })
 }
@@ -49,6 +52,7 @@ fn size(body: &[Stmt]) -> usize {
                     index.iter().map(e).sum::<usize>() + e(value)
                 }
                 Stmt::SetLocal { value, .. } => e(value),
+                Stmt::Bind(b) => e(&b.guard) + e(&b.value) + size(&b.body),
             }
         })
         .sum()
@@ -133,7 +137,47 @@ impl Lower<'_, '_> {
                 self.b.def_var(self.locals[*local], v);
             }
             Stmt::Block(b) => self.stmts(b)?,
+            Stmt::Bind(b) => self.binding(b)?,
         }
+        Ok(())
+    }
+
+    /// `if (lo <= hi && guard) { x = value; if (lo <= x && x <= hi)
+    /// { var = x; body } }` (see [`Binding`]): the range check on the
+    /// data-dependent value is what makes the body's affine accesses in
+    /// `var` safe (the interval analysis gives `var` the range
+    /// `[lo, hi]` there).
+    fn binding(&mut self, b: &Binding) -> Result<(), JitError> {
+        let lo = self.bound(&b.lower, true);
+        let hi = self.bound(&b.upper, false);
+        let join = self.b.create_block();
+        let guard_blk = self.b.create_block();
+        let nonempty = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, lo, hi);
+        self.b.ins().brif(nonempty, guard_blk, &[], join, &[]);
+        self.b.seal_block(guard_blk);
+        self.b.switch_to_block(guard_blk);
+        let c = self.expr(&b.guard)?;
+        let value_blk = self.b.create_block();
+        self.b.ins().brif(c, value_blk, &[], join, &[]);
+        self.b.seal_block(value_blk);
+        self.b.switch_to_block(value_blk);
+        let x = self.expr(&b.value)?;
+        let above = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, x, lo);
+        let below = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, x, hi);
+        let inside = self.b.ins().band(above, below);
+        let body_blk = self.b.create_block();
+        self.b.ins().brif(inside, body_blk, &[], join, &[]);
+        self.b.seal_block(body_blk);
+        self.b.switch_to_block(body_blk);
+        // Not an unrolled copy of a loop over `var`: no offset.
+        let saved = self.offsets[b.var.0];
+        self.offsets[b.var.0] = 0;
+        self.b.def_var(self.loop_vars[b.var.0], x);
+        self.stmts(&b.body)?;
+        self.offsets[b.var.0] = saved;
+        self.b.ins().jump(join, &[]);
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
         Ok(())
     }
 

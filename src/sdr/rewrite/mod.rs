@@ -430,18 +430,33 @@ fn finalize(s: &mut System, eq: usize, r: &Reduction, kept: &[usize]) -> Result<
     let rhs = if outside.is_empty()? {
         body
     } else {
-        let inside = d_x.intersect(&image)?.simplify()?;
-        Expr {
-            kind: ExprKind::Case(vec![
-                (inside, body),
-                (outside, identity_const(r.op, ty, span)),
-            ]),
-            ty,
-            span,
-        }
+        identity_case(&d_x, &image, body, r.op, span)?
     };
     s.equations[eq].expr = rhs;
     Ok(true)
+}
+
+/// `case { d_x ∩ image : body ; d_x \ image : identity of op }`: a
+/// reduction's value where its body domain maps to a single point per
+/// result point (`image`) and the identity elsewhere in the domain `d_x`.
+pub(crate) fn identity_case(
+    d_x: &Set,
+    image: &Set,
+    body: Expr,
+    op: ReduceOp,
+    span: Span,
+) -> Result<Expr, SdrError> {
+    let ty = body.ty;
+    let inside = d_x.intersect(image)?.simplify()?;
+    let outside = d_x.subtract(image)?.simplify()?;
+    Ok(Expr {
+        kind: ExprKind::Case(vec![
+            (inside, body),
+            (outside, identity_const(op, ty, span)),
+        ]),
+        ty,
+        span,
+    })
 }
 
 /// `e` converted to `ty` as a reduction converts its body values (int or

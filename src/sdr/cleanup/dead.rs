@@ -1,0 +1,84 @@
+//! Removal of dead locals: a local that no other equation reads (its own
+//! equation may read it) is removed with its equation; variables above it
+//! move down by one.
+//!
+//! Stochastic call sites name the variable of their equation by number and
+//! key the random streams with it, so a local is removed only when no
+//! other equation has a site naming a variable above it (those numbers
+//! would change); otherwise it stays, and a declined decision says why.
+//! Locals are examined from the last one down, so removing several keeps
+//! the lower numbers.
+
+use super::super::{DecisionKind, SdrError};
+use super::{reads_var, Cx};
+use crate::ir::*;
+
+/// Removes dead locals until none is left (see the module comment).
+pub(crate) fn run(cx: &mut Cx, s: &mut System) -> Result<(), SdrError> {
+    'outer: loop {
+        for l in (0..s.vars.len()).rev() {
+            if s.vars[l].kind != VarKind::Local
+                || s.equations
+                    .iter()
+                    .any(|e| e.var != l && reads_var(&e.expr, l))
+            {
+                continue;
+            }
+            let name = s.vars[l].name.clone();
+            if s.equations
+                .iter()
+                .any(|e| e.var != l && max_site(&e.expr).is_some_and(|v| v > l))
+            {
+                let reason = "a stochastic call site names a variable after it";
+                cx.decide(&name, DecisionKind::Dead, false, reason, String::new());
+                continue;
+            }
+            remove_var(s, l);
+            let reason = "nothing reads it";
+            cx.decide(&name, DecisionKind::Dead, true, reason, String::new());
+            continue 'outer;
+        }
+        return Ok(());
+    }
+}
+
+/// The largest variable number named by a stochastic call site in `e`.
+fn max_site(e: &Expr) -> Option<VarId> {
+    let mut m = match &e.kind {
+        ExprKind::Random(_, _, site) => Some(site.var),
+        ExprKind::Categorical(c) => Some(c.site.var),
+        _ => None,
+    };
+    e.for_each_child(&mut |c| m = m.max(max_site(c)));
+    m
+}
+
+/// Removes variable `l` and its equation; variables above it move down by
+/// one (reads, equations, sweeps; call sites never name them, see
+/// [`run`]).
+fn remove_var(s: &mut System, l: VarId) {
+    /// Every read of a variable above `l` in `e` names the one below it.
+    fn shift_reads(e: &mut Expr, l: VarId) {
+        if let ExprKind::Read { var, .. } | ExprKind::IndirectRead { var, .. } = &mut e.kind {
+            if *var > l {
+                *var -= 1;
+            }
+        }
+        e.for_each_child_mut(&mut |c| shift_reads(c, l));
+    }
+    let shift = |v: &mut VarId| {
+        if *v > l {
+            *v -= 1;
+        }
+    };
+    s.vars.remove(l);
+    s.equations.retain(|e| e.var != l);
+    for eq in &mut s.equations {
+        shift(&mut eq.var);
+        shift_reads(&mut eq.expr, l);
+    }
+    for sw in &mut s.sweeps {
+        shift(&mut sw.input);
+        shift(&mut sw.output);
+    }
+}

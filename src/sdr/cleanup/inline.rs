@@ -1,0 +1,305 @@
+//! Inlining of pointwise locals into their readers.
+//!
+//! A local `X` (not an input or output) whose equation `X[x] = E` is
+//! *pointwise* — no reduction, `categorical`, random draw or external call
+//! anywhere in `E` (moving or duplicating those is not allowed), and no
+//! read of `X` itself — is substituted into every read of it (`subst`),
+//! then left unread (the `dead` pass removes it), when:
+//!
+//! 1. **cost**: `Σ_reads |C_read| ≤ |D_X|` asymptotically (every term of
+//!    the sum dominated by a term of `|D_X|`, `poly::complexity`), where
+//!    `C_read` is the read's context (`reads`: a read in a reduction body
+//!    counts once per body point);
+//! 2. **one piece**: when `E` is `case { B_k : E_k }` (or a restriction),
+//!    the points the read may access that lie in `D_X` fall in one piece
+//!    `B_k`, and `E_k` is inlined (converted to `X`'s type as `case`
+//!    converts it). The accessed points are `a(C × Z^m)`, the `m`
+//!    data-dependent coordinates taking any value (`subst::Access`);
+//! 3. **domain checks**: an affine read is inside `D_X` at every point of
+//!    its context (`C ⊆ a⁻¹(D_X)`, checked again here), so no check is
+//!    lost. An indirect read fails at run time when its point is outside
+//!    `D_X`; inlining through it is allowed only when the inlined `E_k`
+//!    fails there too and nowhere else: every affine read in `E_k` is at
+//!    the identity access (it becomes an indirect read at the same point,
+//!    keeping a run-time check) of a variable whose domain equals `D_X`
+//!    as a set, and one of them is evaluated unconditionally (not under
+//!    an `if` branch or the right operand of `and`/`or`). Indirect reads
+//!    inside `E_k` keep their own checks. Inside `D_X` every read of
+//!    `E_k` is inside its variable's domain (the program was checked).
+//!
+//! When any test cannot be decided (a limit of the polyhedral library),
+//! nothing is inlined.
+
+use super::super::{DecisionKind, SdrError};
+use super::empty::simplify;
+use super::reads::{is_identity, read_var, rewrite_reads, walk_reads};
+use super::subst::{substitute, Access};
+use super::{eq_domain, not_worse, reads_var, Cx};
+use crate::ir::*;
+use crate::poly::complexity::{complexity, Complexity};
+
+/// What examining one local gave.
+enum Outcome {
+    /// The system with every read of the local inlined, and the detail.
+    Applied(Box<System>, String),
+    /// Not inlined, with the reason.
+    Declined(String),
+}
+
+/// Inlines pointwise locals until none can be (each success leaves one
+/// local unread, so this ends).
+pub(crate) fn run(cx: &mut Cx, s: &mut System) -> Result<(), SdrError> {
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for x in 0..s.vars.len() {
+            if !candidate(s, x) {
+                continue;
+            }
+            let name = s.vars[x].name.clone();
+            let res = try_inline(s, x);
+            match cx.declined_on_poly(&name, DecisionKind::Inline, res)? {
+                Some(Outcome::Applied(next, detail)) => {
+                    *s = *next;
+                    cx.decide(&name, DecisionKind::Inline, true, "applied", detail);
+                    changed = true;
+                }
+                Some(Outcome::Declined(reason)) => {
+                    cx.decide(&name, DecisionKind::Inline, false, &reason, String::new());
+                }
+                None => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A pointwise local that some other equation reads.
+fn candidate(s: &System, x: VarId) -> bool {
+    if s.vars[x].kind != VarKind::Local {
+        return false;
+    }
+    let Some(eq) = s.equation_of(x) else {
+        return false;
+    };
+    is_pointwise(&eq.expr)
+        && !reads_var(&eq.expr, x)
+        && s.equations
+            .iter()
+            .any(|e| e.var != x && reads_var(&e.expr, x))
+}
+
+/// No reduction, `categorical`, random draw or external call in `e`.
+fn is_pointwise(e: &Expr) -> bool {
+    let mut ok = !matches!(
+        e.kind,
+        ExprKind::Reduce(_)
+            | ExprKind::Categorical(_)
+            | ExprKind::Random(..)
+            | ExprKind::External(..)
+    );
+    if ok {
+        e.for_each_child(&mut |c| ok &= is_pointwise(c));
+    }
+    ok
+}
+
+/// The pieces of `X`'s right-hand side `rhs` over its domain `d_x`.
+fn branches<'a>(rhs: &'a Expr, d_x: &Set) -> Vec<(Set, &'a Expr)> {
+    match &rhs.kind {
+        ExprKind::Case(pieces) => pieces.iter().map(|(d, e)| (d.clone(), e)).collect(),
+        ExprKind::Restrict(d, e) => vec![(d.clone(), &**e)],
+        _ => vec![(d_x.clone(), rhs)],
+    }
+}
+
+/// Examines the local `x` (see the module comment).
+fn try_inline(s: &System, x: VarId) -> Result<Outcome, SdrError> {
+    let Some(eq_x) = s.equations.iter().position(|e| e.var == x) else {
+        return Ok(Outcome::Declined("no equation".into()));
+    };
+    let d_x = eq_domain(s, &s.equations[eq_x])?;
+    let rhs = &s.equations[eq_x].expr;
+    let pieces = branches(rhs, &d_x);
+    let mut total = Complexity::new(s.params.clone(), Vec::new());
+    let mut refusal: Option<String> = None;
+    let mut readers: Vec<String> = Vec::new();
+    for (k, eq) in s.equations.iter().enumerate() {
+        if k == eq_x || !reads_var(&eq.expr, x) {
+            continue;
+        }
+        readers.push(s.vars[eq.var].name.clone());
+        let ctx = eq_domain(s, eq)?;
+        walk_reads(&eq.expr, &ctx, &mut |e, c| {
+            if read_var(e) != Some(x) {
+                return Ok(());
+            }
+            total = total.add(&complexity(c)?)?;
+            if refusal.is_none() {
+                if let Err(reason) = plan(s, x, e, c, &d_x, &pieces)? {
+                    refusal = Some(reason);
+                }
+            }
+            Ok(())
+        })?;
+    }
+    if let Some(reason) = refusal {
+        return Ok(Outcome::Declined(reason));
+    }
+    let cost = complexity(&d_x)?;
+    if !not_worse(&total, &cost) {
+        return Ok(Outcome::Declined(format!(
+            "reading it costs {total}, computing it {cost}"
+        )));
+    }
+    let mut out = s.clone();
+    for k in 0..out.equations.len() {
+        if k == eq_x || !reads_var(&out.equations[k].expr, x) {
+            continue;
+        }
+        let ctx = eq_domain(&out, &out.equations[k])?;
+        let mut expr = out.equations[k].expr.clone();
+        let mut failed = None;
+        rewrite_reads(&mut expr, &ctx, &mut |e, c| {
+            if read_var(e) != Some(x) || failed.is_some() {
+                return Ok(());
+            }
+            match plan(s, x, e, c, &d_x, &pieces)? {
+                Ok(new) => *e = new,
+                Err(reason) => failed = Some(reason),
+            }
+            Ok(())
+        })?;
+        if let Some(reason) = failed {
+            return Ok(Outcome::Declined(reason));
+        }
+        // a piece inlined as the identity constant leaves `x + 0`, ...
+        simplify(&mut expr);
+        out.equations[k].expr = expr;
+    }
+    readers.dedup();
+    let detail = format!(
+        "into {}: reads cost {total}, computing it {cost}",
+        readers.join(", ")
+    );
+    Ok(Outcome::Applied(Box::new(out), detail))
+}
+
+/// The expression replacing the read `node` of `x` (evaluated over
+/// `ctx`), or the reason it cannot be inlined (tests 2 and 3 of the
+/// module comment).
+fn plan(
+    s: &System,
+    x: VarId,
+    node: &Expr,
+    ctx: &Set,
+    d_x: &Set,
+    pieces: &[(Set, &Expr)],
+) -> Result<Result<Expr, String>, SdrError> {
+    let Some(access) = Access::of_read(node, ctx.space())? else {
+        return Err(SdrError::Internal("not a read".into()));
+    };
+    let (_, a_ext, drop) = access.extended()?;
+    let ext_ctx = ctx.preimage(&drop)?;
+    let pre_dx = d_x.preimage(&a_ext)?;
+    let in_domain = access.n_data() == 0
+        && matches!(node.kind, ExprKind::Read { .. })
+        && ext_ctx.is_subset(&pre_dx)?;
+    let reach = ext_ctx.intersect(&pre_dx)?;
+    let mut chosen = None;
+    for (b, e) in pieces {
+        if reach.is_subset(&b.preimage(&a_ext)?)? {
+            chosen = Some(*e);
+            break;
+        }
+    }
+    let Some(e) = chosen else {
+        return Ok(Err("a read reaches several case pieces".into()));
+    };
+    if !in_domain {
+        if access.n_data() == 0 {
+            return Ok(Err("a read not known to be inside the domain".into()));
+        }
+        if !keeps_domain_check(s, e, d_x)? {
+            return Ok(Err(
+                "an indirect read would lose its domain check (the inlined expression does not \
+                 read, at the same point, a variable of the same domain)"
+                    .into(),
+            ));
+        }
+    }
+    let Some(mut new) = substitute(e, &access)? else {
+        return Ok(Err(
+            "the expression cannot be moved through this access".into()
+        ));
+    };
+    let ty = s.vars[x].ty;
+    if new.ty != ty {
+        if ty != ElemType::Float || new.ty != ElemType::Int {
+            return Ok(Err(format!(
+                "a piece of type {} in a {} variable",
+                new.ty.name(),
+                ty.name()
+            )));
+        }
+        new = Expr {
+            span: new.span,
+            kind: ExprKind::Builtin(Builtin::ToFloat, vec![new]),
+            ty,
+        };
+    }
+    Ok(Ok(new))
+}
+
+/// Test 3 of the module comment for the expression `e` of `X` (domain
+/// `d_x`, within the parameter context): every affine read is at the
+/// identity of a variable whose domain equals `d_x` (within the context),
+/// and one of them is evaluated unconditionally.
+fn keeps_domain_check(s: &System, e: &Expr, d_x: &Set) -> Result<bool, SdrError> {
+    let mut ok = true;
+    let mut res = Ok(());
+    check_reads(e, &mut |var, access| {
+        if !ok || res.is_err() {
+            return;
+        }
+        if !is_identity(access) {
+            ok = false;
+            return;
+        }
+        let same = s.vars[var]
+            .domain
+            .renamed(d_x.space().clone())
+            .and_then(|d| d.intersect_params(&s.context))
+            .and_then(|d| d.is_equal(d_x));
+        match same {
+            Ok(b) => ok &= b,
+            Err(err) => res = Err(err),
+        }
+    });
+    res?;
+    Ok(ok && unconditional_read(e))
+}
+
+/// Calls `f(var, access)` on every affine read of `e`.
+fn check_reads(e: &Expr, f: &mut dyn FnMut(VarId, &MultiAff)) {
+    if let ExprKind::Read { var, access } = &e.kind {
+        f(*var, access);
+    }
+    e.for_each_child(&mut |c| check_reads(c, f));
+}
+
+/// True when an affine read at the identity access is evaluated whenever
+/// `e` is (not under an `if` branch or the right operand of `and`/`or`).
+fn unconditional_read(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Read { access, .. } => is_identity(access),
+        ExprKind::Unary(_, a) => unconditional_read(a),
+        ExprKind::Binary(BinOp::And | BinOp::Or, a, _) => unconditional_read(a),
+        ExprKind::Binary(_, a, b) => unconditional_read(a) || unconditional_read(b),
+        ExprKind::If(c, _, _) => unconditional_read(c),
+        ExprKind::Builtin(_, xs) | ExprKind::IndirectRead { indices: xs, .. } => {
+            xs.iter().any(unconditional_read)
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,179 @@
+//! Cleanup of the program SDR produced: the tables a hand-written sampler
+//! never has, removed by four exact rewrites run in rounds (at most
+//! [`MAX_ROUNDS`], until nothing changes), each recorded as a [`Decision`]:
+//!
+//! 1. [`pointwise`]: a reduction `X[x] = ⊕ { E(y) : y ∈ P, p(y) = x }`
+//!    whose projection is injective on `P` with an integer affine inverse
+//!    `g` (`g(p(y)) = y` on `P`) is the pointwise equation
+//!    `X[x] = case { I : E(g(x)); D_X − I : identity }` with `I` the image
+//!    `{ x : g(x) ∈ P, p(g(x)) = x }` (each result is a sum of at most one
+//!    body value: the operator's identity combined with `v` is `v`, up to
+//!    the sign of a float zero);
+//! 2. [`empty`]: a read `R[f(c)]` of a reduction-defined variable whose
+//!    points all lie outside the image `p(P)` of its body domain reads the
+//!    identity: it becomes the identity constant, and `x + 0`, `x - 0`,
+//!    `x * 1`, `max(x, -inf)`, … are simplified where the types allow it.
+//!    A local whose remaining reads all fall inside `p(P)` (parameter-only
+//!    constraints dropped) gets that smaller domain;
+//! 3. [`inline`]: a pointwise local (no reduction, `categorical`, random
+//!    draw or external call: duplicating or moving those is not allowed)
+//!    is substituted into its readers when reading it costs no more than
+//!    computing it (asymptotically), through affine and data-dependent
+//!    (indirect) reads; see that module for the rule that keeps the
+//!    run-time domain check of an indirect read;
+//! 4. [`dead`]: locals nothing reads any more are removed.
+//!
+//! Everything preserves the program's values exactly: integers and booleans
+//! bit for bit, floats bit for bit except that `-0.0` may become `+0.0`.
+//! Contexts of reads (the points where a read may be evaluated) are
+//! computed by [`reads`]; substitution of index expressions into an
+//! expression by [`subst`].
+//!
+//! Must not know about: schedules, code generation. Stochastic call sites
+//! keep their numbers (a draw is keyed by its site): no pass moves a draw,
+//! and a variable is removed only when no site names a variable above it.
+
+pub mod dead;
+pub mod empty;
+pub mod inline;
+pub mod pointwise;
+pub mod reads;
+pub mod subst;
+
+use super::{Decision, DecisionKind, SdrError};
+use crate::ir::*;
+use crate::poly::complexity::Complexity;
+use crate::poly::PolyError;
+
+/// Rounds of the four rewrites per system.
+pub const MAX_ROUNDS: usize = 4;
+
+/// The cleanup context of one system: its name and the decisions taken.
+pub(crate) struct Cx {
+    pub(crate) sys_name: String,
+    pub(crate) decisions: Vec<Decision>,
+}
+
+impl Cx {
+    /// Records a decision about `var` (a declined one only once: the
+    /// rounds examine the same variables again).
+    pub(crate) fn decide(
+        &mut self,
+        var: &str,
+        kind: DecisionKind,
+        applied: bool,
+        reason: &str,
+        detail: String,
+    ) {
+        let seen = |d: &Decision| {
+            !d.applied && d.var == var && d.kind == kind && d.reason == reason && d.detail == detail
+        };
+        if !applied && self.decisions.iter().any(seen) {
+            return;
+        }
+        let mut d = Decision::new(&self.sys_name, var, kind, applied, reason);
+        d.detail = detail;
+        self.decisions.push(d);
+    }
+
+    /// Turns a limit of the polyhedral library met while examining `var`
+    /// into a declined decision (the rewrite is not applied: when unsure,
+    /// nothing changes); other errors are passed on.
+    pub(crate) fn declined_on_poly<T>(
+        &mut self,
+        var: &str,
+        kind: DecisionKind,
+        r: Result<T, SdrError>,
+    ) -> Result<Option<T>, SdrError> {
+        match r {
+            Ok(v) => Ok(Some(v)),
+            Err(SdrError::Poly(e)) => {
+                let reason = match &e {
+                    PolyError::Budget(_) => format!("budget: {e}"),
+                    _ => format!("the polyhedral library could not decide: {e}"),
+                };
+                self.decide(var, kind, false, &reason, String::new());
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Cleans up every system of `program` (see the module comment). Returns
+/// the new program and the decisions, in the order they were taken.
+pub fn cleanup(program: &Program) -> Result<(Program, Vec<Decision>), SdrError> {
+    let mut out = program.clone();
+    let mut decisions = Vec::new();
+    for s in &mut out.systems {
+        let mut cx = Cx {
+            sys_name: s.name.clone(),
+            decisions: Vec::new(),
+        };
+        for _ in 0..MAX_ROUNDS {
+            let before = cx.decisions.iter().filter(|d| d.applied).count();
+            pointwise::run(&mut cx, s)?;
+            empty::run(&mut cx, s)?;
+            inline::run(&mut cx, s)?;
+            dead::run(&mut cx, s)?;
+            s.number_reductions();
+            if cx.decisions.iter().filter(|d| d.applied).count() == before {
+                break;
+            }
+        }
+        decisions.append(&mut cx.decisions);
+    }
+    Ok((out, decisions))
+}
+
+/// The domain of `eq`'s variable over the index space of its right-hand
+/// side (the equation's index names), within the system's parameter
+/// context (every engine checks the parameters against it first): the
+/// points where the right-hand side is evaluated.
+pub(crate) fn eq_domain(s: &System, eq: &Equation) -> Result<Set, SdrError> {
+    Ok(raw_domain(s, eq)?.intersect_params(&s.context)?)
+}
+
+/// The declared domain of `eq`'s variable over the index space of its
+/// right-hand side, without the parameter context (for building domains
+/// and `case` pieces).
+pub(crate) fn raw_domain(s: &System, eq: &Equation) -> Result<Set, SdrError> {
+    let space = Space::set(&s.params, &eq.indices);
+    Ok(s.vars[eq.var].domain.renamed(space)?)
+}
+
+/// Every term of `new` is dominated by a term of `old`: `O(new) ⊆ O(old)`.
+pub(crate) fn not_worse(new: &Complexity, old: &Complexity) -> bool {
+    new.terms
+        .iter()
+        .all(|t| old.terms.iter().any(|u| u.dominates(t)))
+}
+
+/// True when `e` reads `var` (affine or indirect read) anywhere.
+pub(crate) fn reads_var(e: &Expr, var: VarId) -> bool {
+    let mut found = matches!(
+        &e.kind,
+        ExprKind::Read { var: v, .. } | ExprKind::IndirectRead { var: v, .. } if *v == var
+    );
+    if !found {
+        e.for_each_child(&mut |c| found |= reads_var(c, var));
+    }
+    found
+}
+
+/// The identity of `op` at type `ty` as a constant expression.
+pub(crate) fn identity_const(op: ReduceOp, ty: ElemType, span: crate::diag::Span) -> Expr {
+    super::rewrite::identity_const(op, ty, span)
+}
+
+/// A short text of a multi-affine function for decision details:
+/// `(v, k, i - 1)`.
+pub(crate) fn multi_aff_text(f: &MultiAff, params: &[String]) -> String {
+    let dims = f.domain_space().output.dims;
+    let parts: Vec<String> = f
+        .affs()
+        .iter()
+        .map(|a| crate::ir::print::aff_to_alpha(a, &dims, params))
+        .collect();
+    format!("({})", parts.join(", "))
+}

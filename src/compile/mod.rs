@@ -176,17 +176,6 @@ pub fn loop_program(
     Ok((l.function, l.program, l.decisions))
 }
 
-/// The loop program of a checked program's system (as [`loop_program`])
-/// and the storage mapping applied to it (empty when
-/// `options.map_storage` is false).
-pub fn loop_program_with_storage(
-    program: &ir::Program,
-    options: &Options,
-) -> Result<(Function, StorageMap), CompileError> {
-    let l = lower(program, options)?;
-    Ok((l.function, l.storage))
-}
-
 /// The cost of the loop program of `options.system` as it will run
 /// (`codegen::opt::loop_cost`: loop iterations and statement executions
 /// after SDR, storage mapping and the loop rewrites, scatter loops and

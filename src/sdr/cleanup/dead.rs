@@ -9,6 +9,7 @@
 //! Locals are examined from the last one down, so removing several keeps
 //! the lower numbers.
 
+use super::super::rewrite::remove_var;
 use super::super::{DecisionKind, SdrError};
 use super::{reads_var, Cx};
 use crate::ir::*;
@@ -51,34 +52,4 @@ fn max_site(e: &Expr) -> Option<VarId> {
     };
     e.for_each_child(&mut |c| m = m.max(max_site(c)));
     m
-}
-
-/// Removes variable `l` and its equation; variables above it move down by
-/// one (reads, equations, sweeps; call sites never name them, see
-/// [`run`]).
-fn remove_var(s: &mut System, l: VarId) {
-    /// Every read of a variable above `l` in `e` names the one below it.
-    fn shift_reads(e: &mut Expr, l: VarId) {
-        if let ExprKind::Read { var, .. } | ExprKind::IndirectRead { var, .. } = &mut e.kind {
-            if *var > l {
-                *var -= 1;
-            }
-        }
-        e.for_each_child_mut(&mut |c| shift_reads(c, l));
-    }
-    let shift = |v: &mut VarId| {
-        if *v > l {
-            *v -= 1;
-        }
-    };
-    s.vars.remove(l);
-    s.equations.retain(|e| e.var != l);
-    for eq in &mut s.equations {
-        shift(&mut eq.var);
-        shift_reads(&mut eq.expr, l);
-    }
-    for sw in &mut s.sweeps {
-        shift(&mut sw.input);
-        shift(&mut sw.output);
-    }
 }

@@ -583,9 +583,11 @@ fn removable(s: &System, l: VarId) -> bool {
     ok
 }
 
-/// Removes the local `l` and its equation (see [`removable`]); variables
-/// above `l` move down by one.
-fn remove_var(s: &mut System, l: VarId) {
+/// Removes the local `l` and its equation (see [`removable`]; the cleanup's
+/// dead-local removal uses it too); variables above `l` move down by one
+/// (reads, equations, sweeps; a caller makes sure no stochastic call site
+/// names them, since sites key the random streams).
+pub(crate) fn remove_var(s: &mut System, l: VarId) {
     let shift = |v: &mut VarId| {
         if *v > l {
             *v -= 1;

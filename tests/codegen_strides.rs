@@ -797,8 +797,23 @@ fn every_example_under_scaled_schedules() {
                 prog0.clone()
             };
             let base = pluto(&prog);
+            // Scale the outermost loop dimension by d and skew the next
+            // loop dimension by it (scalar, statement-ordering dimensions
+            // are left alone: scaling them changes no loop's stride).
+            let loops: Vec<usize> = (0..base.schedule.n_dims())
+                .filter(|&k| !base.schedule.dims[k].scalar)
+                .collect();
             for d in [2, 3] {
-                let t = lower_triangular(base.schedule.n_dims(), &[d, 1, 1, 1], &[1, 0, 0, 0]);
+                let n = base.schedule.n_dims();
+                let mut t: Vec<Vec<i64>> = (0..n)
+                    .map(|r| (0..n).map(|c| i64::from(r == c)).collect())
+                    .collect();
+                if let Some(&a) = loops.first() {
+                    t[a][a] = d;
+                    if let Some(&b) = loops.get(1) {
+                        t[b][a] = 1;
+                    }
+                }
                 let s = transform(&base, &t);
                 assert_legal(&s);
                 let f = scan_of(&prog, &s);

@@ -444,15 +444,18 @@ fn source(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// GMM-GS (optimized, as the pipeline compiles it): the running counts
-/// `C_red`, `S_red` are one row of K cells, the mapping is legal for
+/// GMM-GS (optimized, as the pipeline compiles it): the running counts,
+/// forward (`C_red`, `S_red`: new labels before `i`) and backward
+/// (`C_red2`, `S_red2`: old labels after `i`, placed just before their
+/// reader by the scheduler's late placement), are one row of K cells,
+/// the mapping is legal for
 /// small sizes, `emit` shows it, the bytes drop, and one sweep of the JIT
 /// with mapping equals the JIT without it and the interpreter.
 #[test]
 fn gmm_gs_keeps_k_cells_and_runs_the_same() {
     let src = source("gmm_gs");
     let (p, k, s) = scheduled(&src, "gmm_gs", true);
-    for name in ["C_red", "S_red"] {
+    for name in ["C_red", "S_red", "C_red2", "S_red2"] {
         assert_eq!(
             storage_of(&p, k, &s, name),
             Some(vec![DimStorage::Keep, DimStorage::Drop]),
@@ -467,7 +470,8 @@ fn gmm_gs_keeps_k_cells_and_runs_the_same() {
     )
     .expect("emits");
     assert!(
-        text.contains("// storage of C_red: [k, i] -> [k] (in place along i)"),
+        text.contains("// storage of C_red: [k, i] -> [k] (in place along i)")
+            && text.contains("// storage of C_red2: [k, i] -> [k] (in place along i)"),
         "{text}"
     );
     let mapped = compiled(&src, "gmm_gs", true, true);
@@ -477,6 +481,8 @@ fn gmm_gs_keeps_k_cells_and_runs_the_same() {
     let c_red = bytes.iter().find(|b| b.name == "C_red").unwrap();
     assert_eq!(c_red.bytes, 3 * 8);
     assert_eq!(c_red.was.as_ref().map(|w| w.1), Some(40 * 3 * 8));
+    let s_red2 = bytes.iter().find(|b| b.name == "S_red2").unwrap();
+    assert_eq!(s_red2.bytes, 3 * 8);
     let total: u128 = bytes.iter().map(|b| b.bytes).sum();
     let before: u128 = plain
         .array_bytes(&params, 0)
@@ -497,6 +503,29 @@ fn gmm_gs_keeps_k_cells_and_runs_the_same() {
     assert_agree("mapped vs unmapped", &b, &a, Tol::rel(0.0));
     let want = interp::run(mapped.program(), "gmm_gs", &params, &ins, 5).unwrap();
     assert_agree("mapped vs interpreter", &want, &a, Tol::rel_or_abs(1e-9));
+}
+
+/// LDA-GS: all six running count tables, the backward ones included, are
+/// updated in place along the token index (`[v, k, i] -> [v, k]`), so a
+/// sweep needs the V×K, D×K and K tables and nothing of size W×K.
+#[test]
+fn lda_gs_count_tables_are_in_place() {
+    let src = source("lda_gs");
+    let (p, k, s) = scheduled(&src, "lda_gs", true);
+    for name in ["NWK_red", "NWK_red2", "NDK_red", "NDK_red2"] {
+        assert_eq!(
+            storage_of(&p, k, &s, name),
+            Some(vec![DimStorage::Keep, DimStorage::Keep, DimStorage::Drop]),
+            "{name}"
+        );
+    }
+    for name in ["NK_red", "NK_red2"] {
+        assert_eq!(
+            storage_of(&p, k, &s, name),
+            Some(vec![DimStorage::Keep, DimStorage::Drop]),
+            "{name}"
+        );
+    }
 }
 
 /// Other inference programs: every chosen mapping is legal on the

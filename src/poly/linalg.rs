@@ -141,6 +141,63 @@ pub fn kernel_basis(c: &[Vec<i64>], ncols: usize) -> PolyResult<Vec<Vec<i64>>> {
     Ok(res)
 }
 
+/// The variables `targets` as integer affine functions of the others on
+/// the solutions of the equalities `eqs` (rows over `n` variables, then
+/// the constant): for each `j` in `targets`, a row `f_j` over `(x, 1)`
+/// with zeros in every target column such that `x_j = f_j·(x, 1)` whenever
+/// `eqs·(x, 1) = 0`. `None` when the equalities do not determine some
+/// target, or determine it only with a non-integer coefficient.
+///
+/// Reduced row echelon form over the rationals with the target columns
+/// first: target `j` is determined iff it is a pivot column whose row has
+/// zeros in the non-pivot target columns.
+pub fn solve_for(
+    eqs: &[Vec<i64>],
+    n: usize,
+    targets: &[usize],
+) -> PolyResult<Option<Vec<Vec<i64>>>> {
+    if targets.iter().any(|&j| j >= n) {
+        return Err(PolyError::Invalid(format!(
+            "solve_for: a target column is not among the {n} variables"
+        )));
+    }
+    // Column order: targets, the other variables, the constant.
+    let mut order: Vec<usize> = targets.to_vec();
+    order.extend((0..=n).filter(|c| !targets.contains(c)));
+    let permuted: Vec<Vec<i64>> = eqs
+        .iter()
+        .map(|r| {
+            order
+                .iter()
+                .map(|&c| r.get(c).copied().unwrap_or(0))
+                .collect()
+        })
+        .collect();
+    let mut a = to_rat(&permuted, n + 1);
+    let pivots = rref(&mut a, n + 1);
+    let nt = targets.len();
+    let mut out = Vec::with_capacity(nt);
+    for pos in 0..nt {
+        let Some(r) = pivots.iter().position(|&p| p == pos) else {
+            return Ok(None);
+        };
+        // Row r: x_pos + Σ_{c > pos} a[r][c]·x_c = 0 (pivot normalized to 1).
+        if (0..nt).any(|c| c != pos && !a[r][c].is_zero()) {
+            return Ok(None);
+        }
+        let mut f = vec![0i64; n + 1];
+        for (c, &orig) in order.iter().enumerate().skip(nt) {
+            let v = -a[r][c].clone();
+            if !v.is_integer() {
+                return Ok(None);
+            }
+            f[orig] = v.to_integer().to_i64().ok_or(PolyError::Overflow)?;
+        }
+        out.push(f);
+    }
+    Ok(Some(out))
+}
+
 /// `Σ a_k b_k` with checked arithmetic.
 pub fn dot(a: &[i64], b: &[i64]) -> PolyResult<i64> {
     let mut s: i64 = 0;
@@ -181,6 +238,27 @@ mod tests {
         // C = [[4 2 1],[1 0 0]] → [0 1 -2].
         let k = kernel_basis(&[vec![4, 2, 1], vec![1, 0, 0]], 3).unwrap();
         assert_eq!(k, vec![vec![0, 1, -2]]);
+    }
+
+    #[test]
+    fn solve_for_access_equalities() {
+        // Over (s0, s1, t0, 1): t0 = s1 - 1 from s1 - t0 - 1 = 0.
+        let f = solve_for(&[vec![0, 1, -1, -1]], 3, &[2]).unwrap().unwrap();
+        assert_eq!(f, vec![vec![0, 1, 0, -1]]);
+        // 2 t0 = s0 determines t0 only with a coefficient 1/2.
+        assert_eq!(solve_for(&[vec![1, 0, -2, 0]], 3, &[2]).unwrap(), None);
+        // Nothing ties t0 to the sources.
+        assert_eq!(solve_for(&[vec![1, -1, 0, 0]], 3, &[2]).unwrap(), None);
+        // Two targets tied together and to the sources: t0 + t1 = s0, t0 - t1 = 0
+        // gives t0 = t1 = s0 / 2 (not integral); with t1 = s1: t0 = s0 - s1.
+        assert_eq!(
+            solve_for(&[vec![1, 0, -1, -1, 0], vec![0, 0, 1, -1, 0]], 4, &[2, 3]).unwrap(),
+            None
+        );
+        let f = solve_for(&[vec![1, 0, -1, -1, 0], vec![0, 1, 0, -1, 0]], 4, &[2, 3])
+            .unwrap()
+            .unwrap();
+        assert_eq!(f, vec![vec![1, -1, 0, 0, 0], vec![0, 1, 0, 0, 0]]);
     }
 
     #[test]

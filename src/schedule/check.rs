@@ -134,50 +134,68 @@ pub fn check_schedule(model: &Model, sched: &Schedule) -> ScheduleResult<Legalit
     model.validate()?;
     validate_schedule(model, sched)?;
     let mut statuses = Vec::with_capacity(model.deps.len());
-    for (k, dep) in model.deps.iter().enumerate() {
-        let mut sys: System = model.dep_with_domains(dep)?;
-        let Some(mut witness) = solver::integer_sample(&sys)? else {
-            statuses.push(DepStatus::Empty);
-            continue;
-        };
-        let mut carried = None;
-        for l in 0..sched.n_dims() {
-            let delta = diff_row(
-                model,
-                dep,
-                &sched.rows[dep.source][l],
-                &sched.rows[dep.target][l],
-            )?;
-            let mut viol = sys.clone();
-            let mut neg: Vec<i64> = delta
-                .iter()
-                .map(|x| x.checked_neg().ok_or(ScheduleError::Overflow))
-                .collect::<ScheduleResult<_>>()?;
-            let last = neg.len() - 1;
-            neg[last] = neg[last].checked_sub(1).ok_or(ScheduleError::Overflow)?;
-            viol.add_ineq(neg);
-            if let Some(pt) = solver::integer_sample(&viol)? {
-                return Ok(Legality::Illegal(split_point(model, dep, k, Some(l), &pt)));
-            }
-            sys.add_eq(delta);
-            match solver::integer_sample(&sys)? {
-                None => {
-                    carried = Some(l);
-                    break;
-                }
-                Some(pt) => witness = pt,
-            }
-        }
-        match carried {
-            Some(l) => statuses.push(DepStatus::Carried(l)),
-            None => {
-                return Ok(Legality::Illegal(split_point(
-                    model, dep, k, None, &witness,
-                )))
-            }
+    for k in 0..model.deps.len() {
+        match dep_status(model, sched, k)? {
+            Ok(st) => statuses.push(st),
+            Err(v) => return Ok(Legality::Illegal(v)),
         }
     }
     Ok(Legality::Legal(statuses))
+}
+
+/// Whether `sched` is legal on the dependence pieces `deps` (indices into
+/// `model.deps`) alone: [`check_schedule`] restricted to them.
+pub(crate) fn legal_on(model: &Model, sched: &Schedule, deps: &[usize]) -> ScheduleResult<bool> {
+    validate_schedule(model, sched)?;
+    for &k in deps {
+        if dep_status(model, sched, k)?.is_err() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The status of piece `k` under `sched`, or a violation of it (the
+/// per-piece test of [`check_schedule`]).
+fn dep_status(
+    model: &Model,
+    sched: &Schedule,
+    k: usize,
+) -> ScheduleResult<Result<DepStatus, Violation>> {
+    let Some(dep) = model.deps.get(k) else {
+        return Err(ScheduleError::InvalidModel(format!(
+            "dependence piece {k} does not exist"
+        )));
+    };
+    let mut sys: System = model.dep_with_domains(dep)?;
+    let Some(mut witness) = solver::integer_sample(&sys)? else {
+        return Ok(Ok(DepStatus::Empty));
+    };
+    for l in 0..sched.n_dims() {
+        let delta = diff_row(
+            model,
+            dep,
+            &sched.rows[dep.source][l],
+            &sched.rows[dep.target][l],
+        )?;
+        let mut viol = sys.clone();
+        let mut neg: Vec<i64> = delta
+            .iter()
+            .map(|x| x.checked_neg().ok_or(ScheduleError::Overflow))
+            .collect::<ScheduleResult<_>>()?;
+        let last = neg.len() - 1;
+        neg[last] = neg[last].checked_sub(1).ok_or(ScheduleError::Overflow)?;
+        viol.add_ineq(neg);
+        if let Some(pt) = solver::integer_sample(&viol)? {
+            return Ok(Err(split_point(model, dep, k, Some(l), &pt)));
+        }
+        sys.add_eq(delta);
+        match solver::integer_sample(&sys)? {
+            None => return Ok(Ok(DepStatus::Carried(l))),
+            Some(pt) => witness = pt,
+        }
+    }
+    Ok(Err(split_point(model, dep, k, None, &witness)))
 }
 
 /// Is the schedule sequential: does every statement's iterator-coefficient

@@ -21,6 +21,12 @@
 //! integer-empty piece is dropped. This is Feautrier's refinement of
 //! partially carried dependences ("greedier" than the original).
 //!
+//! The finished schedule then goes through late placement ([`late`]):
+//! statements whose values would stay alive for a parameter-dependent
+//! number of steps move to just before their reader where that is legal.
+//! Last, distribution ([`distribute`]) gives each statement its own loops
+//! below the innermost carrying level.
+//!
 //! Each Pluto band runs under a simplex work budget
 //! ([`pluto::BAND_WORK`]); a band that spends it keeps the members found so
 //! far and the schedule records `budget_spent`.
@@ -28,11 +34,11 @@
 //! Owns: the driver, completion and the final verification. Must not know
 //! the ILP encodings (those are in `feautrier`, `pluto`, `ilp`).
 
-use super::check::{check_schedule, diff_row, dim_flags, is_sequential, Legality};
+use super::check::{check_schedule, diff_row, dim_flags, is_sequential, DepStatus, Legality};
 use super::error::{ScheduleError, ScheduleResult};
 use super::farkas::{valid_cone, FarkasCone};
 use super::model::{DepPiece, Model, Schedule};
-use super::{feautrier, pluto};
+use super::{distribute, feautrier, late, pluto};
 use crate::poly::linalg;
 use crate::poly::solver::{self, Optimum, System};
 use petgraph::algo::tarjan_scc;
@@ -369,20 +375,32 @@ pub fn schedule_with_budget(
     let all: Vec<usize> = (0..model.statements.len()).collect();
     ctx.run(all.clone(), pieces)?;
     ctx.pad(&all);
+    late::place_late(model, &mut ctx.rows)?;
     let n = ctx.n_rows(&all);
     let mut sched = Schedule {
         rows: ctx.rows,
         dims: vec![Default::default(); n],
         budget_spent: ctx.budget_spent,
     };
-    match check_schedule(model, &sched)? {
-        Legality::Legal(statuses) => {
-            if !is_sequential(model, &sched)? {
-                return Err(ScheduleError::Internal("computed schedule is not sequential".to_string()));
-            }
-            sched.dims = dim_flags(model, &sched, &statuses);
-            Ok(sched)
-        }
+    let mut statuses = legal_statuses(model, &sched)?;
+    if distribute::distribute(&mut sched.rows, &statuses, model.n_params)? {
+        sched.dims = vec![Default::default(); n + 1];
+        statuses = legal_statuses(model, &sched)?;
+    }
+    if !is_sequential(model, &sched)? {
+        return Err(ScheduleError::Internal(
+            "computed schedule is not sequential".to_string(),
+        ));
+    }
+    sched.dims = dim_flags(model, &sched, &statuses);
+    Ok(sched)
+}
+
+/// The status of every piece under `sched`, or an `Internal` error naming
+/// the violated piece (a computed schedule is never returned illegal).
+fn legal_statuses(model: &Model, sched: &Schedule) -> ScheduleResult<Vec<DepStatus>> {
+    match check_schedule(model, sched)? {
+        Legality::Legal(statuses) => Ok(statuses),
         Legality::Illegal(v) => Err(ScheduleError::Internal(format!(
             "computed schedule violates dependence piece {} at level {:?}: {:?} -> {:?} (params {:?})",
             v.dep, v.level, v.source, v.target, v.params

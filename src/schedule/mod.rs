@@ -5,7 +5,9 @@
 //! schedules), the Farkas linearization ([`farkas`]), Feautrier's scheduler
 //! and isl's Pluto-style band scheduler (with Feautrier fallback, linear
 //! independence, non-trivial search and loop-coalescing avoidance), SCC
-//! ordering by scalar dimensions, completion to a *sequential* schedule, and
+//! ordering by scalar dimensions, completion to a *sequential* schedule,
+//! late placement of statements read long after they run ([`late`]),
+//! distribution of statements below the innermost carrying level, and
 //! the legality checker ([`check`]) through which every result passes.
 //!
 //! Must not know about: the `.alpha` language, the IR, or how dependences
@@ -17,11 +19,13 @@
 //! Feautrier's multidimensional scheduling, in `shared/papers/`.
 
 pub mod check;
+mod distribute;
 mod driver;
 pub mod error;
 pub mod farkas;
 mod feautrier;
 mod ilp;
+mod late;
 pub mod model;
 mod pluto;
 

@@ -383,7 +383,7 @@ pub fn schedule_with_budget(
         budget_spent: ctx.budget_spent,
     };
     let mut statuses = legal_statuses(model, &sched)?;
-    if distribute::distribute(&mut sched.rows, &statuses, model.n_params)? {
+    if distribute::distribute(model, &mut sched.rows, &statuses)? {
         sched.dims = vec![Default::default(); n + 1];
         statuses = legal_statuses(model, &sched)?;
     }

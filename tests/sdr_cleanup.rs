@@ -378,7 +378,8 @@ fn an_indirect_read_is_not_inlined_when_it_would_lose_its_check() {
 #[test]
 fn dead_locals_go_unless_a_call_site_names_a_later_variable() {
     // U is dead but G (after it) draws: its site names G's number, so U
-    // stays. H (after G) is dead and goes.
+    // stays declared (its number kept) with an empty domain: nothing of it
+    // is computed. H (after G) is dead and goes.
     let src = "affine dl [N] -> { : N > 0 }
         inputs X : float [N];
         outputs Y : float [N];
@@ -390,9 +391,13 @@ fn dead_locals_go_unless_a_call_site_names_a_later_variable() {
           Y[i] = G[i] + X[i];
     .";
     let (_, q, ds) = check(src, N);
-    assert_eq!(decided(&ds, "U", DecisionKind::Dead), Some(false));
+    assert_eq!(decided(&ds, "U", DecisionKind::Dead), Some(true));
     assert_eq!(decided(&ds, "H", DecisionKind::Dead), Some(true));
     assert!(has_var(&q, "U") && has_var(&q, "G") && !has_var(&q, "H"));
+    let u = q.systems[0].vars.iter().find(|v| v.name == "U").unwrap();
+    assert!(u.domain.is_empty().unwrap(), "U keeps its points");
+    let g = q.systems[0].vars.iter().find(|v| v.name == "G").unwrap();
+    assert!(!g.domain.is_empty().unwrap());
 }
 
 // -------------------------------------------------------- random programs

@@ -5,7 +5,8 @@
 //! Stochastic call sites name the variable of their equation by number and
 //! key the random streams with it, so a local is removed only when no
 //! other equation has a site naming a variable above it (those numbers
-//! would change); otherwise it stays, and a declined decision says why.
+//! would change); otherwise it stays declared with an empty domain, so that
+//! nothing of it is computed or stored.
 //! Locals are examined from the last one down, so removing several keeps
 //! the lower numbers.
 
@@ -30,8 +31,14 @@ pub(crate) fn run(cx: &mut Cx, s: &mut System) -> Result<(), SdrError> {
                 .iter()
                 .any(|e| e.var != l && max_site(&e.expr).is_some_and(|v| v > l))
             {
-                let reason = "a stochastic call site names a variable after it";
-                cx.decide(&name, DecisionKind::Dead, false, reason, String::new());
+                // Keep the variable (its number) but compute none of it.
+                if s.vars[l].domain.is_empty()? {
+                    continue;
+                }
+                s.vars[l].domain = Set::empty(s.vars[l].domain.space().clone());
+                let reason = "nothing reads it; its domain is emptied, since a stochastic call \
+                              site names a variable after it (removing it would renumber them)";
+                cx.decide(&name, DecisionKind::Dead, true, reason, String::new());
                 continue;
             }
             remove_var(s, l);

@@ -5,8 +5,11 @@
 //!   joint rises and flattens, and the learned word distributions match the
 //!   true ones);
 //! - CoxPH sweeps on the Rossi recidivism data reach the coefficients
-//!   `lifelines` reports, to 1e-6 (skipped, with a message, when
-//!   `scripts/real_data.sh` has not exported the data).
+//!   `lifelines` reports, to 1e-6;
+//! - LDA-GS runs on the Reuters corpus (K = 20) in the memory of its count
+//!   tables, and its log joint rises
+//! (the last two skipped, with a message, when `scripts/real_data.sh` has
+//! not exported the data).
 
 use alphac::compile::{self, Compiled, Options};
 use alphac::interp;
@@ -182,6 +185,45 @@ fn coxph_sweeps_on_rossi_reach_the_lifelines_coefficients() {
         ll[9],
         lifelines_ll[0]
     );
+}
+
+#[test]
+fn lda_gs_runs_on_reuters_in_the_memory_of_its_counts() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/reuters");
+    if !dir.join("w.npy").exists() {
+        eprintln!(
+            "SKIPPED: {} is absent (run scripts/real_data.sh to export the Reuters corpus)",
+            dir.display()
+        );
+        return;
+    }
+    let (w, k, v, d) = (84010i64, 20i64, 4258i64, 395i64);
+    let c = compiled("lda_gs", "lda_gs");
+    let params = [w, k, v, d];
+    // Every array of the sweep, count tables included, in a few MB: the
+    // running counts are one V × K (D × K, K) copy each, not × W.
+    let bytes = c.array_bytes(&params, 0).unwrap();
+    let total: u128 = bytes.iter().map(|b| b.bytes).sum();
+    assert!(total < 8_000_000, "{total} bytes: {bytes:?}");
+    for name in ["NWK_red", "NWK_red2"] {
+        let b = bytes.iter().find(|b| b.name == name).unwrap();
+        assert_eq!(b.bytes, (v * k * 8) as u128, "{name}");
+    }
+    let mut inputs = HashMap::new();
+    for name in ["w", "d"] {
+        let var = &c.system().vars[c.system().var_by_name(name).unwrap()];
+        let spec = interp::array_spec(var, &params).unwrap();
+        inputs.insert(name.to_string(), read(&dir, name, &spec));
+    }
+    // A deterministic initial labelling: token i gets topic i mod K.
+    let z: Vec<i64> = (0..w).map(|i| i % k).collect();
+    inputs.insert("z".into(), array("z", &[w as usize], ArrayData::Int(z)));
+    let mut sweeper = c.sweeper(&params, &inputs, 7).unwrap();
+    let trace = sweeper.run(5, |_, _| {}).unwrap();
+    let lp = trace.column("logp").unwrap();
+    assert!(lp.windows(2).all(|p| p[1] > p[0]), "{lp:?}");
+    let znew = ints(&sweeper.outputs().unwrap()["znew"]);
+    assert!(znew.iter().all(|&t| (0..k).contains(&t)));
 }
 
 #[test]

@@ -83,7 +83,7 @@ fn generated_code_costs() {
         ("gmm_lw", "O(N*K)"),
         ("lda_gs", "O(W*K + K*V + K*D)"),
         ("lda_mh", "O(W*K + K*V + K*D)"),
-        ("lda_lw", "O(W*K*V)"),
+        ("lda_lw", "O(W*K + K*V)"),
         ("dmm_gs", "O(D*A*K)"),
         ("dmm_mh", "O(D*A*K)"),
         ("dmm_lw", "O(D*A*K)"),

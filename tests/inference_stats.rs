@@ -7,9 +7,10 @@
 //! - CoxPH sweeps on the Rossi recidivism data reach the coefficients
 //!   `lifelines` reports, to 1e-6;
 //! - LDA-GS runs on the Reuters corpus (K = 20) in the memory of its count
-//!   tables, and its log joint rises
-//! (the last two skipped, with a message, when `scripts/real_data.sh` has
-//! not exported the data).
+//!   tables, and its log joint rises.
+//!
+//! The last two skip, with a message, when `scripts/real_data.sh` has not
+//! exported the data.
 
 use alphac::compile::{self, Compiled, Options};
 use alphac::interp;

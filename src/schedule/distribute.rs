@@ -23,8 +23,10 @@
 //! of those iterators, and unit coefficients in their rows at levels
 //! `<= L` (no time-determined iterator to bind). One pass over their common range
 //! then does the work of several (LBP's messages, DMM's count tables).
-//! Constants are numbered in statement order among the statements not
-//! already apart at a scalar level `<= L`.
+//! Constants are numbered among the statements not already apart at a
+//! scalar level `<= L`, readers of values (written at earlier steps)
+//! before their writers where possible, else in statement order (see
+//! [`readers_first`]).
 //!
 //! Nothing is inserted when no piece is carried (the statements are then
 //! not ordered by anything and keep the scanner's fusion), when `L` is
@@ -36,6 +38,9 @@
 use super::check::DepStatus;
 use super::error::{ScheduleError, ScheduleResult};
 use super::model::Model;
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::collections::HashMap;
 
 /// What must be equal for two statements to keep sharing loops below
 /// level `last`, or `None` for a statement that always gets loops of its
@@ -151,6 +156,7 @@ pub(crate) fn distribute(
     if !split {
         return Ok(false);
     }
+    let number = readers_first(model, &keys, &number);
     let w_of = |g: usize| model.statements[g].n_dims + model.n_params + 1;
     for (g, (st, q)) in rows.iter_mut().zip(number).enumerate() {
         let mut r = vec![0i64; w_of(g)];
@@ -158,6 +164,78 @@ pub(crate) fn distribute(
         st.insert(last + 1, r);
     }
     Ok(true)
+}
+
+/// The classes' constants renumbered so that, within each group of equal
+/// `keys`, a class that reads values another class writes (a dependence
+/// piece, carried further out) comes before it where no cycle of such
+/// reads forbids it: a topological order of the reader → writer graph's
+/// strongly connected components (petgraph), ties and cycles in the
+/// given order. Then the last read of a recurrence's previous value comes
+/// before the next value is written at the same step, and storage mapping
+/// can update it in place (LDA-LW's log weight of token `i − 1`, read at
+/// step `i` where the counts of token `i` are written). Any order is
+/// legal here: every piece is carried at a level `<= L`.
+fn readers_first(model: &Model, keys: &[Vec<i64>], number: &[usize]) -> Vec<usize> {
+    let mut graph = DiGraph::<(usize, usize), ()>::new();
+    let mut node: HashMap<(usize, usize), NodeIndex> = HashMap::new();
+    let mut class_of = Vec::with_capacity(number.len());
+    for q in 0..number.len() {
+        // The first statement with the same key stands for the key.
+        let k = keys.iter().position(|k| *k == keys[q]).unwrap_or(q);
+        let c = (k, number[q]);
+        class_of.push(c);
+        node.entry(c).or_insert_with(|| graph.add_node(c));
+    }
+    for dep in &model.deps {
+        let (w, r) = (class_of[dep.source], class_of[dep.target]);
+        if w != r && w.0 == r.0 {
+            graph.update_edge(node[&r], node[&w], ());
+        }
+    }
+    // Kahn's algorithm on the strongly connected components, the ready
+    // component with the smallest class first.
+    let sccs = tarjan_scc(&graph);
+    let mut comp = vec![0usize; graph.node_count()];
+    for (i, scc) in sccs.iter().enumerate() {
+        for &n in scc {
+            comp[n.index()] = i;
+        }
+    }
+    let mut indeg = vec![0usize; sccs.len()];
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); sccs.len()];
+    for e in graph.raw_edges() {
+        let (a, b) = (comp[e.source().index()], comp[e.target().index()]);
+        if a != b && !succ[a].contains(&b) {
+            succ[a].push(b);
+            indeg[b] += 1;
+        }
+    }
+    let first = |i: usize| sccs[i].iter().map(|&n| graph[n]).min();
+    let mut ready: Vec<usize> = (0..sccs.len()).filter(|&i| indeg[i] == 0).collect();
+    let mut order: Vec<(usize, usize)> = Vec::new();
+    while let Some(pos) = (0..ready.len()).min_by_key(|&q| first(ready[q])) {
+        let i = ready.swap_remove(pos);
+        let mut cs: Vec<(usize, usize)> = sccs[i].iter().map(|&n| graph[n]).collect();
+        cs.sort_unstable();
+        order.extend(cs);
+        for &j in &succ[i] {
+            indeg[j] -= 1;
+            if indeg[j] == 0 {
+                ready.push(j);
+            }
+        }
+    }
+    class_of
+        .iter()
+        .map(|c| {
+            order
+                .iter()
+                .filter(|o| o.0 == c.0)
+                .position(|o| o == c)
+                .unwrap_or(c.1)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -216,6 +294,18 @@ mod tests {
         let mut r = vec![rows(2, 0), rows(2, 0), rows(2, 1)];
         assert!(distribute(&m, &mut r, &[DepStatus::Carried(0)]).unwrap());
         assert_eq!(inserted(&r), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn a_reader_comes_before_the_writer_it_reads_from() {
+        // S1 reads S0 (carried at level 0): S1 first at the new level.
+        let mut m = model(&[false, true]);
+        let mut dep = System::new(6);
+        dep.add_eq(vec![1, 0, -1, 0, 0, 0, 1]);
+        m.add_dep(0, 1, dep);
+        let mut r = vec![rows(1, 0), rows(1, 0)];
+        assert!(distribute(&m, &mut r, &[DepStatus::Carried(0)]).unwrap());
+        assert_eq!(inserted(&r), vec![1, 0]);
     }
 
     #[test]

@@ -217,10 +217,17 @@ pub fn dim_flags(model: &Model, sched: &Schedule, statuses: &[DepStatus]) -> Vec
     (0..sched.n_dims())
         .map(|l| DimInfo {
             coincident: !statuses.contains(&DepStatus::Carried(l)),
-            scalar: model.statements.iter().zip(&sched.rows).all(|(s, rows)| {
-                let r = &rows[l];
-                r[..s.n_dims + model.n_params].iter().all(|x| *x == 0)
-            }),
+            scalar: is_scalar_level(model, &sched.rows, l),
         })
         .collect()
+}
+
+/// Whether level `l` of `rows` (one row list per statement of `model`) is
+/// a statement-ordering level: every statement's row there is a constant
+/// (no iterator and no parameter coefficient).
+pub(crate) fn is_scalar_level(model: &Model, rows: &[Vec<Vec<i64>>], l: usize) -> bool {
+    model.statements.iter().zip(rows).all(|(s, rows)| {
+        let r = &rows[l];
+        r[..s.n_dims + model.n_params].iter().all(|x| *x == 0)
+    })
 }

@@ -35,7 +35,7 @@
 //!
 //! Owns: the inserted dimension. Must not know how the rows were found.
 
-use super::check::DepStatus;
+use super::check::{is_scalar_level, DepStatus};
 use super::error::{ScheduleError, ScheduleResult};
 use super::model::Model;
 use petgraph::algo::tarjan_scc;
@@ -123,12 +123,7 @@ pub(crate) fn distribute(
     // Statements already apart at a scalar level `<= last` are never tied:
     // number the statements within each class of equal constants there.
     let scalar: Vec<usize> = (0..=last)
-        .filter(|&l| {
-            rows.iter().all(|st| {
-                let r = &st[l];
-                r[..r.len() - 1].iter().all(|x| *x == 0)
-            })
-        })
+        .filter(|&l| is_scalar_level(model, rows, l))
         .collect();
     let keys: Vec<Vec<i64>> = rows
         .iter()

@@ -24,8 +24,9 @@
 //! The finished schedule then goes through late placement ([`late`]):
 //! statements whose values would stay alive for a parameter-dependent
 //! number of steps move to just before their reader where that is legal.
-//! Last, distribution ([`distribute`]) gives each statement its own loops
-//! below the innermost carrying level.
+//! Last, distribution ([`distribute`]) gives statements of different
+//! shapes their own loops below the innermost carrying level, readers of
+//! an earlier step's values before their writers.
 //!
 //! Each Pluto band runs under a simplex work budget
 //! ([`pluto::BAND_WORK`]); a band that spends it keeps the members found so

@@ -16,7 +16,7 @@ use super::driver::Sub;
 use super::error::{ScheduleError, ScheduleResult};
 use super::farkas::instantiate;
 use super::ilp::{add, lexmin, Layout};
-use crate::poly::solver::{Optimum, System};
+use crate::poly::solver::{Optimum, Prepared, System};
 
 /// The row found by a Feautrier step: one row per local statement, and for
 /// every piece whether it is carried (`θ_T − θ_S >= 1` on all of it).
@@ -62,7 +62,7 @@ fn solve(sub: &Sub, layout: &Layout, forced_zero: &[(usize, usize)]) -> Schedule
     }
     let mut objs = vec![neg_sum_e, layout.sum_params(), layout.sum_abs_coefs()];
     objs.extend(layout.block_objectives());
-    let sol = match lexmin(&sys, &objs)? {
+    let sol = match lexmin(&Prepared::new(sys)?, &[], &[], &objs)? {
         Optimum::Value(v) => v,
         // All-zero coefficients with every e_g = 0 is always feasible, and
         // every objective is bounded below by the non-negativity rows.

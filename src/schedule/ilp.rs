@@ -16,6 +16,7 @@
 //! Farkas cone variables of a dependence. Must not know about solving.
 
 use super::error::{ScheduleError, ScheduleResult};
+use crate::poly::solver::Prepared;
 
 /// Variable layout of one scheduling problem.
 #[derive(Clone, Debug)]
@@ -198,15 +199,20 @@ pub(crate) fn add(f: &[i64], g: &[i64]) -> ScheduleResult<Form> {
 /// bound of its integer minimum; if the rest is then integer-empty, the
 /// exact integer minimum of objective `k` above that bound is computed by
 /// the solver and fixed instead.
+///
+/// The system is `base` (its tableau built once, shared by the many
+/// queries of a search) with `eqs` (`== 0`) and `ineqs` (`>= 0`) appended.
 pub(crate) fn lexmin(
-    sys: &crate::poly::solver::System,
+    base: &Prepared,
+    eqs: &[Form],
+    ineqs: &[Form],
     objs: &[Form],
 ) -> ScheduleResult<crate::poly::solver::Optimum<Vec<i64>>> {
     lexmin_from(
         Restricted {
-            base: sys,
-            eqs: Vec::new(),
-            ineqs: Vec::new(),
+            base,
+            eqs: eqs.to_vec(),
+            ineqs: ineqs.to_vec(),
         },
         objs,
         0,
@@ -227,17 +233,14 @@ const INTEGER_WORK: u64 = 2_000_000;
 /// large and most levels of [`lexmin_from`] need no solver call.
 #[derive(Clone)]
 struct Restricted<'a> {
-    base: &'a crate::poly::solver::System,
+    base: &'a Prepared,
     eqs: Vec<Form>,
     ineqs: Vec<Form>,
 }
 
 impl Restricted<'_> {
     fn system(&self) -> crate::poly::solver::System {
-        let mut s = self.base.clone();
-        self.eqs.iter().for_each(|r| s.add_eq(r.clone()));
-        self.ineqs.iter().for_each(|r| s.add_ineq(r.clone()));
-        s
+        self.base.with_rows(&self.eqs, &self.ineqs)
     }
 }
 
@@ -253,7 +256,7 @@ fn lexmin_from(
     use crate::poly::solver::{self, Optimum};
     use num_rational::BigRational;
     use num_traits::ToPrimitive;
-    let n = cur.base.n_vars;
+    let n = cur.base.base().n_vars;
     if k == objs.len() {
         let sys = cur.system();
         let (r, _) = solver::with_work_budget(INTEGER_WORK, || solver::integer_sample(&sys));
@@ -264,19 +267,17 @@ fn lexmin_from(
     }
     let v = match hint {
         Some(v) => v,
-        None => {
-            let sys = cur.system();
-            match solver::rational_lexmin(&sys, &objs[k..])? {
-                Optimum::Empty => return Ok(Optimum::Empty),
-                Optimum::Unbounded => {
-                    let (r, _) = solver::with_work_budget(INTEGER_WORK, || {
-                        solver::integer_lexmin(&sys, &objs[k..])
-                    });
-                    return Ok(r?);
-                }
-                Optimum::Value(v) => v,
+        None => match cur.base.rational_lexmin(&cur.eqs, &cur.ineqs, &objs[k..])? {
+            Optimum::Empty => return Ok(Optimum::Empty),
+            Optimum::Unbounded => {
+                let sys = cur.system();
+                let (r, _) = solver::with_work_budget(INTEGER_WORK, || {
+                    solver::integer_lexmin(&sys, &objs[k..])
+                });
+                return Ok(r?);
             }
-        }
+            Optimum::Value(v) => v,
+        },
     };
     if v.iter().all(|x| x.is_integer()) {
         let ints: Option<Vec<i64>> = v.iter().map(|x| x.to_integer().to_i64()).collect();

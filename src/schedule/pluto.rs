@@ -22,7 +22,7 @@ use super::error::{ScheduleError, ScheduleResult};
 use super::farkas::instantiate;
 use super::ilp::{add, lexmin, scale, Form, Layout};
 use crate::poly::linalg;
-use crate::poly::solver::{Optimum, System};
+use crate::poly::solver::{Optimum, Prepared, System};
 use crate::poly::PolyError;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
@@ -49,7 +49,7 @@ pub const BAND_WORK: u64 = 20_000_000_000;
 
 struct Problem {
     layout: Layout,
-    base: System,
+    base: Prepared,
     objs: Vec<Form>,
 }
 
@@ -75,7 +75,7 @@ fn build(sub: &Sub) -> ScheduleResult<Problem> {
     let layout = Layout::new(m, dims, 2 * m + 1, 0);
     let mut p = Problem {
         layout,
-        base: System::new(0),
+        base: Prepared::new(System::new(0))?,
         objs: Vec::new(),
     };
     let l = &p.layout;
@@ -146,7 +146,7 @@ fn build(sub: &Sub) -> ScheduleResult<Problem> {
     let mut objs = vec![sum_u, l.var(p.w()), l.sum_params(), l.sum_abs_coefs()];
     objs.extend((0..l.prefix - 1).map(|v| l.var(v)));
     objs.extend(l.block_objectives());
-    p.base = sys;
+    p.base = Prepared::new(sys)?;
     p.objs = objs;
     Ok(p)
 }
@@ -169,28 +169,60 @@ impl Search<'_> {
         v.checked_add(form[n]).ok_or(ScheduleError::Overflow)
     }
 
+    /// The extra rows of a search node: its branching constraints, and,
+    /// once a solution is known, only significantly better ones (isl
+    /// §6.5.7): the first significant objective (Σ|u|, then w) that is
+    /// non-zero in the best solution must be zero, and the ones before it
+    /// (zero in the best solution) stay zero.
+    fn node_eqs(&self, extra_eqs: &[Form]) -> ScheduleResult<Vec<Form>> {
+        let mut eqs = extra_eqs.to_vec();
+        if let Some(best) = &self.best {
+            for obj in &self.prob.objs[..SIGNIFICANT] {
+                eqs.push(obj.clone());
+                if Self::eval(obj, best)? != 0 {
+                    break;
+                }
+            }
+        }
+        Ok(eqs)
+    }
+
+    /// Can every region still be non-trivial below this node? A necessary
+    /// condition, on the rational relaxation: for each region some form
+    /// `f` of it reaches `f >= 1` or `−f >= 1`. When a region fails it, `f`
+    /// lies in `(−1, 1)` at every point, so `f = 0` at every integer point
+    /// and no solution of the subtree is non-trivial: the search prunes it
+    /// instead of enumerating its `2^depth` branches.
+    fn regions_possible(&self, extra_eqs: &[Form], extra_ineqs: &[Form]) -> ScheduleResult<bool> {
+        let n = self.prob.layout.n_vars;
+        let mut groups = Vec::with_capacity(self.regions.len());
+        for reg in &self.regions {
+            let mut rows = Vec::with_capacity(2 * reg.len());
+            for f in reg {
+                for sign in [1i64, -1] {
+                    let mut g = scale(f, sign)?;
+                    g[n] = g[n].checked_sub(1).ok_or(ScheduleError::Overflow)?;
+                    rows.push(g);
+                }
+            }
+            groups.push(rows);
+        }
+        let eqs = self.node_eqs(extra_eqs)?;
+        match self.prob.base.each_reaches(&eqs, extra_ineqs, &groups) {
+            // Out of budget: no pruning (the search's own limits apply).
+            Err(PolyError::Budget(_)) => Ok(true),
+            r => Ok(r?),
+        }
+    }
+
     fn solve(
         &mut self,
         extra_eqs: &[Form],
         extra_ineqs: &[Form],
     ) -> ScheduleResult<Option<Vec<i64>>> {
         self.solves += 1;
-        let mut sys = self.prob.base.clone();
-        extra_eqs.iter().for_each(|r| sys.add_eq(r.clone()));
-        extra_ineqs.iter().for_each(|r| sys.add_ineq(r.clone()));
-        // Once a solution is known, look only for significantly better ones
-        // (isl §6.5.7): the first significant objective (Σ|u|, then w) that
-        // is non-zero in the best solution must be zero, and the ones before
-        // it (zero in the best solution) stay zero.
-        if let Some(best) = &self.best {
-            for obj in &self.prob.objs[..SIGNIFICANT] {
-                sys.add_eq(obj.clone());
-                if Self::eval(obj, best)? != 0 {
-                    break;
-                }
-            }
-        }
-        let opt_r = lexmin(&sys, &self.prob.objs);
+        let eqs = self.node_eqs(extra_eqs)?;
+        let opt_r = lexmin(&self.prob.base, &eqs, extra_ineqs, &self.prob.objs);
         let opt = match opt_r {
             // The exact solver gave up on this branch of the search: treat
             // it as empty (another branch, or the Feautrier fallback, still
@@ -241,6 +273,9 @@ impl Search<'_> {
             }
             return Ok(());
         };
+        if !self.regions_possible(&eqs, &ineqs)? {
+            return Ok(());
+        }
         let region = self.regions[ri].clone();
         let n = self.prob.layout.n_vars;
         for r in 0..region.len() {

@@ -63,6 +63,7 @@ mod budget;
 mod integer;
 mod lattice;
 mod num;
+mod prepared;
 mod tableau;
 
 /// Counters for profiling (pivots, big-integer fallbacks); relaxed atomics,
@@ -84,6 +85,7 @@ use num::{Int, OResult};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::ToPrimitive;
+pub use prepared::Prepared;
 use tableau::{MaxOutcome, Mode, Tab};
 
 /// A conjunction of integer affine constraints over `n_vars` variables.
@@ -198,6 +200,16 @@ fn lexmin_gen<T: Int>(sys: &System, objs: &[Vec<i64>]) -> OResult<Optimum<Vec<Bi
     if tab.empty {
         return Ok(Optimum::Empty);
     }
+    lexmin_on_tab(&mut tab, objs)
+}
+
+/// The rational lexicographic minimum of `objs` over a non-empty tableau
+/// (see [`rational_lexmin`]); the tableau is left on the optimal face.
+pub(crate) fn lexmin_on_tab<T: Int>(
+    tab: &mut Tab<T>,
+    objs: &[Vec<i64>],
+) -> OResult<Optimum<Vec<BigRational>>> {
+    let n = tab.n_x_vars();
     for obj in objs {
         // Maximize -obj.
         let c: Vec<T> = obj[..n]
@@ -254,6 +266,54 @@ pub fn rational_max(sys: &System, obj: &[i64]) -> PolyResult<Optimum<BigRational
         Optimum::Value(v) => Optimum::Value(-v),
         o => o,
     })
+}
+
+/// Does every group of rows have a row `o` with
+/// `{x ∈ P : o·x + o[n] >= 0}` non-empty, over the rational polyhedron
+/// `P = {x ∈ Q^n : eqs = 0, ineqs >= 0}`? False when `P` is empty. One
+/// tableau for all rows: each is added as a free row, maximized until it
+/// reaches 0 (or shown to stay negative) and dropped again; a group stops
+/// at its first row that reaches, the query at the first group that fails.
+pub fn rational_each_reaches(sys: &System, groups: &[Vec<Vec<i64>>]) -> PolyResult<bool> {
+    sys.check()?;
+    for o in groups.iter().flatten() {
+        sys.check_obj(o)?;
+    }
+    let n = sys.n_vars;
+    let r = fallback(
+        || {
+            on_nonempty_tab(n, &sys.eqs, &sys.ineqs, |t, _| {
+                each_reaches::<i128>(t, groups)
+            })
+        },
+        || {
+            on_nonempty_tab(n, &sys.eqs, &sys.ineqs, |t, _| {
+                each_reaches::<BigInt>(t, groups)
+            })
+        },
+    )?;
+    Ok(r == Some(true))
+}
+
+pub(crate) fn each_reaches<T: Int>(tab: &mut Tab<T>, groups: &[Vec<Vec<i64>>]) -> OResult<bool> {
+    let n = tab.n_x_vars();
+    for group in groups {
+        let mut any = false;
+        for obj in group {
+            let c: Vec<T> = obj[..n].iter().map(|&v| T::from_i64(v)).collect();
+            let v = tab.add_free_row(&c, &T::from_i64(obj[n]))?;
+            let out = tab.maximize(v, Mode::UntilNonnegInRow)?;
+            tab.drop_row_var(v);
+            if out != MaxOutcome::Optimal {
+                any = true;
+                break;
+            }
+        }
+        if !any {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// An integer point of `{x ∈ Z^n : eqs = 0, ineqs >= 0}`, or `None` if it

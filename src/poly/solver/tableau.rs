@@ -44,6 +44,9 @@ pub(crate) enum Mode {
     UntilNonneg,
     /// Stop as soon as the value is `> 0`.
     UntilPositive,
+    /// Stop as soon as the value is `>= 0`, never pivoting the variable
+    /// itself out of its row (a free row can then be dropped).
+    UntilNonnegInRow,
     /// Run to the optimum.
     Full,
 }
@@ -372,7 +375,9 @@ impl<T: Int> Tab<T> {
             };
             let c0 = &self.rows[r][0];
             match mode {
-                Mode::UntilNonneg if !c0.is_neg() => return Ok(MaxOutcome::Reached),
+                Mode::UntilNonneg | Mode::UntilNonnegInRow if !c0.is_neg() => {
+                    return Ok(MaxOutcome::Reached)
+                }
                 Mode::UntilPositive if c0.is_pos() => return Ok(MaxOutcome::Reached),
                 _ => {}
             }

@@ -689,3 +689,29 @@ fn check_redundancy(s: &System, red: &[usize], objs: &[Vec<i64>]) -> Result<(), 
     }
     Ok(())
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// One tableau for many rows answers as one feasibility test per row.
+    #[test]
+    fn each_reaches_matches_one_feasibility_test_per_row(
+        (s, groups) in system_strategy(3, 5).prop_flat_map(|s| {
+            let n = s.n_vars;
+            (Just(s), prop::collection::vec(prop::collection::vec(obj_strategy(n), 1..4), 0..4))
+        }),
+    ) {
+        let t = with_box(&s, BOX);
+        let mut want = rational_feasible(&t).unwrap();
+        for g in &groups {
+            let mut any = false;
+            for o in g {
+                let mut u = t.clone();
+                u.add_ineq(o.clone());
+                any |= rational_feasible(&u).unwrap();
+            }
+            want &= any;
+        }
+        prop_assert_eq!(rational_each_reaches(&t, &groups).unwrap(), want);
+    }
+}

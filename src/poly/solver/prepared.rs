@@ -1,0 +1,142 @@
+//! A system whose tableau is built once and then queried many times, each
+//! query with a few extra constraints of its own: the scheduler's searches
+//! solve hundreds of lexicographic minima over one base system under
+//! different branching and fixing constraints, and building the base's
+//! tableau was most of their time.
+//!
+//! Owns: [`Prepared`]. A query's answer is that of the same query on the
+//! materialized system (the base's rows, then the extra rows), computed on
+//! a copy of the base's `i128` tableau with the extra rows added; on
+//! overflow the whole tableau is rebuilt over big integers, adding the rows
+//! in the same order, so both paths pivot alike.
+//!
+//! Must not know about: schedules (the rows are just rows).
+
+use super::integer::{build_tab, fallback};
+use super::num::{Int, OResult, Ovf};
+use super::tableau::Tab;
+use super::{each_reaches, lexmin_on_tab, Optimum, System};
+use crate::poly::PolyResult;
+use num_bigint::BigInt;
+use num_rational::BigRational;
+
+/// A base system with its `i128` tableau (see the module comment).
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    base: System,
+    /// `None` when building it overflowed `i128` or spent the work budget:
+    /// every query then takes the big-integer path.
+    small: Option<Tab<i128>>,
+}
+
+impl Prepared {
+    /// Build the tableau of `base` (rows are checked for their length).
+    pub fn new(base: System) -> PolyResult<Prepared> {
+        base.check()?;
+        let n = base.n_vars;
+        let small = build_tab::<i128>(n, &base.eqs, &base.ineqs)
+            .ok()
+            .map(|(t, _)| t);
+        // A failed build may have marked the work budget spent; the
+        // queries' own `fallback` decides what that means for them.
+        Ok(Prepared { base, small })
+    }
+
+    /// The base system.
+    pub fn base(&self) -> &System {
+        &self.base
+    }
+
+    /// The base with `eqs` (`== 0`) and `ineqs` (`>= 0`) appended.
+    pub fn with_rows(&self, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> System {
+        let mut s = self.base.clone();
+        s.eqs.extend(eqs.iter().cloned());
+        s.ineqs.extend(ineqs.iter().cloned());
+        s
+    }
+
+    /// [`super::rational_lexmin`] of `objs` over the base with `eqs` and
+    /// `ineqs` appended.
+    pub fn rational_lexmin(
+        &self,
+        eqs: &[Vec<i64>],
+        ineqs: &[Vec<i64>],
+        objs: &[Vec<i64>],
+    ) -> PolyResult<Optimum<Vec<BigRational>>> {
+        self.check_rows(eqs, ineqs, objs)?;
+        fallback(
+            || match self.small_with(eqs, ineqs)? {
+                mut t if !t.empty => lexmin_on_tab(&mut t, objs),
+                _ => Ok(Optimum::Empty),
+            },
+            || match self.big_with(eqs, ineqs)? {
+                mut t if !t.empty => lexmin_on_tab(&mut t, objs),
+                _ => Ok(Optimum::Empty),
+            },
+        )
+    }
+
+    /// [`super::rational_each_reaches`] over the base with `eqs` and
+    /// `ineqs` appended.
+    pub fn each_reaches(
+        &self,
+        eqs: &[Vec<i64>],
+        ineqs: &[Vec<i64>],
+        groups: &[Vec<Vec<i64>>],
+    ) -> PolyResult<bool> {
+        let rows: Vec<Vec<i64>> = groups.iter().flatten().cloned().collect();
+        self.check_rows(eqs, ineqs, &rows)?;
+        fallback(
+            || {
+                let mut t = self.small_with(eqs, ineqs)?;
+                Ok(!t.empty && each_reaches(&mut t, groups)?)
+            },
+            || {
+                let mut t = self.big_with(eqs, ineqs)?;
+                Ok(!t.empty && each_reaches(&mut t, groups)?)
+            },
+        )
+    }
+
+    fn check_rows(
+        &self,
+        eqs: &[Vec<i64>],
+        ineqs: &[Vec<i64>],
+        objs: &[Vec<i64>],
+    ) -> PolyResult<()> {
+        for r in eqs.iter().chain(ineqs).chain(objs) {
+            self.base.check_obj(r)?;
+        }
+        Ok(())
+    }
+
+    /// A copy of the base's `i128` tableau with the extra rows added.
+    fn small_with(&self, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> OResult<Tab<i128>> {
+        let tab = self.small.clone().ok_or(Ovf)?;
+        add_rows(tab, eqs, ineqs)
+    }
+
+    /// The big-integer tableau of the base, then the extra rows.
+    fn big_with(&self, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> OResult<Tab<BigInt>> {
+        let n = self.base.n_vars;
+        let (tab, _) = build_tab::<BigInt>(n, &self.base.eqs, &self.base.ineqs)?;
+        add_rows(tab, eqs, ineqs)
+    }
+}
+
+/// Add equalities, then inequalities, to `tab` (stops once it is empty).
+fn add_rows<T: Int>(mut tab: Tab<T>, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> OResult<Tab<T>> {
+    let n = tab.n_x_vars();
+    for (r, is_eq) in eqs
+        .iter()
+        .map(|r| (r, true))
+        .chain(ineqs.iter().map(|r| (r, false)))
+    {
+        if tab.empty {
+            break;
+        }
+        let c: Vec<T> = r[..n].iter().map(|&v| T::from_i64(v)).collect();
+        tab.add_constraint(&c, &T::from_i64(r[n]), is_eq)?;
+    }
+    Ok(tab)
+}

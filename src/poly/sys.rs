@@ -6,6 +6,7 @@
 //! Must not know about: spaces, names, parsing or printing.
 
 use super::error::PolyResult;
+use super::memo::{self, Question};
 use super::solver::{self, Optimum, System};
 
 /// A system over `nv` variables.
@@ -25,7 +26,9 @@ pub fn int_empty(nv: usize, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> PolyResult<
     if ineqs.iter().any(|r| is_contradiction(r)) || eqs.iter().any(|r| is_eq_contradiction(r)) {
         return Ok(true);
     }
-    Ok(solver::integer_sample(&system(nv, eqs, ineqs))?.is_none())
+    memo::bool_answer(Question::IntEmpty, nv, eqs, ineqs, || {
+        Ok(solver::integer_sample(&system(nv, eqs, ineqs))?.is_none())
+    })
 }
 
 /// An integer solution, if any.
@@ -43,13 +46,17 @@ pub fn rat_feasible(nv: usize, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> PolyResu
 
 /// Indices of inequalities tight at every rational solution.
 pub fn implicit_eqs(nv: usize, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> PolyResult<Vec<usize>> {
-    solver::implicit_equalities(&system(nv, eqs, ineqs))
+    memo::indices_answer(Question::ImplicitEqs, nv, eqs, ineqs, || {
+        solver::implicit_equalities(&system(nv, eqs, ineqs))
+    })
 }
 
 /// Indices of inequalities that can be removed all together without
 /// changing the rational solution set.
 pub fn redundant(nv: usize, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> PolyResult<Vec<usize>> {
-    solver::redundant_ineqs(&system(nv, eqs, ineqs))
+    memo::indices_answer(Question::Redundant, nv, eqs, ineqs, || {
+        solver::redundant_ineqs(&system(nv, eqs, ineqs))
+    })
 }
 
 /// Rows given as variable coefficients only (length `nv`) with a zero

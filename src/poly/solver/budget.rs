@@ -54,6 +54,11 @@ pub(crate) fn charge_work(cells: usize) -> OResult<()> {
     })
 }
 
+/// Is a [`with_work_budget`] scope active on this thread?
+pub fn work_budget_active() -> bool {
+    WORK_LEFT.with(|w| w.get().is_some())
+}
+
 /// What a [`with_work_budget`] scope spent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WorkSpent {

@@ -79,7 +79,7 @@ pub mod stats {
 mod tests;
 
 use crate::poly::{PolyError, PolyResult};
-pub use budget::{with_work_budget, WorkSpent};
+pub use budget::{with_work_budget, work_budget_active, WorkSpent};
 use integer::{build_tab, fallback, implicit_of_tab, on_nonempty_tab, sample_ineqs, BoundedLex};
 use num::{Int, OResult};
 use num_bigint::BigInt;

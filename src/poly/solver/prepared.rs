@@ -31,8 +31,11 @@ pub struct Prepared {
 
 impl Prepared {
     /// Build the tableau of `base` (rows are checked for their length).
+    /// The base is first presolved ([`presolve`]): the same rational
+    /// polyhedron with fewer rows.
     pub fn new(base: System) -> PolyResult<Prepared> {
         base.check()?;
+        let base = presolve(&base);
         let n = base.n_vars;
         let small = build_tab::<i128>(n, &base.eqs, &base.ineqs)
             .ok()
@@ -139,4 +142,66 @@ fn add_rows<T: Int>(mut tab: Tab<T>, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> OR
         tab.add_constraint(&c, &T::from_i64(r[n]), is_eq)?;
     }
     Ok(tab)
+}
+
+/// The same rational polyhedron as `sys`, cheaper to tableau: a variable
+/// fixed to 0 by an equality `c·x_v = 0` (`c ≠ 0`) is dropped from every
+/// inequality; an inequality left without coefficients goes when its
+/// constant is `>= 0` (it holds everywhere); of parallel inequalities
+/// `g·a·x + c >= 0` (one primitive `a`, `g > 0`) only the tightest, the
+/// least `c / g`, stays (it implies the others). The equalities are kept,
+/// and the rows that stay keep their order.
+fn presolve(sys: &System) -> System {
+    use std::collections::hash_map::Entry;
+    use std::collections::HashMap;
+    let n = sys.n_vars;
+    let mut fixed = vec![false; n];
+    for e in &sys.eqs {
+        let mut nz = (0..n).filter(|&k| e[k] != 0);
+        if let (Some(v), None) = (nz.next(), nz.next()) {
+            if e[n] == 0 {
+                fixed[v] = true;
+            }
+        }
+    }
+    // For each primitive direction: the index (in `kept`) of its tightest
+    // row and that row's `(c, g)`.
+    let mut best: HashMap<Vec<i64>, (usize, i64, i64)> = HashMap::new();
+    let mut kept: Vec<Option<Vec<i64>>> = Vec::with_capacity(sys.ineqs.len());
+    for r in &sys.ineqs {
+        let mut row = r.clone();
+        for (k, &f) in fixed.iter().enumerate() {
+            if f {
+                row[k] = 0;
+            }
+        }
+        let g = row[..n].iter().fold(0i64, |g, &x| num_integer::gcd(g, x));
+        if g == 0 {
+            if row[n] < 0 {
+                kept.push(Some(row));
+            }
+            continue;
+        }
+        let dir: Vec<i64> = row[..n].iter().map(|&x| x / g).collect();
+        let c = row[n];
+        match best.entry(dir) {
+            Entry::Vacant(v) => {
+                v.insert((kept.len(), c, g));
+                kept.push(Some(row));
+            }
+            Entry::Occupied(mut o) => {
+                let (at, c0, g0) = *o.get();
+                // c / g < c0 / g0, with g, g0 > 0 (i128: no overflow).
+                if i128::from(c) * i128::from(g0) < i128::from(c0) * i128::from(g) {
+                    kept[at] = Some(row);
+                    o.insert((at, c, g));
+                }
+            }
+        }
+    }
+    System {
+        n_vars: n,
+        eqs: sys.eqs.clone(),
+        ineqs: kept.into_iter().flatten().collect(),
+    }
 }

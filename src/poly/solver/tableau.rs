@@ -245,6 +245,30 @@ impl<T: Int> Tab<T> {
         self.pos[v] = Pos::Dead;
     }
 
+    /// [`Self::kill_col`] for every column `j` with `dead[j]`, in one pass
+    /// over the rows.
+    fn kill_cols(&mut self, dead: &[bool]) {
+        for row in self.rows.iter_mut() {
+            let mut k = 0;
+            row.retain(|_| {
+                k += 1;
+                !dead[k - 1]
+            });
+        }
+        let mut k = 0;
+        let pos = &mut self.pos;
+        self.col_var.retain(|&cv| {
+            k += 1;
+            if dead[k - 1] {
+                pos[cv] = Pos::Dead;
+            }
+            !dead[k - 1]
+        });
+        for (k, &cv) in self.col_var.iter().enumerate().skip(1) {
+            self.pos[cv] = Pos::Col(k);
+        }
+    }
+
     /// Pivot: the basic variable of row `r` leaves, the variable of column
     /// `j` (with `row[r][j] != 0`) enters.
     fn pivot(&mut self, r: usize, j: usize) -> OResult<()> {
@@ -561,12 +585,11 @@ impl<T: Int> Tab<T> {
     /// optimal face.
     pub fn restrict_to_optimal_face(&mut self, v: usize) {
         if let Pos::Row(r) = self.pos[v] {
-            let mut j = self.ncols();
-            while j > 1 {
-                j -= 1;
-                if !self.rows[r][j].is_zero() && !self.is_free_col(j) {
-                    self.kill_col(j);
-                }
+            let dead: Vec<bool> = (0..self.ncols())
+                .map(|j| j > 0 && !self.rows[r][j].is_zero() && !self.is_free_col(j))
+                .collect();
+            if dead.iter().any(|&d| d) {
+                self.kill_cols(&dead);
             }
         }
     }

@@ -715,3 +715,34 @@ proptest! {
         prop_assert_eq!(rational_each_reaches(&t, &groups).unwrap(), want);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// A prepared (presolved, tableau built once) base answers as the
+    /// materialized system: every variable is an objective, so the
+    /// lexicographic minimum is one point, whatever the rows' order.
+    #[test]
+    fn prepared_base_answers_as_the_whole_system(
+        (s, extra) in system_strategy(3, 6).prop_flat_map(|s| {
+            let n = s.n_vars;
+            (Just(s), prop::collection::vec(row_strategy(n, 4), 0..3))
+        }),
+    ) {
+        let t = with_box(&s, BOX);
+        let n = t.n_vars;
+        let objs: Vec<Vec<i64>> = (0..n)
+            .map(|k| (0..=n).map(|c| i64::from(c == k)).collect())
+            .collect();
+        let prep = Prepared::new(t.clone()).unwrap();
+        let whole = prep.with_rows(&[], &extra);
+        let mut direct = t.clone();
+        extra.iter().for_each(|r| direct.add_ineq(r.clone()));
+        prop_assert_eq!(
+            prep.rational_lexmin(&[], &extra, &objs).unwrap(),
+            rational_lexmin(&direct, &objs).unwrap()
+        );
+        prop_assert_eq!(rational_feasible(&whole).unwrap(), rational_feasible(&direct).unwrap());
+        prop_assert_eq!(brute(&whole, BOX), brute(&direct, BOX));
+    }
+}

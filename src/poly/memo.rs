@@ -1,0 +1,117 @@
+//! Memoized answers to the solver questions that the set operations ask
+//! again and again. The optimizer's cleanup, for example, asks whether the
+//! same set is empty about five times on average.
+//!
+//! The memo is per thread and holds at most [`CAPACITY`] answers; when it
+//! is full it is cleared. Errors are never stored. The memo is only used
+//! outside a work-budget scope
+//! ([`solver::with_work_budget`](super::solver::with_work_budget)):
+//! a budgeted caller must spend the same work whatever was asked before,
+//! so that its decisions never depend on what the memo holds.
+//!
+//! Owns: the memo. Must not know about spaces, names or what the
+//! questions are asked for.
+
+use super::error::PolyResult;
+use super::solver;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::thread::LocalKey;
+
+/// The questions whose answers are memoized.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Question {
+    /// No integer point?
+    IntEmpty,
+    /// The inequalities tight at every rational point.
+    ImplicitEqs,
+    /// The inequalities that can be removed together.
+    Redundant,
+}
+
+type Key = (Question, usize, Vec<Vec<i64>>, Vec<Vec<i64>>);
+type Memo<V> = RefCell<HashMap<Key, V>>;
+
+/// The most answers of each kind a thread keeps.
+pub(crate) const CAPACITY: usize = 1 << 14;
+
+thread_local! {
+    static BOOLS: Memo<bool> = RefCell::new(HashMap::new());
+    static INDICES: Memo<Vec<usize>> = RefCell::new(HashMap::new());
+}
+
+fn ask<V: Clone + 'static>(
+    memo: &'static LocalKey<Memo<V>>,
+    key: (Question, usize, &[Vec<i64>], &[Vec<i64>]),
+    compute: impl FnOnce() -> PolyResult<V>,
+) -> PolyResult<V> {
+    if solver::work_budget_active() {
+        return compute();
+    }
+    let (q, nv, eqs, ineqs) = key;
+    let key = (q, nv, eqs.to_vec(), ineqs.to_vec());
+    if let Some(a) = memo.with(|m| m.borrow().get(&key).cloned()) {
+        return Ok(a);
+    }
+    let a = compute()?;
+    memo.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() >= CAPACITY {
+            m.clear();
+        }
+        m.insert(key, a.clone());
+    });
+    Ok(a)
+}
+
+/// The memoized answer of a yes-or-no question about a system.
+pub(crate) fn bool_answer(
+    q: Question,
+    nv: usize,
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
+    compute: impl FnOnce() -> PolyResult<bool>,
+) -> PolyResult<bool> {
+    ask(&BOOLS, (q, nv, eqs, ineqs), compute)
+}
+
+/// The memoized answer of a question whose answer is a list of indices.
+pub(crate) fn indices_answer(
+    q: Question,
+    nv: usize,
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
+    compute: impl FnOnce() -> PolyResult<Vec<usize>>,
+) -> PolyResult<Vec<usize>> {
+    ask(&INDICES, (q, nv, eqs, ineqs), compute)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::sys::int_empty;
+    use crate::poly::solver::with_work_budget;
+
+    /// Inside a work-budget scope every question is answered afresh, so
+    /// what it spends does not depend on what was asked before.
+    #[test]
+    fn budgeted_questions_spend_their_work_every_time() {
+        // 1 <= 3x <= 2, 0 <= y <= 10: rationally feasible, no integer
+        // point (the answer needs simplex work).
+        let eqs: Vec<Vec<i64>> = Vec::new();
+        let ineqs = vec![
+            vec![3, 0, -1],
+            vec![-3, 0, 2],
+            vec![0, 1, 0],
+            vec![0, -1, 10],
+        ];
+        let (first, spent1) = with_work_budget(1 << 40, || int_empty(2, &eqs, &ineqs));
+        let (second, spent2) = with_work_budget(1 << 40, || int_empty(2, &eqs, &ineqs));
+        assert_eq!(first, Ok(true));
+        assert_eq!(second, Ok(true));
+        assert!(spent1.used > 0);
+        assert_eq!(spent1.used, spent2.used);
+        // Outside a scope, the answer is memoized and stays the same.
+        assert_eq!(int_empty(2, &eqs, &ineqs), Ok(true));
+        assert_eq!(int_empty(2, &eqs, &ineqs), Ok(true));
+    }
+}

@@ -1,9 +1,10 @@
 //! Memoized answers to the solver questions that the set operations ask
-//! again and again. The optimizer's cleanup, for example, asks whether the
-//! same set is empty about five times on average.
+//! again and again (the optimizer's cleanup, for example, asks whether the
+//! same set is empty about five times on average), and the memo itself
+//! for the later stages' own repeated questions ([`memoized`]).
 //!
-//! The memo is per thread and holds at most [`CAPACITY`] answers; when it
-//! is full it is cleared. Errors are never stored. The memo is only used
+//! A memo is per thread and holds at most [`CAPACITY`] answers; when it is
+//! full it is cleared. Errors are never stored. The memo is only used
 //! outside a work-budget scope
 //! ([`solver::with_work_budget`](super::solver::with_work_budget)):
 //! a budgeted caller must spend the same work whatever was asked before,
@@ -16,6 +17,7 @@ use super::error::PolyResult;
 use super::solver;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::thread::LocalKey;
 
 /// The questions whose answers are memoized.
@@ -29,27 +31,40 @@ pub(crate) enum Question {
     Redundant,
 }
 
-type Key = (Question, usize, Vec<Vec<i64>>, Vec<Vec<i64>>);
-type Memo<V> = RefCell<HashMap<Key, V>>;
+/// A system as a memo key: its number of variables, equalities and
+/// inequalities.
+pub type SystemKey = (usize, Vec<Vec<i64>>, Vec<Vec<i64>>);
 
-/// The most answers of each kind a thread keeps.
-pub(crate) const CAPACITY: usize = 1 << 14;
+type Key = (Question, SystemKey);
+
+/// A per-thread memo from keys to answers (see the module comment); used
+/// as `thread_local! { static M: Memo<K, V> = Memo::default(); }`.
+pub type Memo<K, V> = RefCell<HashMap<K, V>>;
+
+/// The most answers one memo keeps.
+pub const CAPACITY: usize = 1 << 14;
 
 thread_local! {
-    static BOOLS: Memo<bool> = RefCell::new(HashMap::new());
-    static INDICES: Memo<Vec<usize>> = RefCell::new(HashMap::new());
+    static BOOLS: Memo<Key, bool> = RefCell::new(HashMap::new());
+    static INDICES: Memo<Key, Vec<usize>> = RefCell::new(HashMap::new());
 }
 
-fn ask<V: Clone + 'static>(
-    memo: &'static LocalKey<Memo<V>>,
-    key: (Question, usize, &[Vec<i64>], &[Vec<i64>]),
-    compute: impl FnOnce() -> PolyResult<V>,
-) -> PolyResult<V> {
+/// The answer for `key`: from `memo` when it holds one, else `compute`d
+/// (and stored when it succeeds). Inside a work-budget scope the memo is
+/// neither read nor written.
+pub fn memoized<K, V, E>(
+    memo: &'static LocalKey<Memo<K, V>>,
+    key: impl FnOnce() -> K,
+    compute: impl FnOnce() -> Result<V, E>,
+) -> Result<V, E>
+where
+    K: Eq + Hash + 'static,
+    V: Clone + 'static,
+{
     if solver::work_budget_active() {
         return compute();
     }
-    let (q, nv, eqs, ineqs) = key;
-    let key = (q, nv, eqs.to_vec(), ineqs.to_vec());
+    let key = key();
     if let Some(a) = memo.with(|m| m.borrow().get(&key).cloned()) {
         return Ok(a);
     }
@@ -72,7 +87,7 @@ pub(crate) fn bool_answer(
     ineqs: &[Vec<i64>],
     compute: impl FnOnce() -> PolyResult<bool>,
 ) -> PolyResult<bool> {
-    ask(&BOOLS, (q, nv, eqs, ineqs), compute)
+    memoized(&BOOLS, || (q, (nv, eqs.to_vec(), ineqs.to_vec())), compute)
 }
 
 /// The memoized answer of a question whose answer is a list of indices.
@@ -83,7 +98,11 @@ pub(crate) fn indices_answer(
     ineqs: &[Vec<i64>],
     compute: impl FnOnce() -> PolyResult<Vec<usize>>,
 ) -> PolyResult<Vec<usize>> {
-    ask(&INDICES, (q, nv, eqs, ineqs), compute)
+    memoized(
+        &INDICES,
+        || (q, (nv, eqs.to_vec(), ineqs.to_vec())),
+        compute,
+    )
 }
 
 #[cfg(test)]

@@ -50,7 +50,7 @@ pub mod constraint;
 pub mod faces;
 pub mod linalg;
 pub mod map;
-mod memo;
+pub mod memo;
 pub mod multi_aff;
 pub mod parse;
 pub mod points;

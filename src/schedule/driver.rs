@@ -41,6 +41,7 @@ use super::farkas::{valid_cone, FarkasCone};
 use super::model::{DepPiece, Model, Schedule};
 use super::{distribute, feautrier, late, pluto};
 use crate::poly::linalg;
+use crate::poly::memo::{memoized, Memo, SystemKey};
 use crate::poly::solver::{self, Optimum, System};
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
@@ -135,11 +136,26 @@ fn size(model: &Model, g: usize, j: usize) -> ScheduleResult<Option<i64>> {
     })
 }
 
+/// A dependence piece between `src` and `tgt` over the polyhedron `poly`,
+/// or `None` when `poly` has no integer point (or no rational one). The
+/// Farkas cone of a polyhedron is memoized per thread: the optimizer
+/// schedules the program before and after simplification, and most
+/// pieces are the same.
 fn make_piece(poly: System, src: usize, tgt: usize) -> ScheduleResult<Option<Piece>> {
-    if solver::integer_sample(&poly)?.is_none() {
-        return Ok(None);
+    thread_local! {
+        static CONES: Memo<SystemKey, Option<FarkasCone>> = Memo::default();
     }
-    Ok(valid_cone(&poly)?.map(|cone| Piece {
+    let cone = memoized(
+        &CONES,
+        || (poly.n_vars, poly.eqs.clone(), poly.ineqs.clone()),
+        || -> ScheduleResult<Option<FarkasCone>> {
+            if solver::integer_sample(&poly)?.is_none() {
+                return Ok(None);
+            }
+            valid_cone(&poly)
+        },
+    )?;
+    Ok(cone.map(|cone| Piece {
         src,
         tgt,
         poly,

@@ -24,6 +24,8 @@ pub mod interp;
 pub mod ir;
 pub mod jit;
 pub mod poly;
+#[cfg(feature = "python")]
+pub mod python;
 pub mod runtime;
 pub mod schedule;
 pub mod sdr;

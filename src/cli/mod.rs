@@ -16,6 +16,10 @@ pub mod calc;
 mod explain;
 mod run;
 
+/// The sweeps' progress bar of `alphac run` (shared with the Python
+/// package's samplers).
+pub(crate) use run::progress as sweep_progress;
+
 const EXAMPLES: &str = "\
 Examples:
   alphac check examples/prefix_sum.alpha

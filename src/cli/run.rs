@@ -484,7 +484,7 @@ fn scalars_text(names: &[String], row: &[Scalar]) -> String {
 
 /// A progress bar on standard error when it is a terminal (and not
 /// `--quiet`): sweeps done, sweeps per second, the last scalar outputs.
-fn progress(n: u64, quiet: bool) -> indicatif::ProgressBar {
+pub(crate) fn progress(n: u64, quiet: bool) -> indicatif::ProgressBar {
     if quiet || !std::io::stderr().is_terminal() {
         return indicatif::ProgressBar::hidden();
     }

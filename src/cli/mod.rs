@@ -18,6 +18,7 @@ mod run;
 
 /// The sweeps' progress bar of `alphac run` (shared with the Python
 /// package's samplers).
+#[cfg(feature = "python")]
 pub(crate) use run::progress as sweep_progress;
 
 const EXAMPLES: &str = "\

@@ -166,14 +166,14 @@ fn run_once(
     system: &str,
     compiled: Option<&Compiled>,
     params: &[i64],
-    inputs: &HashMap<String, Array>,
+    inputs: HashMap<String, Array>,
     seed: u64,
 ) -> Result<HashMap<String, Array>, CliError> {
     match compiled {
         Some(c) => c
-            .run(params, inputs, seed)
+            .run_owned(params, inputs, seed)
             .map_err(|e| CliError::User(e.to_string())),
-        None => interp::run(program, system, params, inputs, seed)
+        None => interp::run(program, system, params, &inputs, seed)
             .map_err(|e| CliError::User(e.to_string())),
     }
 }
@@ -289,7 +289,7 @@ pub fn run(args: RunArgs) -> Result<String, CliError> {
                 &sys.name,
                 compiled.as_ref(),
                 &params,
-                &arrays,
+                arrays,
                 args.seed,
             )?
         }
@@ -463,7 +463,7 @@ fn generate(
         &g.name,
         compiled.as_ref(),
         &params,
-        &inputs,
+        inputs,
         rng::data_seed(seed),
     )
 }
@@ -514,8 +514,9 @@ fn sweeps(
     let user = |e: crate::compile::RunError| CliError::User(e.to_string());
     let result = match compiled {
         Some(c) => {
+            // The inputs move into the native code's buffers.
             let mut sweeper = c
-                .sweeper(params, &arrays, args.seed)
+                .sweeper_owned(params, arrays, args.seed)
                 .map_err(user)?
                 .starting_at(args.first_sweep);
             let names = sweeper.scalar_names();

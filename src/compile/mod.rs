@@ -469,8 +469,31 @@ impl Compiled {
         seed: u64,
         externals: &HashMap<String, ExternalFn>,
     ) -> Result<HashMap<String, Array>, RunError> {
+        let loaded = self.loaded_buffers(params, Inputs::Borrowed(inputs), seed)?;
+        self.run_loaded(params, loaded, externals)
+    }
+
+    /// [`Compiled::run`] taking the inputs by value: an input whose array
+    /// has exactly its buffer's box moves into it instead of being copied
+    /// (the caller's memory is the native code's).
+    pub fn run_owned(
+        &self,
+        params: &[i64],
+        inputs: HashMap<String, Array>,
+        seed: u64,
+    ) -> Result<HashMap<String, Array>, RunError> {
+        let loaded = self.loaded_buffers(params, Inputs::Owned(inputs), seed)?;
+        self.run_loaded(params, loaded, &HashMap::new())
+    }
+
+    /// Runs the native code on loaded buffers; the outputs.
+    fn run_loaded(
+        &self,
+        params: &[i64],
+        (jit_params, boxes, mut bufs): Loaded,
+        externals: &HashMap<String, ExternalFn>,
+    ) -> Result<HashMap<String, Array>, RunError> {
         let sys = self.system();
-        let (jit_params, boxes, mut bufs) = self.loaded_buffers(params, inputs, seed)?;
         let jit = &self.inner.jit;
         jit.run_with(&jit_params, &mut bufs, externals)
             .map_err(RunError::Jit)?;
@@ -493,27 +516,107 @@ impl Compiled {
     pub(crate) fn loaded_buffers(
         &self,
         params: &[i64],
-        inputs: &HashMap<String, Array>,
+        inputs: Inputs<'_>,
         seed: u64,
     ) -> Result<Loaded, RunError> {
         let sys = self.system();
         sys.check_params(params)?;
-        sys.check_input_names(inputs.keys())?;
         let jit = &self.inner.jit;
         let jit_params = self.jit_params(params, seed);
         let boxes = jit.boxes(&jit_params).map_err(RunError::Jit)?;
-        let mut bufs = jit.zeroed_buffers(&jit_params).map_err(RunError::Jit)?;
-        for (id, var) in sys.vars.iter().enumerate() {
-            if var.kind != VarKind::Input {
-                continue;
+        // Owned inputs fill their own buffers (`move_array`).
+        let owned = matches!(inputs, Inputs::Owned(_));
+        let is_input = |k: usize| sys.vars.get(k).is_some_and(|v| v.kind == VarKind::Input);
+        let mut bufs = jit
+            .zeroed_buffers_except(&jit_params, |k| owned && is_input(k))
+            .map_err(RunError::Jit)?;
+        match inputs {
+            Inputs::Borrowed(inputs) => {
+                sys.check_input_names(inputs.keys())?;
+                for (id, var) in sys.vars.iter().enumerate() {
+                    if var.kind != VarKind::Input {
+                        continue;
+                    }
+                    let a = inputs
+                        .get(&var.name)
+                        .ok_or_else(|| InputError::MissingInput(var.name.clone()))?;
+                    load_array(var, params, a, &boxes[id], &mut bufs[id])?;
+                }
             }
-            let a = inputs
-                .get(&var.name)
-                .ok_or_else(|| InputError::MissingInput(var.name.clone()))?;
-            load_array(var, params, a, &boxes[id], &mut bufs[id])?;
+            Inputs::Owned(mut inputs) => {
+                sys.check_input_names(inputs.keys())?;
+                for (id, var) in sys.vars.iter().enumerate() {
+                    if var.kind != VarKind::Input {
+                        continue;
+                    }
+                    let a = inputs
+                        .remove(&var.name)
+                        .ok_or_else(|| InputError::MissingInput(var.name.clone()))?;
+                    move_array(var, params, a, &boxes[id], &mut bufs[id])?;
+                }
+            }
         }
         Ok((jit_params, boxes, bufs))
     }
+}
+
+/// The inputs of a run: borrowed (copied into the native code's buffers)
+/// or owned (moved into them where the layouts agree, see
+/// [`move_array`]).
+pub(crate) enum Inputs<'a> {
+    Borrowed(&'a HashMap<String, Array>),
+    Owned(HashMap<String, Array>),
+}
+
+/// [`load_array`] for an array given by value into the empty buffer
+/// `buf` of its type: when its box is exactly the buffer's box `bx` (same
+/// lower corner and extents; the element type is checked first), its
+/// elements become the buffer without a copy and the points of the box
+/// outside `var`'s domain are zeroed (as in a loaded buffer); otherwise
+/// the buffer is allocated with zeros and the array copied point by
+/// point.
+fn move_array(
+    var: &ir::Variable,
+    params: &[i64],
+    a: Array,
+    bx: &[(i64, i64)],
+    buf: &mut Buffer,
+) -> Result<(), RunError> {
+    let spec =
+        ArraySpec::of_domain(&var.name, var.ty, &var.domain, params).map_err(RunError::Runtime)?;
+    spec.check_array(&a).map_err(RunError::Runtime)?;
+    let same_box = bx.len() == spec.lo.len()
+        && bx
+            .iter()
+            .zip(spec.lo.iter().zip(a.shape()))
+            .all(|(&(lo, ext), (&l, &e))| lo == l && i64::try_from(e) == Ok(ext));
+    if !same_box || a.ty() != buf.ty() {
+        // The box's size was accepted when the buffers were sized
+        // (`JitFunction::boxes`), so the product fits.
+        let len = bx
+            .iter()
+            .try_fold(1usize, |n, &(_, e)| {
+                n.checked_mul(usize::try_from(e.max(0)).ok()?)
+            })
+            .ok_or_else(|| RunError::Jit(crate::jit::ExecError::TooLarge(var.name.clone())))?;
+        *buf = Buffer::try_zeros(buf.ty(), len)
+            .map_err(|_| RunError::Jit(crate::jit::ExecError::TooLarge(var.name.clone())))?;
+        return load_array(var, params, &a, bx, buf);
+    }
+    *buf = a.into_data();
+    for_box(&spec.lo, &spec.hi, |p| {
+        if var.domain.contains(params, p) {
+            return Ok(());
+        }
+        if let Some(off) = jit_offset(bx, p) {
+            match &mut *buf {
+                Buffer::Int(d) => d[off] = 0,
+                Buffer::Float(d) => d[off] = 0.0,
+                Buffer::Bool(d) => d[off] = false,
+            }
+        }
+        Ok(())
+    })
 }
 
 /// The memory of one array of a compiled loop program for given
@@ -555,16 +658,16 @@ fn load_array(
     let spec =
         ArraySpec::of_domain(&var.name, var.ty, &var.domain, params).map_err(RunError::Runtime)?;
     spec.check_array(a).map_err(RunError::Runtime)?;
-    let a = a.clone().with_lo(spec.lo.clone());
-    let hi = a.hi();
-    for_box(&spec.lo, &hi, |p| {
+    // `a` has the spec's shape; its own lower corner may differ, so its
+    // elements are addressed from the spec's (no copy of `a`).
+    for_box(&spec.lo, &spec.hi, |p| {
         if !var.domain.contains(params, p) {
             return Ok(());
         }
         let Some(off) = jit_offset(bx, p) else {
             return Ok(());
         };
-        let src = a.offset(p).map_err(RunError::Runtime)?;
+        let src = a.offset_in_box_at(&spec.lo, p).map_err(RunError::Runtime)?;
         match (&mut *buf, a.data()) {
             (Buffer::Int(d), ArrayData::Int(s)) => d[off] = s[src],
             (Buffer::Float(d), ArrayData::Float(s)) => d[off] = s[src],

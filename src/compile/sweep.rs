@@ -23,7 +23,7 @@
 //! Owns: the sweep loop, the carried state and the trace. Must not know
 //! about the pipeline that produced the native code.
 
-use super::{load_array, store_array, Compiled, RunError};
+use super::{load_array, store_array, Compiled, Inputs, RunError};
 use crate::ir::{self, VarKind};
 use crate::jit::Buffer;
 use crate::runtime::{rng, Array, ExternalFn, Scalar};
@@ -111,6 +111,27 @@ impl Compiled {
         &self,
         params: &[i64],
         inputs: &HashMap<String, Array>,
+        seed: u64,
+    ) -> Result<Sweeper, RunError> {
+        self.sweeper_from(params, Inputs::Borrowed(inputs), seed)
+    }
+
+    /// [`Compiled::sweeper`] taking the inputs by value: an input whose
+    /// array has exactly its buffer's box becomes that buffer (no copy),
+    /// so that a sampler holds its data once.
+    pub fn sweeper_owned(
+        &self,
+        params: &[i64],
+        inputs: HashMap<String, Array>,
+        seed: u64,
+    ) -> Result<Sweeper, RunError> {
+        self.sweeper_from(params, Inputs::Owned(inputs), seed)
+    }
+
+    fn sweeper_from(
+        &self,
+        params: &[i64],
+        inputs: Inputs<'_>,
         seed: u64,
     ) -> Result<Sweeper, RunError> {
         let (jit_params, boxes, bufs) = self.loaded_buffers(params, inputs, seed)?;

@@ -234,14 +234,27 @@ impl JitFunction {
     /// size for every array, for `params`; [`ExecError::TooLarge`] naming
     /// the first array the allocator refuses.
     pub fn zeroed_buffers(&self, params: &[i64]) -> Result<Vec<Buffer>, ExecError> {
+        self.zeroed_buffers_except(params, |_| false)
+    }
+
+    /// [`JitFunction::zeroed_buffers`], except that the arrays `k` with
+    /// `skip(k)` get an empty buffer of their type (for a caller that
+    /// fills them itself, such as an input moved in whole).
+    pub fn zeroed_buffers_except(
+        &self,
+        params: &[i64],
+        skip: impl Fn(usize) -> bool,
+    ) -> Result<Vec<Buffer>, ExecError> {
         self.check_params(params)?;
         let (_, sizes) = boxes(&self.func, params)?;
         self.func
             .arrays
             .iter()
             .zip(sizes)
-            .map(|(a, n)| {
-                Buffer::try_zeros(a.ty, n).map_err(|_| ExecError::TooLarge(a.name.clone()))
+            .enumerate()
+            .map(|(k, (a, n))| {
+                Buffer::try_zeros(a.ty, if skip(k) { 0 } else { n })
+                    .map_err(|_| ExecError::TooLarge(a.name.clone()))
             })
             .collect()
     }

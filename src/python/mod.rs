@@ -284,7 +284,7 @@ impl Program {
         let arrays = inputs_of(py, sys, &p, inputs)?;
         let out = self
             .compiled
-            .run(&p, &arrays, seed)
+            .run_owned(&p, arrays, seed)
             .map_err(|e| RunError::new_err(e.to_string()))?;
         convert::array_dict(py, out, &var_names(sys))
     }
@@ -306,7 +306,7 @@ impl Program {
         let arrays = inputs_of(py, sys, &p, inputs)?;
         let sweeper = self
             .compiled
-            .sweeper(&p, &arrays, seed)
+            .sweeper_owned(&p, arrays, seed)
             .map_err(|e| RunError::new_err(e.to_string()))?
             .starting_at(first_sweep);
         Ok(Sampler::new(sweeper))

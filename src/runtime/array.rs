@@ -384,7 +384,14 @@ impl Array {
     /// Row-major offset of `point`: `Σ_k (p_k - lo_k)·stride_k`; an error
     /// when the point has the wrong dimension or is outside the box.
     pub fn offset(&self, point: &[i64]) -> Result<usize, RuntimeError> {
-        if point.len() != self.lo.len() {
+        self.offset_in_box_at(&self.lo, point)
+    }
+
+    /// The offset of `point` in this array's buffer as if its box started
+    /// at `lo` (same shape): `Σ_k (p_k - lo_k)·stride_k`, without moving
+    /// the array (see [`Array::with_lo`]).
+    pub fn offset_in_box_at(&self, lo: &[i64], point: &[i64]) -> Result<usize, RuntimeError> {
+        if point.len() != self.lo.len() || lo.len() != self.lo.len() {
             return Err(RuntimeError::Arity {
                 name: self.name.clone(),
                 point: point.to_vec(),
@@ -394,13 +401,17 @@ impl Array {
         }
         let mut off: usize = 0;
         for k in 0..point.len() {
-            let d = (point[k] as i128) - (self.lo[k] as i128);
+            let d = (point[k] as i128) - (lo[k] as i128);
             if d < 0 || d >= self.shape[k] as i128 {
                 return Err(RuntimeError::OutOfBounds {
                     name: self.name.clone(),
                     point: point.to_vec(),
-                    lo: self.lo.clone(),
-                    hi: self.hi(),
+                    lo: lo.to_vec(),
+                    hi: lo
+                        .iter()
+                        .zip(&self.shape)
+                        .map(|(&l, &e)| l.saturating_add(e as i64).saturating_sub(1))
+                        .collect(),
                 });
             }
             // 0 <= d < extent <= 2^31 and the total size is <= 2^31, so

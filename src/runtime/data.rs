@@ -96,10 +96,16 @@ fn fortran_to_c<T: Clone>(v: Vec<T>, shape: &[usize]) -> Vec<T> {
 
 /// Reads a `.npy` image from memory, checked against `spec`.
 pub fn read_npy_bytes(bytes: &[u8], spec: &ArraySpec) -> Result<Array, RuntimeError> {
+    read_npy_from(bytes, spec)
+}
+
+/// Reads a `.npy` image from a reader, checked against `spec`; the
+/// elements are decoded as they are read (the image is never held whole).
+fn read_npy_from(reader: impl std::io::Read, spec: &ArraySpec) -> Result<Array, RuntimeError> {
     let name = &spec.name;
     let expected_shape = spec.shape()?;
     spec.len()?;
-    let npy = npyz::NpyFile::new(bytes)
+    let npy = npyz::NpyFile::new(reader)
         .map_err(|e| data_err(name, format!("not a valid .npy file: {e}")))?;
     let found: Vec<u64> = npy.shape().to_vec();
     let found_shape: Vec<usize> = found
@@ -127,12 +133,12 @@ pub fn read_npy_bytes(bytes: &[u8], spec: &ArraySpec) -> Result<Array, RuntimeEr
     let rd = |e: std::io::Error| data_err(name, format!("reading .npy data: {e}"));
     let data = match (spec.ty, tc, size) {
         (ElemType::Int, Some(TypeChar::Int), 8) => ArrayData::Int(fortran_or_c(
-            npy.into_vec::<i64>().map_err(rd)?,
+            elements::<i64>(npy).map_err(rd)?,
             fortran,
             &expected_shape,
         )),
         (ElemType::Int, Some(TypeChar::Int), 4) => {
-            ArrayData::Int(npy.into_vec::<i32>().map_err(rd).map(|v| {
+            ArrayData::Int(elements::<i32>(npy).map_err(rd).map(|v| {
                 fortran_or_c(
                     v.into_iter().map(i64::from).collect(),
                     fortran,
@@ -141,12 +147,12 @@ pub fn read_npy_bytes(bytes: &[u8], spec: &ArraySpec) -> Result<Array, RuntimeEr
             })?)
         }
         (ElemType::Float, Some(TypeChar::Float), 8) => ArrayData::Float(fortran_or_c(
-            npy.into_vec::<f64>().map_err(rd)?,
+            elements::<f64>(npy).map_err(rd)?,
             fortran,
             &expected_shape,
         )),
         (ElemType::Float, Some(TypeChar::Float), 4) => ArrayData::Float(fortran_or_c(
-            npy.into_vec::<f32>()
+            elements::<f32>(npy)
                 .map_err(rd)?
                 .into_iter()
                 .map(f64::from)
@@ -155,13 +161,30 @@ pub fn read_npy_bytes(bytes: &[u8], spec: &ArraySpec) -> Result<Array, RuntimeEr
             &expected_shape,
         )),
         (ElemType::Bool, Some(TypeChar::Bool), 1) => ArrayData::Bool(fortran_or_c(
-            npy.into_vec::<bool>().map_err(rd)?,
+            elements::<bool>(npy).map_err(rd)?,
             fortran,
             &expected_shape,
         )),
         _ => return Err(mismatch()),
     };
     Array::from_data(spec, data)
+}
+
+/// The elements of a `.npy` image, in stored order, in a vector of
+/// exactly their number (allocated once: the header's shape was checked
+/// against the spec, whose size is bounded).
+fn elements<T: npyz::Deserialize>(
+    npy: npyz::NpyFile<impl std::io::Read>,
+) -> std::io::Result<Vec<T>> {
+    let invalid = |e: String| std::io::Error::new(std::io::ErrorKind::InvalidData, e);
+    let r = npy.data::<T>().map_err(|e| invalid(e.to_string()))?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(usize::try_from(r.len()).unwrap_or(usize::MAX))
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::OutOfMemory, e.to_string()))?;
+    for x in r {
+        v.push(x?);
+    }
+    Ok(v)
 }
 
 fn fortran_or_c<T: Clone>(v: Vec<T>, fortran: bool, shape: &[usize]) -> Vec<T> {
@@ -174,8 +197,8 @@ fn fortran_or_c<T: Clone>(v: Vec<T>, fortran: bool, shape: &[usize]) -> Vec<T> {
 
 /// Reads a `.npy` file, checked against `spec` (shape and dtype).
 pub fn read_npy(path: &Path, spec: &ArraySpec) -> Result<Array, RuntimeError> {
-    let bytes = std::fs::read(path).map_err(|e| io_err(&spec.name, path, e))?;
-    read_npy_bytes(&bytes, spec)
+    let file = std::fs::File::open(path).map_err(|e| io_err(&spec.name, path, e))?;
+    read_npy_from(std::io::BufReader::new(file), spec)
 }
 
 fn npy_image<T: npyz::AutoSerialize + Clone>(

@@ -267,3 +267,35 @@ fn composition_order_and_function_text() {
         5
     );
 }
+
+#[test]
+fn fix_dims_slices_a_set() {
+    // The slice k = 1 of a 3-D set, over [i, j]: exactly the points of the
+    // set with k = 1, with k dropped.
+    let s = set("[N] -> { [k, i, j] : 0 <= k < 3 and 0 <= i < N and i < j < N + k }");
+    let slice = s.fix_dims(&[(0, 1)]).unwrap();
+    assert_eq!(slice.dims(), ["i".to_string(), "j".to_string()]);
+    let expected: Vec<Vec<i64>> = s
+        .points(&[4])
+        .unwrap()
+        .into_iter()
+        .filter(|p| p[0] == 1)
+        .map(|p| p[1..].to_vec())
+        .collect();
+    assert_eq!(slice.points(&[4]).unwrap(), expected);
+    // Out of range and twice are errors.
+    assert!(s.fix_dims(&[(3, 0)]).is_err());
+    assert!(s.fix_dims(&[(1, 0), (1, 2)]).is_err());
+}
+
+#[test]
+fn solve_each_reports_each_determined_variable() {
+    // Over (s0, s1, t0, 1): s0 = t0 - 1, s1 free.
+    let eqs = vec![vec![1, 0, -1, 1]];
+    let f = alphac::poly::linalg::solve_each(&eqs, 3, &[0, 1]).unwrap();
+    assert_eq!(f, vec![Some(vec![0, 0, 1, -1]), None]);
+    assert_eq!(
+        alphac::poly::linalg::solve_for(&eqs, 3, &[0, 1]).unwrap(),
+        None
+    );
+}

@@ -4,8 +4,10 @@
 //!
 //! It owns no compiler logic: every command is a thin call into a library
 //! stage. It does own the calculator's expression language (`calc`, the
-//! `alphac calc` evaluator over `poly`'s public API) and the behaviour of
-//! `alphac run` (`run`). Must not know about the internals of any stage.
+//! `alphac calc` evaluator over `poly`'s public API), the behaviour of
+//! `alphac run` (`run`), and the pictures: the dependence graph as DOT
+//! (`graph`), a domain as SVG (`draw`, drawn by `svg`), a sweep trace as
+//! an SVG plot (`plot`). Must not know about the internals of any stage.
 
 use crate::diag::{render_all, Diagnostic, SourceFile};
 use crate::ir::{self, Program};
@@ -13,8 +15,12 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 
 pub mod calc;
+mod draw;
 mod explain;
+mod graph;
+mod plot;
 mod run;
+mod svg;
 
 /// The sweeps' progress bar of `alphac run` (shared with the Python
 /// package's samplers).
@@ -29,7 +35,11 @@ Examples:
   alphac run examples/prefix_sum.alpha --param N=10 --input A=a.npy --output B=b.npy
   alphac calc '[N] -> { [i, j] : 0 <= j <= i < N }'
   alphac calc 'complexity([N, K] -> { [i, k] : 0 <= i < N and 0 <= k < K })'
-  alphac calc 'points({ [i, j] : 0 <= i, j < 3 and i != j })'";
+  alphac calc 'points({ [i, j] : 0 <= i, j < 3 and i != j })'
+  alphac graph examples/prefix_sum_dependent.alpha -o deps.dot
+  alphac draw examples/prefix_sum_dependent.alpha --var B --param N=6 -o b.svg
+  alphac draw examples/gmm_gs.alpha --var C_red2 --param N=6 --param K=2 --slice k=0
+  alphac plot trace.csv -o trace.svg";
 
 /// An optimizing compiler for Alpha-style equational programs.
 #[derive(Parser, Debug)]
@@ -109,6 +119,30 @@ enum Command {
         #[arg(long)]
         system: Option<String>,
     },
+    /// Print a system's reduced dependence graph as Graphviz DOT:
+    /// statements, dependences labelled with their affine maps, ranked by
+    /// the outer schedule dimension, simplified reductions with their
+    /// reuse vector.
+    Graph {
+        /// The `.alpha` file.
+        file: PathBuf,
+        /// The system (default: the one named like the file, else the last).
+        #[arg(long)]
+        system: Option<String>,
+        /// The program as written, without simplifying its reductions.
+        #[arg(long)]
+        no_optimize: bool,
+        /// Write the DOT text to this file instead of standard output.
+        #[arg(short, long, value_name = "FILE.dot")]
+        output: Option<PathBuf>,
+    },
+    /// Draw a variable's domain, or its reduction's body domain, as SVG:
+    /// integer points, faces, and for a simplified reduction the reuse
+    /// vector and the added and subtracted faces.
+    Draw(draw::DrawArgs),
+    /// Plot a sweep trace (`alphac run --sweeps N --trace T.csv`) as SVG,
+    /// one line per column.
+    Plot(plot::PlotArgs),
     /// Evaluate an isl-notation expression with the polyhedral library.
     Calc {
         /// A set, a map, or a call such as `intersect(A, B)`, `lexmin(A)`,
@@ -199,6 +233,29 @@ fn dispatch(cli: Cli) -> Result<String, CliError> {
             Ok(ir::print::program_to_alpha(&program))
         }
         Command::Calc { expr } => calc(&expr),
+        Command::Graph {
+            file,
+            system,
+            no_optimize,
+            output,
+        } => {
+            let (_, program) = compile_file(&file)?;
+            let name = run::default_system(&program, &file, system.as_deref())?
+                .name
+                .clone();
+            let text = if no_optimize {
+                let sched =
+                    crate::deps::schedule_program(&program, crate::schedule::Scheduler::Pluto)
+                        .map_err(deps_error)?;
+                graph_of(&program, &sched, &[], &name)?
+            } else {
+                let o = optimize_program(&program)?;
+                graph_of(&o.program, &o.schedule, &o.decisions, &name)?
+            };
+            write_or_print(output.as_deref(), text)
+        }
+        Command::Draw(args) => draw::draw(args),
+        Command::Plot(args) => plot::plot(args),
         Command::Run(args) => run::run(args),
         Command::Emit {
             file,
@@ -260,6 +317,38 @@ fn dispatch(cli: Cli) -> Result<String, CliError> {
             let notes: String = o.notes.iter().map(|n| format!("// note: {n}\n")).collect();
             Ok(notes + &ir::print::program_to_alpha(&o.program))
         }
+    }
+}
+
+/// The dependence graph of system `name` of `program` scheduled as `sched`.
+fn graph_of(
+    program: &Program,
+    sched: &crate::deps::ProgramSchedule,
+    decisions: &[crate::sdr::Decision],
+    name: &str,
+) -> Result<String, CliError> {
+    let k = program
+        .systems
+        .iter()
+        .position(|s| s.name == name)
+        .ok_or_else(|| CliError::Internal(format!("system {name} lost by the optimizer")))?;
+    let s = sched
+        .systems
+        .get(k)
+        .ok_or_else(|| CliError::Internal(format!("no schedule for system {name}")))?;
+    graph::dot(&program.systems[k], s, decisions).map_err(|e| CliError::Internal(e.to_string()))
+}
+
+/// Writes `text` to `path` (and prints nothing), or returns it for
+/// standard output.
+pub(crate) fn write_or_print(path: Option<&Path>, text: String) -> Result<String, CliError> {
+    match path {
+        Some(p) => {
+            std::fs::write(p, text)
+                .map_err(|e| CliError::User(format!("cannot write {}: {e}", p.display())))?;
+            Ok(String::new())
+        }
+        None => Ok(text),
     }
 }
 

@@ -96,7 +96,7 @@ pub fn generator_of<'a>(program: &'a Program, system: &str) -> Option<&'a ir::Sy
 
 /// Parameter values by name: `--param` items, each name at most once, and
 /// each a parameter of at least one of `systems`.
-fn parse_params(
+pub(super) fn parse_params(
     items: &[String],
     systems: &[&ir::System],
 ) -> Result<HashMap<String, i64>, CliError> {

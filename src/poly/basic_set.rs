@@ -196,6 +196,43 @@ impl BasicSet {
         Ok(b)
     }
 
+    /// The slice of the set at fixed values of some dimensions:
+    /// `{ x' : (x with x_k = v for every (k, v) in fixed) ∈ self }` over the
+    /// remaining dimensions (same parameters, the other dimensions in their
+    /// order). An error when a dimension is out of range or given twice.
+    pub fn fix_dims(&self, fixed: &[(usize, i64)]) -> PolyResult<BasicSet> {
+        let np = self.space.n_params();
+        let nd = self.space.n_dims();
+        let mut seen = vec![false; nd];
+        for &(k, _) in fixed {
+            if k >= nd || std::mem::replace(&mut seen[k], true) {
+                return Err(PolyError::Invalid(format!(
+                    "fix_dims: dimension {k} out of range or fixed twice"
+                )));
+            }
+        }
+        let kept: Vec<String> = (0..nd)
+            .filter(|&k| !seen[k])
+            .map(|k| self.space.output.dims[k].clone())
+            .collect();
+        let mut space = self.space.clone();
+        space.output.dims = kept;
+        let slice = |row: &Vec<i64>| -> PolyResult<Vec<i64>> {
+            let n = row.len() - 1;
+            let mut c = i128::from(row[n]);
+            for &(k, v) in fixed {
+                c += i128::from(row[np + k]) * i128::from(v);
+            }
+            let mut out: Vec<i64> = row[..np].to_vec();
+            out.extend((0..nd).filter(|&k| !seen[k]).map(|k| row[np + k]));
+            out.push(i64::try_from(c).map_err(|_| PolyError::Overflow)?);
+            Ok(out)
+        };
+        let eqs = self.eqs.iter().map(slice).collect::<PolyResult<_>>()?;
+        let ineqs = self.ineqs.iter().map(slice).collect::<PolyResult<_>>()?;
+        BasicSet::from_rows(space, eqs, ineqs)
+    }
+
     /// True when no integer `x` satisfies the constraints with `p = params`.
     pub fn is_empty_for(&self, params: &[i64]) -> PolyResult<bool> {
         self.fix_params(params)?.is_empty()

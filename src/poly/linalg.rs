@@ -156,6 +156,18 @@ pub fn solve_for(
     n: usize,
     targets: &[usize],
 ) -> PolyResult<Option<Vec<Vec<i64>>>> {
+    Ok(solve_each(eqs, n, targets)?.into_iter().collect())
+}
+
+/// [`solve_for`] target by target: entry `k` is `Some(f)` with `x_j =
+/// f·(x, 1)` (`j = targets[k]`, zeros in every target column) when the
+/// equalities determine `x_j` as an integer affine function of the
+/// non-target variables, else `None`.
+pub fn solve_each(
+    eqs: &[Vec<i64>],
+    n: usize,
+    targets: &[usize],
+) -> PolyResult<Vec<Option<Vec<i64>>>> {
     if targets.iter().any(|&j| j >= n) {
         return Err(PolyError::Invalid(format!(
             "solve_for: a target column is not among the {n} variables"
@@ -177,25 +189,28 @@ pub fn solve_for(
     let pivots = rref(&mut a, n + 1);
     let nt = targets.len();
     let mut out = Vec::with_capacity(nt);
-    for pos in 0..nt {
+    'target: for pos in 0..nt {
         let Some(r) = pivots.iter().position(|&p| p == pos) else {
-            return Ok(None);
+            out.push(None);
+            continue;
         };
         // Row r: x_pos + Σ_{c > pos} a[r][c]·x_c = 0 (pivot normalized to 1).
         if (0..nt).any(|c| c != pos && !a[r][c].is_zero()) {
-            return Ok(None);
+            out.push(None);
+            continue;
         }
         let mut f = vec![0i64; n + 1];
         for (c, &orig) in order.iter().enumerate().skip(nt) {
             let v = -a[r][c].clone();
             if !v.is_integer() {
-                return Ok(None);
+                out.push(None);
+                continue 'target;
             }
             f[orig] = v.to_integer().to_i64().ok_or(PolyError::Overflow)?;
         }
-        out.push(f);
+        out.push(Some(f));
     }
-    Ok(Some(out))
+    Ok(out)
 }
 
 /// `Σ a_k b_k` with checked arithmetic.

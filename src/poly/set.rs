@@ -636,6 +636,29 @@ impl Set {
         Ok(Set { space, pieces })
     }
 
+    /// The slice of the set at fixed values of some dimensions (see
+    /// [`BasicSet::fix_dims`]), over the remaining dimensions.
+    pub fn fix_dims(&self, fixed: &[(usize, i64)]) -> PolyResult<Set> {
+        let mut space = None;
+        let mut pieces = Vec::new();
+        for p in &self.pieces {
+            let q = p.fix_dims(fixed)?;
+            space.get_or_insert_with(|| q.space().clone());
+            if !q.is_obviously_empty() {
+                pieces.push(q);
+            }
+        }
+        let space = match space {
+            Some(s) => s,
+            // No piece: slice the universe for the space.
+            None => BasicSet::universe(self.space.clone())
+                .fix_dims(fixed)?
+                .space()
+                .clone(),
+        };
+        Ok(Set { space, pieces })
+    }
+
     /// The same set over the parameter list `params`, which must contain
     /// every parameter of the set (by name, in any order; the new ones are
     /// unconstrained). Rows are remapped column by column.

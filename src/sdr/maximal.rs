@@ -260,7 +260,7 @@ pub(super) fn search(
         tried += 1;
         let c = evaluate(cx, s, job.target, |c2, s2| {
             let at = c2.decisions.len();
-            c2.decide(&target_name, face_dim, Some(r.clone()), "applied");
+            c2.decide_applied(&target_name, face_dim, piece, r.clone(), &prep);
             Ok((c2.build(s2, &job, depth, prep)?, at))
         })?;
         if best.as_ref().is_none_or(|b| better(&c.cost, &b.cost)) {

@@ -153,6 +153,27 @@ pub struct Decision {
     /// The asymptotic complexity of the equations the decision produced
     /// (for example `O(N^2)`), when the pass computed it.
     pub complexity_after: Option<String>,
+    /// For an applied simplification: the body domain it was applied to
+    /// and the faces it added and subtracted (what `alphac draw` shows).
+    pub shells: Option<Box<Shells>>,
+}
+
+/// The geometry of one applied simplification (SDR paper, Figure 1 and
+/// Section 4): the body domain `P` the reuse vector `r` was applied to,
+/// and the pieces of the two shells, all over the reduction's body space.
+/// `X[x] = X[x − r_X] ⊕ Add[x] ⊖ Sub[x]`: `added` are the disjoint pieces
+/// of `P − (P + r)` (each on a face of `P` whose inequality `a·y + b ≥ 0`
+/// has `a·r > 0`), `subtracted` the pieces of `P − (P − r)` whose
+/// contributions are removed (empty when the direction needs no
+/// subtraction).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shells {
+    /// `P`: the body domain, restricted to where the result is used.
+    pub body: crate::poly::BasicSet,
+    /// The added shell's pieces.
+    pub added: Vec<crate::poly::BasicSet>,
+    /// The subtracted shell's pieces that are used.
+    pub subtracted: Vec<crate::poly::BasicSet>,
 }
 
 impl Decision {
@@ -168,6 +189,7 @@ impl Decision {
             reason: reason.to_string(),
             detail: String::new(),
             complexity_after: None,
+            shells: None,
         }
     }
 }

@@ -251,6 +251,26 @@ impl Cx {
         });
     }
 
+    /// Records the applied simplification of `var`'s face `piece` along
+    /// `r`, with the shells `prep` found (see [`super::Shells`]).
+    pub(super) fn decide_applied(
+        &mut self,
+        var: &str,
+        face_dim: i64,
+        piece: &BasicSet,
+        r: Vec<i64>,
+        prep: &Prepared,
+    ) {
+        self.decide(var, face_dim, Some(r), "applied");
+        if let Some(d) = self.decisions.last_mut() {
+            d.shells = Some(Box::new(super::Shells {
+                body: piece.clone(),
+                added: prep.add_pieces.clone(),
+                subtracted: prep.subs_used.clone(),
+            }));
+        }
+    }
+
     /// The body domain of a reduction as one basic set (normalized
     /// reductions have a single convex piece); `None` when empty.
     fn piece(&self, r: &Reduction) -> Result<Option<BasicSet>, SdrError> {
@@ -468,7 +488,7 @@ impl Cx {
                         "dependent reduction: direction from the schedule (X[x] reuses X[x - ({})], computed earlier)",
                         shift.join(", ")
                     );
-                    self.decide(&target_name, face_dim, Some(r), "applied");
+                    self.decide_applied(&target_name, face_dim, &piece, r, &prep);
                     if let Some(d) = self.decisions.last_mut() {
                         d.detail = detail;
                     }

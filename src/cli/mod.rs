@@ -22,10 +22,10 @@ mod plot;
 mod run;
 mod svg;
 
-/// The sweeps' progress bar of `alphac run` (shared with the Python
-/// package's samplers).
+/// The sweeps' progress bar of `alphac run` and its message (shared with
+/// the Python package's samplers).
 #[cfg(feature = "python")]
-pub(crate) use run::progress as sweep_progress;
+pub(crate) use run::{progress as sweep_progress, scalars_text};
 
 const EXAMPLES: &str = "\
 Examples:

@@ -469,7 +469,7 @@ fn generate(
 }
 
 /// `name = value, ...` of a trace row.
-fn scalars_text(names: &[String], row: &[Scalar]) -> String {
+pub(crate) fn scalars_text(names: &[String], row: &[Scalar]) -> String {
     names
         .iter()
         .zip(row)

@@ -530,30 +530,28 @@ impl Compiled {
         let mut bufs = jit
             .zeroed_buffers_except(&jit_params, |k| owned && is_input(k))
             .map_err(RunError::Jit)?;
-        match inputs {
-            Inputs::Borrowed(inputs) => {
-                sys.check_input_names(inputs.keys())?;
-                for (id, var) in sys.vars.iter().enumerate() {
-                    if var.kind != VarKind::Input {
-                        continue;
-                    }
-                    let a = inputs
-                        .get(&var.name)
-                        .ok_or_else(|| InputError::MissingInput(var.name.clone()))?;
-                    load_array(var, params, a, &boxes[id], &mut bufs[id])?;
-                }
+        let mut inputs = inputs;
+        match &inputs {
+            Inputs::Borrowed(m) => sys.check_input_names(m.keys())?,
+            Inputs::Owned(m) => sys.check_input_names(m.keys())?,
+        }
+        for (id, var) in sys.vars.iter().enumerate() {
+            if var.kind != VarKind::Input {
+                continue;
             }
-            Inputs::Owned(mut inputs) => {
-                sys.check_input_names(inputs.keys())?;
-                for (id, var) in sys.vars.iter().enumerate() {
-                    if var.kind != VarKind::Input {
-                        continue;
-                    }
-                    let a = inputs
-                        .remove(&var.name)
-                        .ok_or_else(|| InputError::MissingInput(var.name.clone()))?;
-                    move_array(var, params, a, &boxes[id], &mut bufs[id])?;
+            let missing = || InputError::MissingInput(var.name.clone());
+            let (bx, buf) = (&boxes[id], &mut bufs[id]);
+            match &mut inputs {
+                Inputs::Borrowed(m) => {
+                    load_array(var, params, m.get(&var.name).ok_or_else(missing)?, bx, buf)?
                 }
+                Inputs::Owned(m) => move_array(
+                    var,
+                    params,
+                    m.remove(&var.name).ok_or_else(missing)?,
+                    bx,
+                    buf,
+                )?,
             }
         }
         Ok((jit_params, boxes, bufs))

@@ -37,21 +37,6 @@ impl Sampler {
     }
 }
 
-/// `name = value, ...` of the scalars of a sweep (the progress bar's
-/// message).
-fn postfix(names: &[String], row: &[Scalar]) -> String {
-    names
-        .iter()
-        .zip(row)
-        .map(|(n, v)| match v {
-            Scalar::Float(x) => format!("{n}={x:.6}"),
-            Scalar::Int(x) => format!("{n}={x}"),
-            Scalar::Bool(x) => format!("{n}={x}"),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// A progress bar over `n` sweeps: tqdm's, or the terminal's.
 enum Bar<'py> {
     Tqdm(Bound<'py, PyAny>),
@@ -138,7 +123,7 @@ impl Sampler {
         let mut run = || -> PyResult<()> {
             for _ in 0..n {
                 let row = self.step()?;
-                bar.step(postfix(&names, &row))?;
+                bar.step(crate::cli::scalars_text(&names, &row))?;
                 rows.push((self.sweeper.next_sweep() - 1, row));
                 py.check_signals()?;
             }

@@ -258,7 +258,7 @@ def test_the_progress_bar_is_tqdms_when_tqdm_is_installed(monkeypatch):
     params, inputs = gmm_data(n=50)
     trace = g.sweeps(4, params, inputs, seed=1)
     assert calls["total"] == 4 and calls["updates"] == 4 and calls["closed"]
-    assert calls["postfix"][-1] == f"logp={trace['logp'][-1]:.6f}"
+    assert calls["postfix"][-1] == f"logp = {trace['logp'][-1]:.6f}"
     # progress=False never touches tqdm.
     calls["updates"] = 0
     g.sweeps(3, params, inputs, seed=1, progress=False)

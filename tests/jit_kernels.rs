@@ -1492,3 +1492,51 @@ fn printer_shows_max_min_bounds_and_guards() {
     );
     assert!(JitFunction::compile(&f).is_ok());
 }
+
+/// A skewed nest — `for t in 0 ..= 2N − 2 { for i in max(0, t − N + 1)
+/// ..= min(t, N − 1) { A[i][t − i] = t } }` — whose access `t − i` the
+/// loop intervals alone cannot bound (`t − i ∈ [−(N − 1), 2N − 2]` by
+/// intervals): the affine facts of the loops prove it within `0 ..= N − 1`,
+/// so the fast variant runs. With the lower bound `t − N` instead the
+/// access really leaves the box at `i = t − N`, and it is not proven.
+#[test]
+fn skewed_accesses_are_proven_by_the_loop_facts() {
+    let mk = |shift: i64| Function {
+        name: "skew".into(),
+        params: vec!["N".into()],
+        context: context(&["N"], &[(&[1], -1)]),
+        arrays: vec![array("A", ElemType::Int, vec![p(0), p(0)])],
+        externals: vec![],
+        loop_vars: vec!["t".into(), "i".into()],
+        locals: vec![],
+        body: vec![for_(
+            0,
+            Bound::aff(c(0)),
+            Bound::aff(plus(c(-2), pv(0), 2)),
+            vec![for_(
+                1,
+                Bound::aff(c(0)).and(plus(plus(c(shift), Sym::Loop(LoopVar(0)), 1), pv(0), -1), 1),
+                Bound::aff(v(0)).and(plus(c(-1), pv(0), 1), 1),
+                vec![Stmt::Assign {
+                    array: 0,
+                    index: vec![ev(1), Expr::Aff(plus(v(0), Sym::Loop(LoopVar(1)), -1))],
+                    value: ev(0),
+                }],
+            )],
+        )],
+    };
+    let n = 6i64;
+    let jit = JitFunction::compile(&mk(1)).expect("compiles");
+    assert_eq!(jit.proves_affine_accesses(&[n]), Ok(true));
+    let mut bufs = vec![Buffer::Int(vec![0; 36])];
+    jit.run(&[n], &mut bufs).expect("runs");
+    let expected: Vec<i64> = (0..6).flat_map(|i| (0..6).map(move |j| i + j)).collect();
+    assert_eq!(ints(&bufs[0]), expected.as_slice());
+    let jit = JitFunction::compile(&mk(0)).expect("compiles");
+    assert_eq!(jit.proves_affine_accesses(&[n]), Ok(false));
+    let mut bufs = vec![Buffer::Int(vec![0; 36])];
+    assert!(matches!(
+        jit.run(&[n], &mut bufs),
+        Err(ExecError::ContractViolation { .. })
+    ));
+}

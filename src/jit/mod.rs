@@ -42,7 +42,7 @@ use analysis::Verdict;
 use host_fns::ExternalTable;
 use lower::Compiled;
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// Compilation failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -136,6 +136,10 @@ pub struct JitFunction {
     /// The variant that checks every access (compiled on first need when
     /// `fast` is not already checked).
     checked: OnceLock<Result<Compiled, JitError>>,
+    /// The analysis verdict of the last run's parameters and boxes (a
+    /// sampler runs the same parameters sweep after sweep, and the exact
+    /// proofs of skewed accesses cost solver calls).
+    last_verdict: Mutex<Option<(Vec<i64>, analysis::Boxes, Verdict)>>,
 }
 
 /// The box of every array for given parameters: `(lo, extent)` per
@@ -189,6 +193,7 @@ impl JitFunction {
             options,
             fast,
             checked: OnceLock::new(),
+            last_verdict: Mutex::new(None),
         })
     }
 
@@ -214,7 +219,7 @@ impl JitFunction {
         let f = &self.func;
         self.check_params(params)?;
         let (bx, _) = boxes(f, params)?;
-        match analysis::analyse(f, params, &bx) {
+        match self.verdict(params, &bx) {
             Verdict::MayOverflow => Err(ExecError::MayOverflow),
             Verdict::Safe => Ok(true),
             Verdict::NeedsChecks => Ok(false),
@@ -257,6 +262,24 @@ impl JitFunction {
                     .map_err(|_| ExecError::TooLarge(a.name.clone()))
             })
             .collect()
+    }
+
+    /// [`analysis::analyse`] of the function for `params` and `bx`,
+    /// remembered for the last parameters and boxes asked.
+    fn verdict(&self, params: &[i64], bx: &analysis::Boxes) -> Verdict {
+        // A poisoned lock only loses the memo: analyse afresh.
+        if let Ok(last) = self.last_verdict.lock() {
+            if let Some((p, b, v)) = last.as_ref() {
+                if p.as_slice() == params && b == bx {
+                    return *v;
+                }
+            }
+        }
+        let v = analysis::analyse(&self.func, params, bx);
+        if let Ok(mut last) = self.last_verdict.lock() {
+            *last = Some((params.to_vec(), bx.clone(), v));
+        }
+        v
     }
 
     fn check_params(&self, params: &[i64]) -> Result<(), ExecError> {
@@ -316,7 +339,7 @@ impl JitFunction {
                 });
             }
         }
-        let compiled = match analysis::analyse(f, params, &bx) {
+        let compiled = match self.verdict(params, &bx) {
             Verdict::MayOverflow => return Err(ExecError::MayOverflow),
             Verdict::Safe => &self.fast,
             Verdict::NeedsChecks if self.options.checked => &self.fast,

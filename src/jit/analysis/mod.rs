@@ -19,9 +19,15 @@
 //! too (the compiled code checks `lower <= value <= upper` before the
 //! body runs). Guards are ignored or only narrow intervals (sound: more
 //! points, not fewer). Arithmetic is in `i128`, and every intermediate value that the
-//! compiled code computes must lie in `i64`.
+//! compiled code computes must lie in `i64`. An access the intervals do
+//! not prove in bounds gets an exact proof from the affine facts of its
+//! enclosing loops and guards (`facts`: integer emptiness, as precise as
+//! the loop bounds), which skewed schedules need.
 
 use crate::codegen::loop_ast::{Accumulation, Affine, Bound, Expr, Function, Stmt, Sym};
+
+mod facts;
+use facts::Facts;
 
 /// An integer interval `[lo, hi]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +62,9 @@ struct An<'a> {
     params: &'a [i64],
     boxes: &'a Boxes,
     env: Vec<Option<Iv>>,
+    /// The affine facts in scope, for accesses the intervals cannot
+    /// prove in bounds (`facts`).
+    facts: Facts<'a>,
     overflow: bool,
     unproven: bool,
 }
@@ -67,6 +76,7 @@ pub(crate) fn analyse(f: &Function, params: &[i64], boxes: &Boxes) -> Verdict {
         params,
         boxes,
         env: vec![None; f.loop_vars.len()],
+        facts: Facts::new(params, f.loop_vars.len()),
         overflow: false,
         unproven: false,
     };
@@ -231,9 +241,17 @@ impl An<'_> {
             };
             if affine {
                 let (lo, ext) = self.boxes[array][k];
-                let (lo, ext) = (i128::from(lo), i128::from(ext));
-                if iv.lo < lo || iv.hi > lo + ext - 1 {
-                    self.unproven = true;
+                let (lo, hi) = (i128::from(lo), i128::from(lo) + i128::from(ext) - 1);
+                if iv.lo < lo || iv.hi > hi {
+                    // The intervals lose correlations between loop
+                    // variables: try the exact proof from the facts.
+                    let proven = match e {
+                        Expr::Aff(a) => self.facts.prove_within(a, lo, hi),
+                        _ => false,
+                    };
+                    if !proven {
+                        self.unproven = true;
+                    }
                 }
             }
         }
@@ -252,14 +270,20 @@ impl An<'_> {
                 }
                 let saved = self.env[l.var.0];
                 self.env[l.var.0] = Some(range);
+                let mark = self.facts.mark();
+                self.facts.range(l.var.0, &l.lower, &l.upper);
                 self.stmts(&l.body);
+                self.facts.restore(mark);
                 self.env[l.var.0] = saved;
             }
             Stmt::If { cond, then, els } => {
                 self.expr(cond);
                 let saved = self.env.clone();
                 if self.refine(cond) {
+                    let mark = self.facts.mark();
+                    self.facts.guard(cond);
                     self.stmts(then);
+                    self.facts.restore(mark);
                 }
                 self.env = saved;
                 self.stmts(els);
@@ -293,7 +317,11 @@ impl An<'_> {
                 if self.refine(&b.guard) {
                     self.expr(&b.value);
                     self.env[b.var.0] = Some(range);
+                    let mark = self.facts.mark();
+                    self.facts.guard(&b.guard);
+                    self.facts.range(b.var.0, &b.lower, &b.upper);
                     self.stmts(&b.body);
+                    self.facts.restore(mark);
                 }
                 self.env = saved;
             }
@@ -434,10 +462,14 @@ impl An<'_> {
                 }
                 let saved = self.env.clone();
                 self.env[c.var.0] = Some(range);
+                let mark = self.facts.mark();
+                self.facts.range(c.var.0, &c.lower, &c.upper);
                 self.expr(&c.cond);
                 if self.refine(&c.cond) {
+                    self.facts.guard(&c.cond);
                     self.expr(&c.weight);
                 }
+                self.facts.restore(mark);
                 self.env = saved;
             }
         }

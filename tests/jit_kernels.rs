@@ -1540,3 +1540,65 @@ fn skewed_accesses_are_proven_by_the_loop_facts() {
         Err(ExecError::ContractViolation { .. })
     ));
 }
+
+/// `B[i] = (i >= 1) ? A[i − 1] : A[i]` over `0 ..= N − 1`: intervals give
+/// `i − 1 ∈ [−1, N − 2]`, but the select's first branch runs only when
+/// `i >= 1` (loads are never speculated), so the access is proven and the
+/// fast variant runs. Swapped (`(i >= 1) ? A[i] : A[i − 1]`), the second
+/// branch reads `A[−1]` at `i = 0`: not proven, and an error when run.
+#[test]
+fn accesses_under_a_select_are_proven_by_its_condition() {
+    let mk = |swap: bool| {
+        let shifted = load(0, vec![Expr::Aff(v(0).offset(-1).unwrap())]);
+        let same = load(0, vec![ev(0)]);
+        let (a, b) = if swap {
+            (same, shifted)
+        } else {
+            (shifted, same)
+        };
+        Function {
+            name: "select".into(),
+            params: vec!["N".into()],
+            context: context(&["N"], &[(&[1], -1)]),
+            arrays: vec![
+                array("A", ElemType::Int, vec![p(0)]),
+                array("B", ElemType::Int, vec![p(0)]),
+            ],
+            externals: vec![],
+            loop_vars: vec!["i".into()],
+            locals: vec![],
+            body: vec![for_(
+                0,
+                Bound::aff(c(0)),
+                Bound::aff(p(0).offset(-1).unwrap()),
+                vec![Stmt::Assign {
+                    array: 1,
+                    index: vec![ev(0)],
+                    value: Expr::Select(
+                        Box::new(bin(BinOp::Ge, ev(0), Expr::Int(1))),
+                        Box::new(a),
+                        Box::new(b),
+                    ),
+                }],
+            )],
+        }
+    };
+    let jit = JitFunction::compile(&mk(false)).expect("compiles");
+    assert_eq!(jit.proves_affine_accesses(&[5]), Ok(true));
+    let mut bufs = vec![
+        Buffer::Int(vec![10, 11, 12, 13, 14]),
+        Buffer::Int(vec![0; 5]),
+    ];
+    jit.run(&[5], &mut bufs).expect("runs");
+    assert_eq!(ints(&bufs[1]), &[10, 10, 11, 12, 13]);
+    let jit = JitFunction::compile(&mk(true)).expect("compiles");
+    assert_eq!(jit.proves_affine_accesses(&[5]), Ok(false));
+    let mut bufs = vec![
+        Buffer::Int(vec![10, 11, 12, 13, 14]),
+        Buffer::Int(vec![0; 5]),
+    ];
+    assert!(matches!(
+        jit.run(&[5], &mut bufs),
+        Err(ExecError::ContractViolation { .. })
+    ));
+}

@@ -9,7 +9,9 @@
 //! variables in scope: each enclosing loop `v = max_k ⌈e_k/d_k⌉ ..=
 //! min_k ⌊e_k/d_k⌋` gives `d_k·v − e_k ≥ 0` and `e_k − d_k·v ≥ 0` (exact
 //! for `d_k > 0`), and each enclosing guard that is a conjunction of
-//! affine comparisons gives its comparisons. Every point at which the
+//! affine comparisons gives its comparisons (and the other branch of an
+//! `if` or a select, which the compiled code takes only when the guard
+//! fails, gets its negation when that is one comparison). Every point at which the
 //! compiled code executes an access satisfies the facts in scope there,
 //! so an access index `e` is within `[lo, hi]` when both `facts ∧ e ≤ lo − 1`
 //! and `facts ∧ e ≥ hi + 1` have no integer point (exact integer emptiness
@@ -17,7 +19,7 @@
 //!
 //! Must not know about: Cranelift.
 
-use crate::codegen::loop_ast::{Affine, BinOp, Bound, Expr, Sym};
+use crate::codegen::loop_ast::{Affine, BinOp, Bound, Expr, Sym, UnOp};
 use crate::poly::solver::{self, System};
 
 /// Most facts kept in scope, and most variables in one proof: beyond
@@ -139,6 +141,34 @@ impl<'a> Facts<'a> {
         };
         for r in rows {
             self.push(r);
+        }
+    }
+
+    /// The facts of a guard that does *not* hold (the other branch of an
+    /// `if` or a select, which the compiled code takes only then): the
+    /// negation of one affine comparison (`¬(x <= y)` is `x >= y + 1`),
+    /// of `!c` (the facts of `c`) and of `a || b` (both negated); the
+    /// negation of a conjunction or of `==` is a disjunction and adds
+    /// nothing.
+    pub(super) fn negated_guard(&mut self, cond: &Expr) {
+        match cond {
+            Expr::Unary(UnOp::Not, c) => self.guard(c),
+            Expr::Binary(BinOp::Or, a, b) => {
+                self.negated_guard(a);
+                self.negated_guard(b);
+            }
+            Expr::Binary(op, a, b) => {
+                let flipped = match op {
+                    BinOp::Le => BinOp::Gt,
+                    BinOp::Lt => BinOp::Ge,
+                    BinOp::Ge => BinOp::Lt,
+                    BinOp::Gt => BinOp::Le,
+                    BinOp::Ne => BinOp::Eq,
+                    _ => return,
+                };
+                self.guard(&Expr::Binary(flipped, a.clone(), b.clone()));
+            }
+            _ => {}
         }
     }
 

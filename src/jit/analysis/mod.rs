@@ -286,7 +286,10 @@ impl An<'_> {
                     self.facts.restore(mark);
                 }
                 self.env = saved;
+                let mark = self.facts.mark();
+                self.facts.negated_guard(cond);
                 self.stmts(els);
+                self.facts.restore(mark);
             }
             Stmt::Assign {
                 array,
@@ -438,9 +441,18 @@ impl An<'_> {
                 self.expr(b);
             }
             Expr::Select(c, a, b) => {
+                // A select whose branches access memory is compiled with
+                // branches (`lower::expr::speculable`: loads are never
+                // speculated), so each branch's accesses happen only when
+                // its guard holds.
                 self.expr(c);
+                let mark = self.facts.mark();
+                self.facts.guard(c);
                 self.expr(a);
+                self.facts.restore(mark);
+                self.facts.negated_guard(c);
                 self.expr(b);
+                self.facts.restore(mark);
             }
             Expr::Math(_, args) => args.iter().for_each(|a| self.expr(a)),
             Expr::Random(r) => {

@@ -21,6 +21,7 @@
 
 use crate::codegen::loop_ast::{Affine, BinOp, Bound, Expr, Sym, UnOp};
 use crate::poly::solver::{self, System};
+use std::collections::BTreeMap;
 
 /// Most facts kept in scope, and most variables in one proof: beyond
 /// them an access stays unproven (checked at run time), which is sound.
@@ -57,22 +58,10 @@ impl<'a> Facts<'a> {
     /// `e` as a row (parameters substituted), `None` on a symbol out of
     /// range.
     fn row(&self, e: &Affine) -> Option<Vec<i128>> {
-        let n = self.n_loop_vars;
-        let mut r = vec![0i128; n + 1];
-        r[n] = i128::from(e.constant);
-        for &(s, c) in &e.terms {
-            match s {
-                Sym::Param(p) => {
-                    let v = i128::from(*self.params.get(p)?);
-                    r[n] = r[n].checked_add(v.checked_mul(i128::from(c))?)?;
-                }
-                Sym::Loop(v) => {
-                    let slot = r.get_mut(v.0).filter(|_| v.0 < n)?;
-                    *slot = slot.checked_add(i128::from(c))?;
-                }
-            }
-        }
-        Some(r)
+        self.comparison_row(&Comparison {
+            terms: e.terms.iter().map(|&(s, c)| (s, i128::from(c))).collect(),
+            constant: i128::from(e.constant),
+        })
     }
 
     fn push(&mut self, row: Vec<i128>) {
@@ -101,75 +90,46 @@ impl<'a> Facts<'a> {
         }
     }
 
-    /// The facts of a guard that holds: its affine comparisons (the
-    /// conjuncts of `&&`); other conditions add nothing.
+    /// The facts of a guard that holds: its affine comparisons (see
+    /// [`comparisons`]).
     pub(super) fn guard(&mut self, cond: &Expr) {
-        let Expr::Binary(op, a, b) = cond else {
-            return;
-        };
-        if *op == BinOp::And {
-            self.guard(a);
-            self.guard(b);
-            return;
-        }
-        let as_aff = |e: &Expr| match e {
-            Expr::Aff(x) => Some(x.clone()),
-            Expr::Int(k) => Some(Affine::cst(*k)),
-            _ => None,
-        };
-        let (Some(x), Some(y)) = (as_aff(a), as_aff(b)) else {
-            return;
-        };
-        let (Some(rx), Some(ry)) = (self.row(&x), self.row(&y)) else {
-            return;
-        };
-        // x − y and y − x, each minus a shift, must be ≥ 0.
-        let diff = |p: &[i128], q: &[i128], shift: i128| -> Vec<i128> {
-            let mut r: Vec<i128> = p.iter().zip(q).map(|(a, b)| a - b).collect();
-            if let Some(c) = r.last_mut() {
-                *c -= shift;
+        for c in comparisons(cond) {
+            if let Some(r) = self.comparison_row(&c) {
+                self.push(r);
             }
-            r
-        };
-        let rows = match op {
-            BinOp::Le => vec![diff(&ry, &rx, 0)],
-            BinOp::Lt => vec![diff(&ry, &rx, 1)],
-            BinOp::Ge => vec![diff(&rx, &ry, 0)],
-            BinOp::Gt => vec![diff(&rx, &ry, 1)],
-            BinOp::Eq => vec![diff(&rx, &ry, 0), diff(&ry, &rx, 0)],
-            _ => Vec::new(),
-        };
-        for r in rows {
-            self.push(r);
         }
     }
 
     /// The facts of a guard that does *not* hold (the other branch of an
-    /// `if` or a select, which the compiled code takes only then): the
-    /// negation of one affine comparison (`¬(x <= y)` is `x >= y + 1`),
-    /// of `!c` (the facts of `c`) and of `a || b` (both negated); the
-    /// negation of a conjunction or of `==` is a disjunction and adds
-    /// nothing.
+    /// `if` or a select, which the compiled code takes only then): see
+    /// [`negated_comparisons`].
     pub(super) fn negated_guard(&mut self, cond: &Expr) {
-        match cond {
-            Expr::Unary(UnOp::Not, c) => self.guard(c),
-            Expr::Binary(BinOp::Or, a, b) => {
-                self.negated_guard(a);
-                self.negated_guard(b);
+        for c in negated_comparisons(cond) {
+            if let Some(r) = self.comparison_row(&c) {
+                self.push(r);
             }
-            Expr::Binary(op, a, b) => {
-                let flipped = match op {
-                    BinOp::Le => BinOp::Gt,
-                    BinOp::Lt => BinOp::Ge,
-                    BinOp::Ge => BinOp::Lt,
-                    BinOp::Gt => BinOp::Le,
-                    BinOp::Ne => BinOp::Eq,
-                    _ => return,
-                };
-                self.guard(&Expr::Binary(flipped, a.clone(), b.clone()));
-            }
-            _ => {}
         }
+    }
+
+    /// A comparison's left side `Σ c·s + constant` as a row (parameters
+    /// substituted), `None` on a symbol out of range or an overflow.
+    fn comparison_row(&self, c: &Comparison) -> Option<Vec<i128>> {
+        let n = self.n_loop_vars;
+        let mut r = vec![0i128; n + 1];
+        r[n] = c.constant;
+        for &(s, co) in &c.terms {
+            match s {
+                Sym::Param(p) => {
+                    let v = i128::from(*self.params.get(p)?);
+                    r[n] = r[n].checked_add(v.checked_mul(co)?)?;
+                }
+                Sym::Loop(v) => {
+                    let slot = r.get_mut(v.0).filter(|_| v.0 < n)?;
+                    *slot = slot.checked_add(co)?;
+                }
+            }
+        }
+        Some(r)
     }
 
     /// Whether the facts prove `lo <= e <= hi` for every point where they
@@ -218,5 +178,85 @@ impl<'a> Facts<'a> {
             sys.add_ineq(row);
         }
         solver::integer_sample(&sys).ok().map(|s| s.is_none())
+    }
+}
+
+/// An affine comparison in the form `Σ c·s + constant >= 0` (merged terms,
+/// no zero coefficient).
+pub(super) struct Comparison {
+    pub(super) terms: Vec<(Sym, i128)>,
+    pub(super) constant: i128,
+}
+
+/// The affine comparisons a condition asserts when it holds: those of a
+/// comparison of two affine expressions (`x <= y` is `y − x >= 0`, `x < y`
+/// is `y − x − 1 >= 0`, `x == y` both directions), and of each conjunct of
+/// `&&`; other conditions assert nothing usable (an empty list: sound).
+pub(super) fn comparisons(cond: &Expr) -> Vec<Comparison> {
+    let Expr::Binary(op, a, b) = cond else {
+        return Vec::new();
+    };
+    if *op == BinOp::And {
+        let mut out = comparisons(a);
+        out.extend(comparisons(b));
+        return out;
+    }
+    let as_aff = |e: &Expr| match e {
+        Expr::Aff(x) => Some(x.clone()),
+        Expr::Int(k) => Some(Affine::cst(*k)),
+        _ => None,
+    };
+    let (Some(x), Some(y)) = (as_aff(a), as_aff(b)) else {
+        return Vec::new();
+    };
+    // `sign·(x − y) − shift >= 0`.
+    let make = |sign: i128, shift: i128| {
+        let mut merged: BTreeMap<Sym, i128> = BTreeMap::new();
+        for &(s, c) in &x.terms {
+            *merged.entry(s).or_insert(0) += sign * i128::from(c);
+        }
+        for &(s, c) in &y.terms {
+            *merged.entry(s).or_insert(0) -= sign * i128::from(c);
+        }
+        Comparison {
+            terms: merged.into_iter().filter(|&(_, c)| c != 0).collect(),
+            constant: sign * (i128::from(x.constant) - i128::from(y.constant)) - shift,
+        }
+    };
+    match op {
+        BinOp::Le => vec![make(-1, 0)],
+        BinOp::Lt => vec![make(-1, 1)],
+        BinOp::Ge => vec![make(1, 0)],
+        BinOp::Gt => vec![make(1, 1)],
+        BinOp::Eq => vec![make(1, 0), make(-1, 0)],
+        _ => Vec::new(),
+    }
+}
+
+/// The affine comparisons a condition asserts when it does *not* hold:
+/// the negation of one comparison (`¬(x <= y)` is `x >= y + 1`, `¬(x != y)`
+/// is `x == y`), of `!c` (those of `c`) and of `a || b` (both negated); the
+/// negation of a conjunction or of `==` is a disjunction and asserts
+/// nothing usable.
+pub(super) fn negated_comparisons(cond: &Expr) -> Vec<Comparison> {
+    match cond {
+        Expr::Unary(UnOp::Not, c) => comparisons(c),
+        Expr::Binary(BinOp::Or, a, b) => {
+            let mut out = negated_comparisons(a);
+            out.extend(negated_comparisons(b));
+            out
+        }
+        Expr::Binary(op, a, b) => {
+            let flipped = match op {
+                BinOp::Le => BinOp::Gt,
+                BinOp::Lt => BinOp::Ge,
+                BinOp::Ge => BinOp::Lt,
+                BinOp::Gt => BinOp::Le,
+                BinOp::Ne => BinOp::Eq,
+                _ => return Vec::new(),
+            };
+            comparisons(&Expr::Binary(flipped, a.clone(), b.clone()))
+        }
+        _ => Vec::new(),
     }
 }

@@ -338,46 +338,10 @@ impl An<'_> {
     /// Returns false when the guard cannot hold (a variable's interval
     /// becomes empty). Other conditions are ignored (sound: no narrowing).
     fn refine(&mut self, cond: &Expr) -> bool {
-        use crate::codegen::loop_ast::BinOp;
-        let Expr::Binary(op, a, b) = cond else {
-            return true;
-        };
-        if *op == BinOp::And {
-            return self.refine(a) && self.refine(b);
-        }
-        let as_aff = |e: &Expr| match e {
-            Expr::Aff(x) => Some(x.clone()),
-            Expr::Int(k) => Some(Affine::cst(*k)),
-            _ => None,
-        };
-        let (Some(x), Some(y)) = (as_aff(a), as_aff(b)) else {
-            return true;
-        };
-        // diff = x − y as merged terms.
-        let mut terms: std::collections::BTreeMap<Sym, i128> = std::collections::BTreeMap::new();
-        for &(s, c) in &x.terms {
-            *terms.entry(s).or_insert(0) += i128::from(c);
-        }
-        for &(s, c) in &y.terms {
-            *terms.entry(s).or_insert(0) -= i128::from(c);
-        }
-        let k = i128::from(x.constant) - i128::from(y.constant);
-        // Constraints `sign·diff + shift <= 0`.
-        let cons: &[(i128, i128)] = match op {
-            BinOp::Le => &[(1, 0)],
-            BinOp::Lt => &[(1, 1)],
-            BinOp::Ge => &[(-1, 0)],
-            BinOp::Gt => &[(-1, 1)],
-            BinOp::Eq => &[(1, 0), (-1, 0)],
-            _ => return true,
-        };
-        for &(sign, shift) in cons {
-            let t: Vec<(Sym, i128)> = terms
-                .iter()
-                .filter(|(_, &c)| c != 0)
-                .map(|(&s, &c)| (s, sign * c))
-                .collect();
-            let kk = sign * k + shift;
+        for cmp in facts::comparisons(cond) {
+            // `Σ c·s + k >= 0` is `Σ (−c)·s + (−k) <= 0`.
+            let t: Vec<(Sym, i128)> = cmp.terms.iter().map(|&(s, c)| (s, -c)).collect();
+            let kk = -cmp.constant;
             for (idx, &(s, c)) in t.iter().enumerate() {
                 let Sym::Loop(v) = s else { continue };
                 let Some(cur) = self.env[v.0] else { continue };

@@ -24,9 +24,11 @@
 //! The finished schedule then goes through late placement ([`late`]):
 //! statements whose values would stay alive for a parameter-dependent
 //! number of steps move to just before their reader where that is legal.
-//! Last, distribution ([`distribute`]) gives statements of different
+//! Then distribution ([`distribute`]) gives statements of different
 //! shapes their own loops below the innermost carrying level, readers of
-//! an earlier step's values before their writers.
+//! an earlier step's values before their writers. Last, a level whose
+//! rows share a stride `g > 1` becomes a unit-stride level and a scalar
+//! one ([`stride`]: `5i + 2` becomes `(i, 2)`).
 //!
 //! Each Pluto band runs under a simplex work budget
 //! ([`pluto::BAND_WORK`]); a band that spends it keeps the members found so
@@ -39,7 +41,7 @@ use super::check::{check_schedule, diff_row, dim_flags, is_sequential, DepStatus
 use super::error::{ScheduleError, ScheduleResult};
 use super::farkas::{valid_cone, FarkasCone};
 use super::model::{DepPiece, Model, Schedule};
-use super::{distribute, feautrier, late, pluto};
+use super::{distribute, feautrier, late, pluto, stride};
 use crate::poly::linalg;
 use crate::poly::memo::{memoized, Memo, SystemKey};
 use crate::poly::solver::{self, Optimum, System};
@@ -404,6 +406,10 @@ pub fn schedule_with_budget(
         sched.dims = vec![Default::default(); n + 1];
         statuses = legal_statuses(model, &sched)?;
     }
+    if stride::unstride(model, &mut sched.rows)? {
+        sched.dims = vec![Default::default(); ctx_levels(&sched.rows)];
+        statuses = legal_statuses(model, &sched)?;
+    }
     if !is_sequential(model, &sched)? {
         return Err(ScheduleError::Internal(
             "computed schedule is not sequential".to_string(),
@@ -411,6 +417,11 @@ pub fn schedule_with_budget(
     }
     sched.dims = dim_flags(model, &sched, &statuses);
     Ok(sched)
+}
+
+/// The number of levels of `rows` (every statement has as many).
+fn ctx_levels(rows: &[Vec<Vec<i64>>]) -> usize {
+    rows.first().map_or(0, Vec::len)
 }
 
 /// The status of every piece under `sched`, or an `Internal` error naming

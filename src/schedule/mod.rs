@@ -7,7 +7,8 @@
 //! independence, non-trivial search and loop-coalescing avoidance), SCC
 //! ordering by scalar dimensions, completion to a *sequential* schedule,
 //! late placement of statements read long after they run ([`late`]),
-//! distribution of statements below the innermost carrying level, and
+//! distribution of statements below the innermost carrying level, the
+//! split of strided levels into unit-stride and scalar ones ([`stride`]), and
 //! the legality checker ([`check`]) through which every result passes.
 //!
 //! Must not know about: the `.alpha` language, the IR, or how dependences
@@ -28,6 +29,7 @@ mod ilp;
 mod late;
 pub mod model;
 mod pluto;
+mod stride;
 
 pub use check::{check_schedule, is_sequential, DepStatus, Legality, Violation};
 pub use driver::{schedule, schedule_with_budget, Scheduler};

@@ -7,8 +7,9 @@
 //! an *execution set* over the enclosing loop variables and the parameters:
 //! the parameter context, the bounds of the enclosing loops (`for`, a
 //! categorical draw's range) and the affine conjuncts of the enclosing
-//! `if`s' conditions (then-branches; data-dependent conjuncts are ignored
-//! and else-branches get no facts, so the count is an upper bound). A
+//! `if`s' conditions (then-branches; data-dependent conjuncts are ignored,
+//! and an else-branch gets the negated condition only when it is one
+//! affine inequality, so the count is an upper bound). A
 //! data-selected one-trip loop (`Stmt::Bind`) contributes one point: its
 //! variable is pinned to one value of its range. The cost is the sum of
 //! `poly::complexity::basic_complexity` over these sets (dominated terms
@@ -111,7 +112,9 @@ impl CostWalk<'_> {
                 let mark = self.facts.push_conds(cond);
                 self.stmts(then)?;
                 self.facts.rows.truncate(mark);
+                let mark = self.facts.push_negated(cond);
                 self.stmts(els)?;
+                self.facts.rows.truncate(mark);
             }
             Stmt::Block(b) => self.stmts(b)?,
             Stmt::Bind(b) => {

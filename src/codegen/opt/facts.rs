@@ -161,6 +161,25 @@ impl Facts {
         mark
     }
 
+    /// Adds the negation of `cond` when it is one affine inequality
+    /// (true in an `if`'s else-branch: `¬(r >= 0)` is `−r − 1 >= 0` over
+    /// the integers); nothing otherwise (fewer facts). Returns the number
+    /// of rows before.
+    pub(super) fn push_negated(&mut self, cond: &Expr) -> usize {
+        let mark = self.rows.len();
+        if let Some([r]) = self.comparison(cond).as_deref() {
+            let neg = neg_row(r).and_then(|mut n| {
+                let last = n.len() - 1;
+                n[last] = n[last].checked_sub(1)?;
+                Some(n)
+            });
+            if let Some(n) = neg {
+                self.rows.push(n);
+            }
+        }
+        mark
+    }
+
     /// Adds the inequalities of the affine conjuncts of `cond` (true in an
     /// `if`'s then-branch); returns the number of rows before.
     pub(super) fn push_conds(&mut self, cond: &Expr) -> usize {

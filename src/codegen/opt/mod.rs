@@ -1,10 +1,10 @@
 //! Loop-AST optimization: semantics-preserving rewrites of a scanned loop
 //! program ([`Function`]) before it is printed or JIT-compiled.
 //!
-//! Owns five rewrites, applied by [`optimize`] in the order: degenerate
+//! Owns six rewrites, applied by [`optimize`] in the order: degenerate
 //! loops, splitting, degenerate loops again (pieces `[e, e]`), guards,
-//! sparse updates, accumulators, guards again (the non-emptiness guards
-//! hoisting adds):
+//! invariant guards out of loops, sparse updates, accumulators, guards
+//! again (the non-emptiness guards hoisting adds):
 //! 1. [`remove_degenerate_loops`]: a `for` whose lower and upper bounds are
 //!    syntactically the same single affine value `e` (one term each,
 //!    divisor 1, equal after merging terms) runs exactly once with
@@ -28,6 +28,9 @@
 //!    0)` becomes `if (c) A[x] = A[x] + d`, and a loop `for v` whose body
 //!    runs only where `v == e` (a data-dependent `e` independent of `v`)
 //!    becomes a one-trip [`Binding`] `v := e`; see its documentation.
+//! 6. [`unswitch_guards`]: affine guard conjuncts common to every
+//!    statement of a loop body and independent of the loop move out of
+//!    it (`for i { if (t == 0) S }` → `if (t == 0) { for i { S } }`).
 //!
 //! Every rewrite is conservative: whenever a precondition cannot be
 //! established (an unknown statement form, an overflow while substituting,
@@ -57,7 +60,7 @@
 //! Files: `affine` (arithmetic on [`Affine`]), `walk` (generic walks over
 //! statements and expressions), `facts` (the linear facts known at a
 //! statement and the solver questions on them), `degenerate`, `hoist`,
-//! `guards`, `split`, `fold` and `sparse` (the five rewrites; `fold`
+//! `guards`, `split`, `fold`, `sparse` and `unswitch` (the six rewrites; `fold`
 //! decides and folds the atoms of a split loop's pieces), `tests`.
 //!
 //! Must not know about: schedules, the IR, Cranelift. It reads and writes
@@ -80,6 +83,7 @@ mod sparse;
 mod split;
 #[cfg(test)]
 mod tests;
+mod unswitch;
 mod walk;
 
 pub use cost::loop_cost;
@@ -88,6 +92,7 @@ pub use guards::simplify_guards;
 pub use hoist::hoist_accumulators;
 pub use sparse::{sparse_updates, SparseCounts};
 pub use split::{split_loops, SPLIT_GROWTH, SPLIT_MAX_BODY, SPLIT_MAX_CUTS};
+pub use unswitch::unswitch_guards;
 
 /// Why the optimizer refused a program.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -122,6 +127,8 @@ pub struct OptStats {
     pub selected_loops: usize,
     /// Loop pairs interchanged into a scatter ([`sparse_updates`]).
     pub scatter_loops: usize,
+    /// Invariant guard conjuncts moved out of loops ([`unswitch_guards`]).
+    pub unswitched_guards: usize,
 }
 
 /// Applies the rewrites of this module in order (degenerate loops,
@@ -149,6 +156,9 @@ pub fn optimize_with_stats(f: &Function) -> Result<(Function, OptStats), OptErro
     // (an accumulation under an `if` is not hoisted), and the guards
     // hoisting adds are simplified after it.
     stats.guard_conjuncts = simplify_guards(&mut g);
+    // Guards that do not depend on a loop leave it (before hoisting: an
+    // accumulation no longer under an `if` may be hoisted).
+    stats.unswitched_guards = unswitch_guards(&mut g);
     // After the guards (fewer affine conjuncts in front of the selecting
     // equality), before hoisting (an update made sparse is no longer an
     // accumulation of the loop it left).

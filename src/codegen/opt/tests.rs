@@ -518,3 +518,109 @@ fn data_dependent_conjunct_keeps_its_evaluation() {
     );
     assert_eq!(e, Expr::Bool(false));
 }
+
+/// `nest` with the inner body replaced by `body`.
+fn nest_with(lo: Bound, hi: Bound, body: Vec<Stmt>) -> Function {
+    let mut f = nest(lo, hi, Expr::Bool(true));
+    let Stmt::For(outer) = &mut f.body[0] else {
+        panic!("outer loop")
+    };
+    let Stmt::For(inner) = &mut outer.body[0] else {
+        panic!("inner loop")
+    };
+    inner.body = body;
+    f
+}
+
+fn set_y(v: i64) -> Stmt {
+    Stmt::Assign {
+        array: 0,
+        index: vec![Expr::Int(0)],
+        value: Expr::Int(v),
+    }
+}
+
+/// Inner loop bodies of the unswitching tests, from two conditions:
+/// two guarded statements sharing `a` (`if (a && b) Y = 1; if (a) Y =
+/// 2`), an `if`/`else` on `a`, a `select` on `a`.
+fn unswitch_body(shape: usize, a: Expr, b: Expr) -> Vec<Stmt> {
+    match shape {
+        0 => vec![
+            Stmt::If {
+                cond: Expr::bin(BinOp::And, a.clone(), b),
+                then: vec![set_y(1)],
+                els: vec![],
+            },
+            Stmt::If {
+                cond: a,
+                then: vec![set_y(2)],
+                els: vec![],
+            },
+        ],
+        1 => vec![Stmt::If {
+            cond: a,
+            then: vec![set_y(1)],
+            els: vec![set_y(2)],
+        }],
+        _ => vec![Stmt::Assign {
+            array: 0,
+            index: vec![Expr::Int(0)],
+            value: Expr::select(a, Expr::Int(1), Expr::Int(2)),
+        }],
+    }
+}
+
+proptest! {
+    /// Unswitching never changes what runs (the assignments executed,
+    /// their `(i, j)` and values, in order, for every small `N`), and it
+    /// moves a condition out exactly when the condition does not mention
+    /// the inner loop's variable.
+    #[test]
+    fn unswitched_guards_keep_the_trace(
+        lo in lower_bounds(),
+        hi in upper_bounds(),
+        shape in 0usize..3,
+        a in cmp_strategy(),
+        b in cond_strategy(),
+    ) {
+        let f = nest_with(lo, hi, unswitch_body(shape, a.clone(), b));
+        let mut g = f.clone();
+        let moved = unswitch_guards(&mut g);
+        prop_assert!(g.check().is_ok(), "{}", g.to_c());
+        for n in 1..7 {
+            prop_assert_eq!(trace(&f, n), trace(&g, n), "N={}\n{}\n{}", n, f.to_c(), g.to_c());
+        }
+        let Expr::Binary(_, x, _) = &a else { panic!("a comparison") };
+        let Expr::Aff(x) = &**x else { panic!("affine") };
+        prop_assert_eq!(moved > 0, !mentions(x, J), "{}", g.to_c());
+    }
+}
+
+#[test]
+fn an_invariant_guard_leaves_a_whole_nest() {
+    // for i { for j { if (N >= 2) Y = 1; } } → if (N >= 2) { for i { for j { Y = 1 } } }.
+    let n_ge_2 = Expr::bin(BinOp::Ge, Expr::Aff(aff(0, 0, 1, 0)), Expr::Int(2));
+    let body = vec![Stmt::If {
+        cond: n_ge_2.clone(),
+        then: vec![set_y(1)],
+        els: vec![],
+    }];
+    let mut g = nest_with(
+        Bound::aff(Affine::cst(0)),
+        Bound::aff(aff(0, 0, 1, -1)),
+        body,
+    );
+    assert_eq!(unswitch_guards(&mut g), 2);
+    let [Stmt::If { cond, then, els }] = &g.body[..] else {
+        panic!("{}", g.to_c())
+    };
+    assert_eq!(cond, &n_ge_2);
+    assert!(els.is_empty());
+    let [Stmt::For(outer)] = &then[..] else {
+        panic!("{}", g.to_c())
+    };
+    let [Stmt::For(inner)] = &outer.body[..] else {
+        panic!("{}", g.to_c())
+    };
+    assert_eq!(inner.body, vec![set_y(1)]);
+}

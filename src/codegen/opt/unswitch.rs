@@ -1,0 +1,206 @@
+//! Rewrite 6: loop-invariant guards out of loops ([`unswitch_guards`]).
+//!
+//! Must not know about: facts, the solver, accumulators.
+
+use super::affine::mentions;
+use super::hoist::bound_vars;
+use super::walk::*;
+use super::*;
+
+/// Moves affine guards that do not depend on a loop out of it.
+///
+/// Rule (bottom-up, so a guard leaves a whole nest level by level): let
+/// `L = for (v = lo; v <= hi; v++) B` where every statement of `B` is an
+/// `if` without `else`, `if (c_j) S_j`, and let `G` be the top-level `&&`
+/// conjuncts common to every `c_j` (syntactically equal) that are affine
+/// comparisons (`a op b`, `a` and `b` affine ints, `op` one of `== != <
+/// <= > >=`) mentioning neither `v` nor a variable bound inside `B`. When
+/// `G` is not empty, `L` is replaced by
+///
+/// ```text
+/// if (G) { for (v = lo; v <= hi; v++) { if (c_j \ G) S_j ... } }
+/// ```
+///
+/// (an `if` left without conjuncts becomes its then-branch). Two-way
+/// form: a body that is one `if`/`else`, or one assignment of a `?:`,
+/// whose condition is made of such comparisons only, becomes an
+/// `if`/`else` of two copies of the loop (see [`two_way`]).
+///
+/// Why this is exact: a conjunct of `G` is an affine comparison, which
+/// cannot fail and has no effect, and it has the same value at every
+/// iteration of `L` (nothing it mentions changes inside `L`). When it is
+/// false, no `S_j` runs at any iteration and `L` does nothing but count
+/// (its bounds are affine: no effect either); when every conjunct of `G`
+/// holds, `c_j` and `c_j \ G` have the same value (`&&` is lazy and the
+/// removed conjuncts have no effects), so each `S_j` runs exactly when it
+/// did. What it buys: `for (i) for (j) if (t == 0) S` costs one test per
+/// `t` instead of one per `(t, i, j)`.
+///
+/// Returns the number of guards moved.
+pub fn unswitch_guards(f: &mut Function) -> usize {
+    let mut u = Unswitch { moved: 0 };
+    f.body = rewrite_stmts(&mut u, std::mem::take(&mut f.body));
+    u.moved
+}
+
+/// The rewrite of [`unswitch_guards`] and the number of guards moved.
+struct Unswitch {
+    moved: usize,
+}
+
+impl StmtRewrite for Unswitch {
+    fn on_for(&mut self, l: ForLoop, out: &mut Vec<Stmt>) {
+        let l = l.map_body(|b| rewrite_stmts(self, b));
+        let mut inner = vec![l.var];
+        bound_vars(&l.body, &mut inner);
+        let l = match two_way(l, &inner) {
+            Ok(s) => {
+                self.moved += 1;
+                out.push(s);
+                return;
+            }
+            Err(l) => l,
+        };
+        let Some(common) = common_invariant_conjuncts(&l.body, &inner) else {
+            out.push(Stmt::For(l));
+            return;
+        };
+        self.moved += common.len();
+        let l = l.map_body(|body| {
+            let mut kept = Vec::with_capacity(body.len());
+            for s in body {
+                let Stmt::If { cond, then, .. } = s else {
+                    // `common_invariant_conjuncts` saw only `if`s.
+                    kept.push(s);
+                    continue;
+                };
+                let rest: Vec<Expr> = conjuncts(&cond)
+                    .into_iter()
+                    .filter(|c| !common.contains(c))
+                    .cloned()
+                    .collect();
+                if rest.is_empty() {
+                    kept.extend(then);
+                } else {
+                    kept.push(Stmt::If {
+                        cond: Expr::chain(BinOp::And, rest, Expr::Bool(true)),
+                        then,
+                        els: Vec::new(),
+                    });
+                }
+            }
+            kept
+        });
+        out.push(Stmt::If {
+            cond: Expr::chain(BinOp::And, common, Expr::Bool(true)),
+            then: vec![Stmt::For(l)],
+            els: Vec::new(),
+        });
+    }
+}
+
+/// The two-way form of the rule of [`unswitch_guards`], for a loop `l`
+/// whose body is one statement choosing by a condition `c` whose
+/// conjuncts are all invariant affine comparisons (`inner`: the loop's
+/// and the inner variables):
+/// - `for v { if (c) A else B }` becomes
+///   `if (c) { for v { A } } else { for v { B } }`;
+/// - `for v { X[idx] = c ? a : b }` (likewise an accumulation) becomes
+///   `if (c) { for v { X[idx] = a } } else { for v { X[idx] = b } }`.
+///
+/// Exact for the same reasons: `c` has no effect, cannot fail and has
+/// one value over the whole loop, and `?:` is lazy like `if`. `Err(l)`
+/// when the loop has another form.
+fn two_way(l: ForLoop, inner: &[LoopVar]) -> Result<Stmt, ForLoop> {
+    let all_invariant = |c: &Expr| {
+        conjuncts(c)
+            .into_iter()
+            .all(|x| invariant_comparison(x, inner))
+    };
+    let arms = match &l.body[..] {
+        [Stmt::If { cond, then, els }] if !els.is_empty() && all_invariant(cond) => {
+            Some((cond.clone(), then.clone(), els.clone()))
+        }
+        [Stmt::Assign {
+            array,
+            index,
+            value: Expr::Select(c, a, b),
+        }] if all_invariant(c) => {
+            let arm = |v: &Expr| Stmt::Assign {
+                array: *array,
+                index: index.clone(),
+                value: v.clone(),
+            };
+            Some(((**c).clone(), vec![arm(a)], vec![arm(b)]))
+        }
+        [Stmt::Accumulate(acc)] => match &acc.value {
+            Expr::Select(c, a, b) if all_invariant(c) => {
+                let arm = |v: &Expr| {
+                    Stmt::Accumulate(Accumulation {
+                        value: v.clone(),
+                        ..acc.clone()
+                    })
+                };
+                Some(((**c).clone(), vec![arm(a)], vec![arm(b)]))
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some((cond, then, els)) = arms else {
+        return Err(l);
+    };
+    let with = |body: Vec<Stmt>| {
+        Stmt::For(ForLoop {
+            var: l.var,
+            lower: l.lower.clone(),
+            upper: l.upper.clone(),
+            body,
+        })
+    };
+    Ok(Stmt::If {
+        cond,
+        then: vec![with(then)],
+        els: vec![with(els)],
+    })
+}
+
+/// The conjuncts `G` of the rule of [`unswitch_guards`] for a loop body
+/// `body` whose loop and inner variables are `inner`, in the order of the
+/// first `if`; `None` when the body is not all `if`s without `else` or
+/// `G` is empty.
+fn common_invariant_conjuncts(body: &[Stmt], inner: &[LoopVar]) -> Option<Vec<Expr>> {
+    let conds: Vec<&Expr> = body
+        .iter()
+        .map(|s| match s {
+            Stmt::If { cond, els, .. } if els.is_empty() => Some(cond),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let first = conds.first()?;
+    let common: Vec<Expr> = conjuncts(first)
+        .into_iter()
+        .filter(|c| invariant_comparison(c, inner))
+        .filter(|c| conds[1..].iter().all(|d| conjuncts(d).contains(c)))
+        .cloned()
+        .collect();
+    (!common.is_empty()).then_some(common)
+}
+
+/// `e` is `a op b` with `a`, `b` affine ints mentioning none of `inner`
+/// and `op` a comparison.
+fn invariant_comparison(e: &Expr, inner: &[LoopVar]) -> bool {
+    let Expr::Binary(op, a, b) = e else {
+        return false;
+    };
+    let comparison = matches!(
+        op,
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+    );
+    let invariant = |x: &Expr| match x {
+        Expr::Int(_) => true,
+        Expr::Aff(a) => inner.iter().all(|&v| !mentions(a, v)),
+        _ => false,
+    };
+    comparison && invariant(a) && invariant(b)
+}

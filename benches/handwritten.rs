@@ -16,11 +16,17 @@
 //!
 //! Run: `cargo bench --bench handwritten -- --warm-up-time 1 --measurement-time 3`.
 
+#[path = "handwritten/common.rs"]
 mod common;
+#[path = "handwritten/coxph.rs"]
 mod coxph;
+#[path = "handwritten/dmm.rs"]
 mod dmm;
+#[path = "handwritten/gmm.rs"]
 mod gmm;
+#[path = "handwritten/lbp.rs"]
 mod lbp;
+#[path = "handwritten/lda.rs"]
 mod lda;
 
 use alphac::runtime::rng::sweep_seed;

@@ -41,7 +41,7 @@ impl Docs {
     }
 
     /// Number of documents.
-    pub fn len(&self) -> usize {
+    pub fn count(&self) -> usize {
         self.terms.len()
     }
 }
@@ -120,7 +120,7 @@ impl Clusters {
         for &n in self.n.iter().filter(|&&n| n != 0) {
             terms += lgamma(n as f64 + BETA) - lb;
         }
-        let (d, k) = (docs.len() as f64, docs.k as f64);
+        let (d, k) = (docs.count() as f64, docs.k as f64);
         ((lgamma(k) - lgamma(d + k)) + clusters) + terms
     }
 }
@@ -251,7 +251,7 @@ pub struct DmmLw {
 
 impl DmmLw {
     pub fn new(docs: Docs) -> DmmLw {
-        let (cl, z) = (Clusters::new(&docs), vec![0; docs.len()]);
+        let (cl, z) = (Clusters::new(&docs), vec![0; docs.count()]);
         DmmLw {
             docs,
             z,
@@ -274,7 +274,7 @@ impl DmmLw {
         cl.n.fill(0);
         cl.nt.fill(0);
         let (mut terms, mut totals, mut prior) = (0.0, 0.0, 0.0);
-        for dd in 0..docs.len() {
+        for dd in 0..docs.count() {
             let k = uniform_label(site.uniform(dd), docs.k);
             let row = &cl.n[k * docs.a..][..docs.a];
             for &(t, c) in &docs.terms[dd] {

@@ -107,11 +107,13 @@ impl Cox {
             let f = self.l[i] / self.m[i] as f64;
             let (lo, hi) = (self.first[i], self.first[i] + self.m[i]);
             let s0 = (1.0 - f) * self.r0[lo] + f * self.r0[hi];
-            for a in 0..k {
-                s1[a] = (1.0 - f) * self.r1[lo * k + a] + f * self.r1[hi * k + a];
+            let (r1lo, r1hi) = (&self.r1[lo * k..][..k], &self.r1[hi * k..][..k]);
+            for ((s, &a), &b) in s1.iter_mut().zip(r1lo).zip(r1hi) {
+                *s = (1.0 - f) * a + f * b;
             }
-            for c in 0..t {
-                s2[c] = (1.0 - f) * self.r2[lo * t + c] + f * self.r2[hi * t + c];
+            let (r2lo, r2hi) = (&self.r2[lo * t..][..t], &self.r2[hi * t..][..t]);
+            for ((s, &a), &b) in s2.iter_mut().zip(r2lo).zip(r2hi) {
+                *s = (1.0 - f) * a + f * b;
             }
             ll += self.eta[i] - s0.ln();
             for a in 0..k {

@@ -106,9 +106,9 @@ impl Clusters {
             - lgamma((nt + docs.len[dd]) as f64 + ab)
     }
 
-    /// The collapsed log joint `lgamma(K) − lgamma(D + K)
-    /// + Σ_k [lgamma(m_k + 1) + lgamma(A beta) − lgamma(nt_k + A beta)]
-    /// + Σ_{k,a} [lgamma(n_ka + beta) − lgamma(beta)]` (zero counts add 0).
+    /// The collapsed log joint: the sum of `lgamma(K) − lgamma(D + K)`,
+    /// `Σ_k [lgamma(m_k + 1) + lgamma(A beta) − lgamma(nt_k + A beta)]` and
+    /// `Σ_{k,a} [lgamma(n_ka + beta) − lgamma(beta)]` (zero counts add 0).
     fn log_joint(&self, docs: &Docs) -> f64 {
         let ab = BETA * docs.a as f64;
         let (lab, lb) = (lgamma(ab), lgamma(BETA));
@@ -262,8 +262,8 @@ impl DmmLw {
     }
 
     /// One particle seeded with `seed`: `z_dd` uniform (site `z`, 65536);
-    /// `loglik = Σ_dd [terms_ratio + lgamma(nt + A beta) − lgamma(nt + len
-    /// + A beta)]` and `logw = loglik + Σ_dd log(K (m + 1) / (dd + K))`
+    /// `loglik = Σ_dd [terms_ratio + lgamma(nt + A beta)
+    /// − lgamma(nt + len + A beta)]` and `logw = loglik + Σ_dd log(K (m + 1) / (dd + K))`
     /// over the documents before `dd` in cluster `z_dd`. O(D (nnz + 1))
     /// plus O(K A) to clear the counts.
     pub fn sweep(&mut self, seed: u64) {

@@ -60,11 +60,11 @@ impl Counts {
             / (self.nk[t] as f64 + vb)
     }
 
-    /// The collapsed log joint `log p(w, z)` of the labels counted:
-    /// `Σ_e [lgamma(K alpha) − lgamma(n_e + K alpha)]
-    /// + Σ_{e,k} [lgamma(n_ek + alpha) − lgamma(alpha)]
-    /// + Σ_k [lgamma(V beta) − lgamma(n_k + V beta)]
-    /// + Σ_{v,k} [lgamma(n_vk + beta) − lgamma(beta)]`; a zero count adds
+    /// The collapsed log joint `log p(w, z)` of the labels counted, the sum
+    /// of `Σ_e [lgamma(K alpha) − lgamma(n_e + K alpha)]`,
+    /// `Σ_{e,k} [lgamma(n_ek + alpha) − lgamma(alpha)]`,
+    /// `Σ_k [lgamma(V beta) − lgamma(n_k + V beta)]` and
+    /// `Σ_{v,k} [lgamma(n_vk + beta) − lgamma(beta)]`; a zero count adds
     /// exactly 0 and is skipped.
     fn log_joint(&self, c: &Corpus, ne: &[i64]) -> f64 {
         let (ka, vb) = (c.k as f64 * ALPHA, c.v as f64 * BETA);

@@ -224,3 +224,46 @@ fn a_missing_or_panicking_external_is_an_error_naming_it() {
     let c = compile::compile(src, &Options::default()).unwrap();
     assert!(c.run(&[3], &HashMap::new(), 0).is_ok());
 }
+
+#[test]
+fn uniform_categorical_draws_in_constant_time_agree_with_the_scan() {
+    // Weight 1.0 over the whole range: the JIT draws `lo + min(⌊u·n⌋, n −
+    // 1)` without scanning (`CategoricalDraw::is_uniform`), the interpreter
+    // scans; the ranges depend on the point, the parameter and an offset.
+    let src = "affine uni [N] -> { : N > 0 }
+    outputs
+        Z : int { [i] : 0 <= i < N }
+        Y : int { [i] : 0 <= i < N }
+    let
+        Z[i] = categorical([k], {: 0 <= k < N} : 1.0);
+        Y[i] = categorical([k], {: i - 3 <= k <= 2i} : 1.0);
+.";
+    let c = compile::compile(src, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    // Both draws are in the uniform form (condition `true`, weight 1.0).
+    let text = c.function().to_c();
+    assert_eq!(text.matches("if true : 1.0;").count(), 2, "{text}");
+    agree(
+        src,
+        &[vec![1], vec![2], vec![7], vec![300]],
+        &HashMap::new(),
+    );
+}
+
+#[test]
+fn an_empty_uniform_categorical_is_the_error_of_an_empty_scan() {
+    // k in 0 ..= i − 2 is empty at i = 0 and i = 1.
+    let src = "affine empty [N] -> { : N > 3 }
+    outputs Z : int { [i] : 0 <= i < N }
+    let Z[i] = categorical([k], {: 0 <= k <= i - 2} : 1.0);
+.";
+    let c = compile::compile(src, &Options::default()).unwrap();
+    let prog = c.program().clone();
+    assert!(interp::run(&prog, "empty", &[5], &HashMap::new(), 1).is_err());
+    match c.run(&[5], &HashMap::new(), 1) {
+        Err(RunError::Jit(jit::ExecError::BadCategorical { array, point })) => {
+            assert_eq!(array, "Z");
+            assert_eq!(point, vec![0]);
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -310,6 +310,23 @@ impl Stream {
         Err(DrawError::NoAcceptance { dist: "poisson" })
     }
 
+    /// [`Stream::categorical`] over `n` weights all `1.0`, in O(1): the
+    /// running sums `1, ..., n` are exact (`n < 2^53`), so the first index
+    /// whose sum exceeds `t = u·n` is `⌊t⌋`, or the last one, `n − 1`, when
+    /// rounding made `t = n`. `n = 0` is the same error as an empty
+    /// categorical.
+    pub fn uniform_index(&self, n: u64) -> Result<u64, DrawError> {
+        if n == 0 || n >= 1 << 53 {
+            return Err(invalid(
+                "categorical",
+                format!("{n} equal weights (need 1 to 2^53 - 1)"),
+            ));
+        }
+        let t = self.uniform(0) * n as f64;
+        // 0 <= t <= n < 2^53: the floor is exact and fits.
+        Ok((t.floor() as u64).min(n - 1))
+    }
+
     /// Inverse-CDF categorical draw over `weights` in index order.
     pub fn categorical(&self, weights: &[f64]) -> Result<usize, DrawError> {
         let mut total = 0.0;
@@ -554,6 +571,24 @@ mod tests {
         }
         assert_eq!(Stream::new(0, 0, 0, &[]).poisson(0.0).unwrap(), 0);
         assert!(Stream::new(0, 0, 0, &[]).poisson(-1.0).is_err());
+    }
+
+    proptest::proptest! {
+        /// The O(1) uniform index is the categorical draw over equal
+        /// weights `1.0`, for every key.
+        #[test]
+        fn uniform_index_is_the_categorical_of_ones(
+            seed in 0u64..1000, site in 0u64..64, point in 0i64..10_000, n in 1usize..300,
+        ) {
+            let s = Stream::new(seed, site, 0, &[point]);
+            let want = s.categorical(&vec![1.0; n]).expect("positive weights");
+            proptest::prop_assert_eq!(s.uniform_index(n as u64).expect("n >= 1"), want as u64);
+        }
+    }
+
+    #[test]
+    fn uniform_index_of_nothing_is_an_error() {
+        assert!(Stream::new(0, 0, 0, &[]).uniform_index(0).is_err());
     }
 
     #[test]

@@ -364,6 +364,19 @@ pub struct CategoricalDraw {
     pub array: Option<ArrayId>,
 }
 
+impl CategoricalDraw {
+    /// The draw is uniform over its range: the weight is the constant
+    /// `1.0` and the condition `true`. Then the running sums of the
+    /// inverse-CDF rule are the exact integers `1, 2, ..., n` (`n` the
+    /// number of points, below `2^53`), the total is `n` and the rule picks
+    /// `lo + min(⌊u·n⌋, n − 1)` for the uniform `u` of the draw's key
+    /// (`runtime::rng::Stream::uniform_index`): an O(1) draw with the same
+    /// value as the O(n) scan.
+    pub fn is_uniform(&self) -> bool {
+        matches!(self.weight, Expr::Float(w) if w == 1.0) && matches!(self.cond, Expr::Bool(true))
+    }
+}
+
 /// The binary operator an accumulation `a[x] = a[x] op v` applies.
 pub fn acc_bin_op(op: ReduceOp) -> BinOp {
     match op {

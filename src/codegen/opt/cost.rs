@@ -162,7 +162,8 @@ impl CostWalk<'_> {
         Ok(())
     }
 
-    /// The categorical draws in `e`: each scans its range once.
+    /// The categorical draws in `e`: each scans its range once (a uniform one
+    /// costs O(1)).
     fn expr(&mut self, e: &Expr) -> Result<(), PolyError> {
         let mut draws = Vec::new();
         collect_categoricals(e, &mut draws);
@@ -197,6 +198,9 @@ fn collect_categoricals<'e>(e: &'e Expr, out: &mut Vec<&'e CategoricalDraw>) {
             args.iter().for_each(|x| collect_categoricals(x, out))
         }
         Expr::Random(r) => r.args.iter().for_each(|x| collect_categoricals(x, out)),
+        // A uniform draw is O(1) (`CategoricalDraw::is_uniform`); its
+        // weight is a constant.
+        Expr::Categorical(c) if c.is_uniform() => {}
         Expr::Categorical(c) => out.push(c),
     }
 }

@@ -1,7 +1,7 @@
 //! Lowering of draws: the key of a counter-based draw, the continuous and
 //! discrete distributions (host routines), and the categorical draw (two
-//! passes over its range), all exactly as the interpreter draws
-//! (`runtime::rng`).
+//! passes over its range, or O(1) when its weights are all `1.0`), all
+//! exactly as the interpreter draws (`runtime::rng`).
 
 use super::Lower;
 use crate::codegen::loop_ast::{CategoricalDraw, Distribution, Expr, RandomDraw};
@@ -80,6 +80,9 @@ impl Lower<'_, '_> {
     /// The weights are evaluated twice (they are pure: the same loads and
     /// the same counter-based draws), which needs no scratch memory.
     pub(super) fn categorical(&mut self, c: &CategoricalDraw) -> Result<Value, JitError> {
+        if c.is_uniform() {
+            return self.uniform_categorical(c);
+        }
         let (key, point) = self.rng_key(&c.seed, c.site, &c.point)?;
         let lo = self.bound(&c.lower, true);
         let hi = self.bound(&c.upper, false);
@@ -148,6 +151,35 @@ impl Lower<'_, '_> {
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
         Ok(self.b.use_var(res))
+    }
+
+    /// A uniform categorical draw ([`CategoricalDraw::is_uniform`]) in
+    /// O(1), as `runtime::rng::Stream::uniform_index`: with `n = hi − lo +
+    /// 1`, the check `1 <= n < 2^53` (an empty range is the error of an
+    /// empty categorical), then `lo + min(⌊u·n⌋, n − 1)`. The weights are
+    /// the constant `1.0`: nothing to evaluate.
+    fn uniform_categorical(&mut self, c: &CategoricalDraw) -> Result<Value, JitError> {
+        let (key, point) = self.rng_key(&c.seed, c.site, &c.point)?;
+        let lo = self.bound(&c.lower, true);
+        let hi = self.bound(&c.upper, false);
+        // `hi − lo` as a 64-bit pattern: the true difference when hi >= lo.
+        let span = self.b.ins().isub(hi, lo);
+        let nonempty = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, hi, lo);
+        let small = self
+            .b
+            .ins()
+            .icmp_imm(IntCC::UnsignedLessThan, span, (1i64 << 53) - 1);
+        let ok = self.b.ins().band(nonempty, small);
+        self.guard(ok, status::BAD_CATEGORICAL, c.array, &point);
+        let n = self.b.ins().iadd_imm(span, 1);
+        let nf = self.b.ins().fcvt_from_sint(types::F64, n);
+        let u = self.call(rt::UNIFORM, &[key]);
+        let t = self.b.ins().fmul(u, nf);
+        // 0 <= t <= n < 2^53: the floor converts exactly.
+        let fl = self.b.ins().floor(t);
+        let ki = self.b.ins().fcvt_to_sint(types::I64, fl);
+        let k = self.b.ins().smin(ki, span);
+        Ok(self.b.ins().iadd(lo, k))
     }
 
     /// `for k = lo ..= hi { if cond(k) { then(next) } }` over the draw's

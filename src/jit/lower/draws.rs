@@ -4,7 +4,7 @@
 //! exactly as the interpreter draws (`runtime::rng`).
 
 use super::Lower;
-use crate::codegen::loop_ast::{CategoricalDraw, Distribution, Expr, RandomDraw};
+use crate::codegen::loop_ast::{CategoricalDraw, Distribution, Expr, RandomDraw, Stmt};
 use crate::jit::abi::{rt, status};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -57,15 +57,44 @@ impl Lower<'_, '_> {
             .iter()
             .map(|p| self.expr(p))
             .collect::<Result<Vec<_>, _>>()?;
-        let s = self.expr(seed)?;
-        let var_v = self.iconst(i64::from(site >> 16));
-        let ord_v = self.iconst(i64::from(site & 0xffff));
-        let n_v = self.iconst(point.len() as i64);
-        let mut key = self.call(rt::KEY_PREFIX, &[s, var_v, ord_v, n_v]);
+        let hoisted = self
+            .key_prefixes
+            .iter()
+            .find(|(s, st, n, _)| s == seed && *st == site && *n == point.len())
+            .map(|&(_, _, _, v)| v);
+        let mut key = match hoisted {
+            Some(v) => v,
+            None => self.key_prefix(seed, site, point.len())?,
+        };
         for &pv in &point {
             key = self.call(rt::MIX, &[key, pv]);
         }
         Ok((key, point))
+    }
+
+    /// `runtime::rng::key_prefix(seed, site >> 16, site & 0xffff, n)`.
+    fn key_prefix(&mut self, seed: &Expr, site: u32, n: usize) -> Result<Value, JitError> {
+        let s = self.expr(seed)?;
+        let var_v = self.iconst(i64::from(site >> 16));
+        let ord_v = self.iconst(i64::from(site & 0xffff));
+        let n_v = self.iconst(n as i64);
+        Ok(self.call(rt::KEY_PREFIX, &[s, var_v, ord_v, n_v]))
+    }
+
+    /// Computes, in the entry block, the key prefix of every draw of the
+    /// function whose seed is an int constant or an affine function of
+    /// the parameters only: the prefix depends on `(seed, site, point
+    /// length)` alone, so one value (it dominates every use, being in the
+    /// entry block) serves every execution of the draw, instead of one
+    /// host call per draw. Must run right after the prologue.
+    pub(super) fn hoist_key_prefixes(&mut self) -> Result<(), JitError> {
+        let mut keys: Vec<(Expr, u32, usize)> = Vec::new();
+        collect_keys(&self.f.body, &mut keys);
+        for (seed, site, n) in keys {
+            let v = self.key_prefix(&seed, site, n)?;
+            self.key_prefixes.push((seed, site, n, v));
+        }
+        Ok(())
     }
 
     /// A categorical draw (see `CategoricalDraw`), in two passes over the
@@ -217,5 +246,81 @@ impl Lower<'_, '_> {
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(exit);
         Ok(())
+    }
+}
+
+/// The distinct `(seed, site, point length)` of the draws in `body` whose
+/// seed mentions no loop variable, in order of appearance.
+fn collect_keys(body: &[Stmt], out: &mut Vec<(Expr, u32, usize)>) {
+    for s in body {
+        match s {
+            // Bounds are affine: no draws.
+            Stmt::For(l) => collect_keys(&l.body, out),
+            Stmt::If { cond, then, els } => {
+                expr_keys(cond, out);
+                collect_keys(then, out);
+                collect_keys(els, out);
+            }
+            Stmt::Assign { index, value, .. } => {
+                index.iter().for_each(|e| expr_keys(e, out));
+                expr_keys(value, out);
+            }
+            Stmt::Accumulate(a) => {
+                a.index.iter().for_each(|e| expr_keys(e, out));
+                expr_keys(&a.value, out);
+            }
+            Stmt::SetLocal { value, .. } => expr_keys(value, out),
+            Stmt::Block(b) => collect_keys(b, out),
+            Stmt::Bind(b) => {
+                expr_keys(&b.guard, out);
+                expr_keys(&b.value, out);
+                collect_keys(&b.body, out);
+            }
+        }
+    }
+}
+
+fn expr_keys(e: &Expr, out: &mut Vec<(Expr, u32, usize)>) {
+    let mut add = |seed: &Expr, site: u32, n: usize| {
+        let invariant = match seed {
+            Expr::Int(_) => true,
+            Expr::Aff(a) => a.is_param_only(),
+            _ => false,
+        };
+        if invariant
+            && !out
+                .iter()
+                .any(|(s, st, m)| s == seed && *st == site && *m == n)
+        {
+            out.push((seed.clone(), site, n));
+        }
+    };
+    match e {
+        Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => {}
+        Expr::Load { index, .. } => index.iter().for_each(|x| expr_keys(x, out)),
+        Expr::Unary(_, a) | Expr::Cast(_, a) => expr_keys(a, out),
+        Expr::Binary(_, a, b) => {
+            expr_keys(a, out);
+            expr_keys(b, out);
+        }
+        Expr::Select(c, a, b) => {
+            expr_keys(c, out);
+            expr_keys(a, out);
+            expr_keys(b, out);
+        }
+        Expr::Math(_, args) | Expr::External { args, .. } => {
+            args.iter().for_each(|x| expr_keys(x, out))
+        }
+        Expr::Random(r) => {
+            add(&r.seed, r.site, r.point.len());
+            r.args.iter().for_each(|x| expr_keys(x, out));
+            r.point.iter().for_each(|x| expr_keys(x, out));
+        }
+        Expr::Categorical(c) => {
+            add(&c.seed, c.site, c.point.len());
+            expr_keys(&c.cond, out);
+            expr_keys(&c.weight, out);
+            c.point.iter().for_each(|x| expr_keys(x, out));
+        }
     }
 }

@@ -167,8 +167,10 @@ fn compile_inner(
             err_ptr: args[2],
             ext_ptr: args[3],
             rt: rt_refs,
+            key_prefixes: Vec::new(),
         };
         l.prologue(args[0], args[1])?;
+        l.hoist_key_prefixes()?;
         l.stmts(&f.body)?;
         let ok = l.b.ins().iconst(types::I64, status::OK);
         l.b.ins().return_(&[ok]);
@@ -223,6 +225,10 @@ struct Lower<'a, 'b> {
     /// The `ExternalTable` of the run.
     ext_ptr: Value,
     rt: Vec<FuncRef>,
+    /// Key prefixes computed once in the entry block: `(seed, site,
+    /// point length, prefix)` for the draws whose seed mentions no loop
+    /// variable (see `draws::hoist_key_prefixes`).
+    key_prefixes: Vec<(Expr, u32, usize, Value)>,
 }
 
 fn cl_type(t: ElemType) -> Type {

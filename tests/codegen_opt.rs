@@ -367,10 +367,12 @@ fn two_loops(lo: Bound, hi: Bound, body: Vec<Stmt>) -> Function {
         }],
         body: vec![Stmt::For(ForLoop {
             var: I,
+            parallel: false,
             lower: Bound::aff(Affine::cst(0)),
             upper: Bound::aff(n_minus(1)),
             body: vec![Stmt::For(ForLoop {
                 var: J,
+                parallel: false,
                 lower: lo,
                 upper: hi,
                 body,

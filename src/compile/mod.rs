@@ -232,7 +232,11 @@ fn lower(original: &ir::Program, options: &Options) -> Result<Lowered, CompileEr
     } else {
         StorageMap::default()
     };
-    let f = opt::optimize(&f).map_err(CompileError::LoopOpt)?;
+    let mut f = opt::optimize(&f).map_err(CompileError::LoopOpt)?;
+    // Last: the marks are proven on the final loop program (storage
+    // mapping and the loop rewrites may add dependences the schedule's
+    // coincidence does not see).
+    crate::codegen::loop_ast::parallel::mark_parallel(&mut f);
     Ok(Lowered {
         function: f,
         program,

@@ -57,6 +57,7 @@
 //!   a run-time error when the call executes.
 
 mod check;
+pub mod parallel;
 mod print;
 
 use crate::poly::{ConstraintKind, Set};
@@ -412,6 +413,15 @@ pub struct ForLoop {
     pub lower: Bound,
     pub upper: Bound,
     pub body: Vec<Stmt>,
+    /// The iterations may run concurrently, in any order (issue 16): no
+    /// two distinct iterations touch a common array cell that one of them
+    /// writes, no local is carried from one iteration to another or out
+    /// of the loop, and the body calls no external function
+    /// ([`parallel::is_parallel`], the proof; [`Function::check`] refuses
+    /// a mark it cannot prove). The JIT runs such a loop (when it is not
+    /// inside another parallel loop) as chunks of its range on a thread
+    /// pool; every other engine, and nested marks, run it sequentially.
+    pub parallel: bool,
 }
 
 impl ForLoop {

@@ -17,6 +17,9 @@
 /// by index (`Function::externals`); `None` where none was supplied.
 pub struct ExternalTable {
     pub fns: Vec<Option<crate::runtime::ExternalFn>>,
+    /// What `jit::parallel::rt_parallel` needs to run the function's
+    /// parallel loops (`None` for a function without any).
+    pub(crate) par: Option<super::parallel::ParallelRun>,
 }
 
 /// Status of [`rt_external`]: no implementation for the index.

@@ -36,6 +36,7 @@ use super::lower::ParallelLoop;
 use crate::codegen::loop_ast::parallel::work;
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Estimated work (nodes executed) below which a parallel loop runs on
@@ -45,6 +46,43 @@ pub const MIN_PARALLEL_WORK: u128 = 40_000;
 pub const CHUNK_WORK: u128 = 20_000;
 /// At most this many chunks per thread.
 pub const CHUNKS_PER_THREAD: u128 = 4;
+
+/// How loops are split when testing (see [`set_split_mode`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitMode {
+    /// Split when it pays (the default).
+    WhenItPays,
+    /// Split every loop of at least two iterations into
+    /// `min(trip, threads × CHUNKS_PER_THREAD)` chunks, whatever its work,
+    /// and run them on the pool.
+    Always,
+    /// Split as `Always`, but run the chunks on the calling thread from
+    /// the last to the first: a dependence between iterations of
+    /// different chunks (which a correct mark excludes) then changes the
+    /// results deterministically.
+    AlwaysReversed,
+}
+
+static SPLIT_MODE: AtomicU8 = AtomicU8::new(0);
+static SPLIT_RUNS: AtomicU64 = AtomicU64::new(0);
+
+/// Sets how every run of the process splits its parallel loops (for
+/// tests: results must not depend on it). With more than one thread
+/// only; `Some(1)` threads always runs loops whole.
+pub fn set_split_mode(mode: SplitMode) {
+    let m = match mode {
+        SplitMode::WhenItPays => 0,
+        SplitMode::Always => 1,
+        SplitMode::AlwaysReversed => 2,
+    };
+    SPLIT_MODE.store(m, Ordering::Relaxed);
+}
+
+/// How many executions of parallel loops were split into chunks since
+/// the process started (all threads).
+pub fn split_runs() -> u64 {
+    SPLIT_RUNS.load(Ordering::Relaxed)
+}
 
 /// What a run's parallel loops need (built by `JitFunction::run_threads`
 /// for one call of the compiled function).
@@ -170,13 +208,16 @@ fn execute(
             *slot = x;
         }
     }
+    let mode = SPLIT_MODE.load(Ordering::Relaxed);
     let w = work(&pl.lp, lo, hi, &mut env, &run.params);
-    if w < MIN_PARALLEL_WORK {
+    if w < MIN_PARALLEL_WORK && mode == 0 {
         return chunks.run(lo, hi);
     }
-    let n = (trip as u128)
-        .min(threads as u128 * CHUNKS_PER_THREAD)
-        .min((w / CHUNK_WORK).max(2));
+    let mut n = (trip as u128).min(threads as u128 * CHUNKS_PER_THREAD);
+    if mode == 0 {
+        n = n.min((w / CHUNK_WORK).max(2));
+    }
+    SPLIT_RUNS.fetch_add(1, Ordering::Relaxed);
     // `2 <= n <= trip`; chunk `c` is `[lo + ⌊trip·c/n⌋, lo + ⌊trip·(c+1)/n⌋ − 1]`,
     // inside `[lo, hi]` (so in `i64`).
     let n = n as i128;
@@ -187,6 +228,14 @@ fn execute(
             .map(|c| chunks.run(at(c), at(c + 1) - 1))
             .collect::<Vec<_>>()
     };
+    if mode == 2 {
+        let mut results: Vec<_> = (0..n)
+            .rev()
+            .map(|c| chunks.run(at(c), at(c + 1) - 1))
+            .collect();
+        results.reverse();
+        return first_error(results);
+    }
     let results = match run.threads {
         None => go(),
         Some(t) => match pool(t) {
@@ -194,6 +243,12 @@ fn execute(
             None => return chunks.run(lo, hi),
         },
     };
+    first_error(results)
+}
+
+/// The first failing chunk's status and error slot (chunks in iteration
+/// order), else `OK`.
+fn first_error(results: Vec<(i64, [i64; ERR_SLOT_LEN])>) -> (i64, [i64; ERR_SLOT_LEN]) {
     results
         .into_iter()
         .find(|r| r.0 != status::OK)

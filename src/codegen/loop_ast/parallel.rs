@@ -64,8 +64,8 @@ pub enum Refusal {
     LocalLiveOut(String),
 }
 
-/// Loops whose trip count is a constant below this are not marked (their
-/// body is searched for a parallel loop instead).
+/// Loops whose trip count is known to stay below this are not marked
+/// (their body is searched for a parallel loop instead).
 pub const MIN_CONSTANT_TRIP: i64 = 8;
 
 /// What the proof needs to know of the whole function.
@@ -428,25 +428,31 @@ fn must_define(body: &[Stmt], defined: &mut BTreeSet<LocalId>) -> Result<(), Loc
     Ok(())
 }
 
-/// The trip count of a loop when both bounds are constants.
-fn constant_trip(l: &ForLoop) -> Option<i64> {
-    let constant = |b: &Bound| {
-        b.terms
-            .iter()
-            .all(|t| t.expr.terms.iter().all(|&(_, c)| c == 0))
-    };
-    if !constant(&l.lower) || !constant(&l.upper) {
-        return None;
+/// An upper bound on the trip count of a loop known without the
+/// parameters: `hi_t − lo_s + 1` for a term `lo_s` of the lower bound and
+/// a term `hi_t` of the upper bound (both with divisor 1) whose
+/// difference is a constant (e.g. `for (t = i; t <= min(N − 1, i); t++)`
+/// runs at most once); the smallest such, `None` when there is none.
+fn known_trip_bound(l: &ForLoop) -> Option<i64> {
+    let mut best: Option<i64> = None;
+    for lt in l.lower.terms.iter().filter(|t| t.div == 1) {
+        for ut in l.upper.terms.iter().filter(|t| t.div == 1) {
+            let (nl, nu) = (norm(&lt.expr), norm(&ut.expr));
+            if nl.0 == nu.0 {
+                let trip = nu.1 - nl.1 + 1;
+                let trip = i64::try_from(trip.max(0)).unwrap_or(i64::MAX);
+                best = Some(best.map_or(trip, |b| b.min(trip)));
+            }
+        }
     }
-    let lo = eval_bound(&l.lower, true, &[], &[])?;
-    let hi = eval_bound(&l.upper, false, &[], &[])?;
-    Some(hi.saturating_sub(lo).saturating_add(1).max(0))
+    best
 }
 
 /// Marks the outermost loops of `f` that may run in parallel (see the
-/// module comment) and are not known to be short (a constant trip count
-/// below [`MIN_CONSTANT_TRIP`]); the loops inside a marked loop stay
-/// unmarked. Returns the number of loops marked.
+/// module comment) and are not known to be short (a trip count bounded
+/// below [`MIN_CONSTANT_TRIP`] whatever the parameters: constant bounds,
+/// or a lower and an upper bound term a constant apart); the loops inside
+/// a marked loop stay unmarked. Returns the number of loops marked.
 pub fn mark_parallel(f: &mut Function) -> usize {
     let cx = Context::of(f);
     mark(&cx, &mut f.body)
@@ -457,7 +463,7 @@ fn mark(cx: &Context, body: &mut [Stmt]) -> usize {
     for s in body {
         match s {
             Stmt::For(l) => {
-                let short = constant_trip(l).is_some_and(|t| t < MIN_CONSTANT_TRIP);
+                let short = known_trip_bound(l).is_some_and(|t| t < MIN_CONSTANT_TRIP);
                 if !short && check(cx, l).is_ok() {
                     l.parallel = true;
                     n += 1;

@@ -386,6 +386,7 @@ impl JitFunction {
             threads,
         });
         let table = ExternalTable {
+            min_parallel_trip: parallel::min_trip(threads),
             fns: f
                 .externals
                 .iter()

@@ -75,7 +75,7 @@ impl Lower<'_, '_> {
                 let hi = self.bound(&l.upper, false);
                 let id = self.parallel_ids.get(&(l as *const ForLoop)).copied();
                 match id {
-                    Some(id) => self.parallel_call(id, lo, hi)?,
+                    Some(id) => self.parallel_call(l, id, lo, hi)?,
                     None => {
                         self.enclosing.push(l.var);
                         let r = self.for_loop(l, lo, hi);
@@ -158,16 +158,51 @@ impl Lower<'_, '_> {
         self.rotated_loop(var, hi, body, 1, 1)
     }
 
-    /// The call of `host_fns::rt_parallel` for parallel loop `id` over
-    /// `[lo, hi]` (when `lo <= hi`), with the enclosing variables' values
-    /// in a stack slot; a non-zero status (the host filled the error
-    /// slot) is returned at once.
-    fn parallel_call(&mut self, id: i64, lo: Value, hi: Value) -> Result<(), JitError> {
+    /// Parallel loop `l` (id `id`) over `[lo, hi]`: when it has at least
+    /// `min_parallel_trip` iterations (read from the run's table, at offset
+    /// 0), the call of `jit::parallel::rt_parallel` with the enclosing
+    /// variables' values in a stack slot (a non-zero status, for which the
+    /// host filled the error slot, is returned at once); otherwise the
+    /// loop inline.
+    fn parallel_call(
+        &mut self,
+        l: &ForLoop,
+        id: i64,
+        lo: Value,
+        hi: Value,
+    ) -> Result<(), JitError> {
         let call_blk = self.b.create_block();
+        let inline_blk = self.b.create_block();
         let join = self.b.create_block();
-        let nonempty = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, lo, hi);
-        self.b.ins().brif(nonempty, call_blk, &[], join, &[]);
+        // `hi − lo + 1 >= min`, as `lo <= hi − (min − 1)` without overflow:
+        // `min >= 2` and `hi − (min − 1)` is computed only when
+        // `hi >= i64::MIN + min − 1` (else the trip is below `min` anyway,
+        // since `lo >= i64::MIN`).
+        let min = self
+            .b
+            .ins()
+            .load(types::I64, MemFlags::trusted(), self.ext_ptr, 0);
+        let min_m1 = self.b.ins().iadd_imm(min, -1);
+        let floor = self.b.ins().iadd_imm(min_m1, i64::MIN);
+        let room = self
+            .b
+            .ins()
+            .icmp(IntCC::SignedGreaterThanOrEqual, hi, floor);
+        let last_start = self.b.ins().isub(hi, min_m1);
+        let fits = self
+            .b
+            .ins()
+            .icmp(IntCC::SignedLessThanOrEqual, lo, last_start);
+        let big = self.b.ins().band(room, fits);
+        self.b.ins().brif(big, call_blk, &[], inline_blk, &[]);
         self.b.seal_block(call_blk);
+        self.b.seal_block(inline_blk);
+        self.b.switch_to_block(inline_blk);
+        self.enclosing.push(l.var);
+        let r = self.for_loop(l, lo, hi);
+        self.enclosing.pop();
+        r?;
+        self.b.ins().jump(join, &[]);
         self.b.switch_to_block(call_blk);
         let n = self.enclosing.len();
         let too_deep = || JitError::Codegen("too many enclosing loops".into());

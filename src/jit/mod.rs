@@ -3,12 +3,16 @@
 //!
 //! Owns: compilation (`lower`), the run-time proof obligations of
 //! unchecked code (`analysis`), the host routines compiled code calls
-//! (`host_fns`) and the calling convention (`abi`), the buffer
+//! (`host_fns`), the calling convention (`abi`), the running of parallel
+//! loops on several threads (`parallel`), the buffer
 //! type [`Buffer`] and the only `unsafe` code of the crate, at the JIT
 //! boundary: the call of a finalized function pointer, in
 //! [`JitFunction::run`], the release of its code memory when it is
-//! dropped (`lower::Compiled`), and the trampoline through which compiled
-//! code calls a user's external function (`host_fns::rt_external`).
+//! dropped (`lower::Compiled`), the trampoline through which compiled
+//! code calls a user's external function (`host_fns::rt_external`), and
+//! the calls of a parallel loop's outlined function from the pool's
+//! threads (`parallel`, whose argument is the disjointness proof of
+//! `loop_ast::parallel`).
 //!
 //! Must not know about: schedules, the IR's equations, the interpreter
 //! (its arrays convert to and from [`Buffer`] at one point, to be added

@@ -7,7 +7,9 @@
 //! ([`Function::to_c`]).
 //!
 //! Files: this one holds the types and their constructors; `check` the
-//! static check and typing, `print` the C-like printer.
+//! static check and typing, `print` the C-like printer, `parallel` the
+//! proof that a loop's iterations are independent and the marking of
+//! parallel loops.
 //!
 //! Must not know about: schedules, dependences, Cranelift, the source
 //! syntax. It reads only `ElemType` from the IR; domains are `poly::Set`s.

@@ -23,7 +23,10 @@ fn source(name: &str) -> String {
 fn counting(f: &Function) -> Function {
     fn walk(s: &mut Stmt, tick: &Stmt) {
         match s {
-            Stmt::For(ForLoop { body, .. }) => {
+            // The counter is carried from iteration to iteration: the
+            // instrumented loops are sequential.
+            Stmt::For(ForLoop { body, parallel, .. }) => {
+                *parallel = false;
                 body.iter_mut().for_each(|b| walk(b, tick));
                 body.insert(0, tick.clone());
             }

@@ -56,10 +56,12 @@ fn matmul() -> Function {
         }],
         body: vec![Stmt::For(ForLoop {
             var: LoopVar(0),
+            parallel: false,
             lower: zero(),
             upper: last(0),
             body: vec![Stmt::For(ForLoop {
                 var: LoopVar(1),
+                parallel: false,
                 lower: zero(),
                 upper: last(0),
                 body: vec![
@@ -69,6 +71,7 @@ fn matmul() -> Function {
                     },
                     Stmt::For(ForLoop {
                         var: LoopVar(2),
+                        parallel: false,
                         lower: zero(),
                         upper: last(0),
                         body: vec![Stmt::SetLocal {
@@ -113,6 +116,7 @@ fn jacobi() -> Function {
     let sweep = |dst: usize, src: usize| {
         Stmt::For(ForLoop {
             var: i,
+            parallel: false,
             lower: Bound::aff(Affine::cst(1)),
             upper: Bound::aff(Affine::param(1).offset(-2).expect("no overflow")),
             body: vec![Stmt::Assign {
@@ -150,6 +154,7 @@ fn jacobi() -> Function {
         locals: vec![],
         body: vec![Stmt::For(ForLoop {
             var: LoopVar(0),
+            parallel: false,
             lower: Bound::aff(Affine::cst(0)),
             upper: last(0),
             body: vec![sweep(1, 0), sweep(0, 1)],

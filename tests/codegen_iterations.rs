@@ -49,7 +49,10 @@ fn counting(f: &Function) -> Function {
             }
         }
         match s {
-            Stmt::For(ForLoop { body, .. }) => {
+            // The counter is carried from iteration to iteration: the
+            // instrumented loops are sequential.
+            Stmt::For(ForLoop { body, parallel, .. }) => {
+                *parallel = false;
                 each(body, ticks);
                 body.insert(0, ticks[0].clone());
             }

@@ -77,6 +77,7 @@ fn range(e: Affine) -> (Bound, Bound) {
 fn for_(var: LoopVar, (lower, upper): (Bound, Bound), body: Vec<Stmt>) -> Stmt {
     Stmt::For(ForLoop {
         var,
+        parallel: false,
         lower,
         upper,
         body,

@@ -40,6 +40,7 @@ fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
 fn for_(var: usize, lo: Bound, hi: Bound, body: Vec<Stmt>) -> Stmt {
     Stmt::For(ForLoop {
         var: LoopVar(var),
+        parallel: false,
         lower: lo,
         upper: hi,
         body,

@@ -94,10 +94,12 @@ fn nest(lo_i: &[Term], hi_i: &[Term], lo_j: &[Term], hi_j: &[Term]) -> Function 
         }],
         body: vec![Stmt::For(ForLoop {
             var: i,
+            parallel: false,
             lower: bound(lo_i, false),
             upper: bound(hi_i, false),
             body: vec![Stmt::For(ForLoop {
                 var: j,
+                parallel: false,
                 lower: bound(lo_j, true),
                 upper: bound(hi_j, true),
                 body: vec![
@@ -210,6 +212,7 @@ fn elementwise(op: BinOp) -> Function {
         locals: vec![],
         body: vec![Stmt::For(ForLoop {
             var: k,
+            parallel: false,
             lower: Bound::aff(Affine::cst(0)),
             upper: Bound::aff(Affine::param(0).offset(-1).expect("no overflow")),
             body: vec![Stmt::Assign {
@@ -376,10 +379,12 @@ fn guarded_fn(g: &Guarded) -> Function {
         locals: vec![],
         body: vec![Stmt::For(ForLoop {
             var: i,
+            parallel: false,
             lower: bound(&g.lo_i, false),
             upper: bound(&g.hi_i, false),
             body: vec![Stmt::For(ForLoop {
                 var: j,
+                parallel: false,
                 lower: bound(&g.lo_j, true),
                 upper: bound(&g.hi_j, true),
                 body: vec![Stmt::If {
@@ -546,6 +551,7 @@ fn vector_loops_match_scalar_loops() {
                 locals: vec![],
                 body: vec![Stmt::For(ForLoop {
                     var: i,
+                    parallel: false,
                     lower: Bound::aff(Affine::cst(0)),
                     upper: Bound::aff(Affine::param(0).offset(-1).expect("small")),
                     body,

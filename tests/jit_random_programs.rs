@@ -132,6 +132,7 @@ fn program(body: Vec<Stmt>) -> Function {
         }],
         body: vec![Stmt::For(ForLoop {
             var: I,
+            parallel: false,
             lower: Bound::aff(Affine::cst(0)),
             upper: Bound::aff(Affine::param(0).offset(-1).expect("small")),
             body,

@@ -55,6 +55,7 @@ def compile(
     source_or_path: Union[str, "os.PathLike[str]"],
     system: Optional[str] = None,
     optimize: bool = True,
+    threads: Optional[int] = None,
 ) -> Program:
     """Compile one system of a program to native code.
 
@@ -62,8 +63,11 @@ def compile(
     `system` names the system to compile; by default the one named like
     the file (`gmm_gs` in `gmm_gs.alpha`), else the first. With
     `optimize=False` the reductions are not simplified (the program as
-    written). Raises `CompileError` with the diagnostics (file, line,
-    column and a caret) when the program does not compile.
+    written). `threads` is the number of threads the loops proven
+    parallel run on (default: all cores; results are identical for every
+    number, random draws included). Raises `CompileError` with the
+    diagnostics (file, line, column and a caret) when the program does not
+    compile.
     """
     if _is_path(source_or_path):
         path = os.fspath(source_or_path)
@@ -72,5 +76,5 @@ def compile(
                 text = f.read()
         except OSError as e:
             raise CompileError(f"cannot read {path}: {e.strerror or e}") from None
-        return _compile_source(text, path, system, optimize)
-    return _compile_source(str(source_or_path), "<source>", system, optimize)
+        return _compile_source(text, path, system, optimize, threads)
+    return _compile_source(str(source_or_path), "<source>", system, optimize, threads)

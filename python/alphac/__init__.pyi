@@ -12,4 +12,5 @@ def compile(
     source_or_path: Union[str, "os.PathLike[str]"],
     system: Optional[str] = None,
     optimize: bool = True,
+    threads: Optional[int] = None,
 ) -> Program: ...

@@ -22,6 +22,7 @@ def compile_source(
     file_name: str = "<source>",
     system: Optional[str] = None,
     optimize: bool = True,
+    threads: Optional[int] = None,
 ) -> Program: ...
 
 class Program:

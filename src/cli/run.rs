@@ -69,6 +69,11 @@ pub struct RunArgs {
     /// would take).
     #[arg(long)]
     pub stats: bool,
+    /// Threads for the loops the compiler proves parallel (marked
+    /// `#pragma parallel` by `alphac emit`); default: all cores. Results
+    /// are identical for every number of threads, draws included.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub threads: Option<u64>,
 }
 
 /// The system `alphac run` runs by default: the named one; else the one
@@ -139,14 +144,16 @@ fn compile_native(
     source: &str,
     system: &str,
     optimize: bool,
+    threads: Option<u64>,
 ) -> Result<Option<Compiled>, CliError> {
+    let threads = threads.and_then(|n| usize::try_from(n).ok());
     let options = Options {
         optimize,
         system: Some(system.to_string()),
         ..Default::default()
     };
     match crate::compile::compile(source, &options) {
-        Ok(c) => Ok(Some(c)),
+        Ok(c) => Ok(Some(c.with_threads(threads))),
         Err(crate::compile::CompileError::Scan(crate::codegen::scan::ScanError::Unsupported(
             why,
         ))) => {
@@ -221,7 +228,15 @@ pub fn run(args: RunArgs) -> Result<String, CliError> {
         .collect();
     if !missing.is_empty() {
         if let Some(g) = generator {
-            let generated = generate(&source.text, &program, g, &values, &given, args.seed)?;
+            let generated = generate(
+                &source.text,
+                &program,
+                g,
+                &values,
+                &given,
+                args.seed,
+                args.threads,
+            )?;
             for name in &missing {
                 let a = generated.get(*name).ok_or_else(|| {
                     CliError::User(format!(
@@ -268,7 +283,7 @@ pub fn run(args: RunArgs) -> Result<String, CliError> {
     let compiled = if args.interp {
         None
     } else {
-        compile_native(&source.text, &sys.name, !args.no_optimize)?
+        compile_native(&source.text, &sys.name, !args.no_optimize, args.threads)?
     };
     let compile_time = started.elapsed();
     let program = match (&compiled, args.no_optimize) {
@@ -438,6 +453,7 @@ fn generate(
     values: &HashMap<String, i64>,
     given: &HashMap<String, PathBuf>,
     seed: u64,
+    threads: Option<u64>,
 ) -> Result<HashMap<String, Array>, CliError> {
     let params = params_of(g, values)?;
     let specs =
@@ -453,7 +469,7 @@ fn generate(
         let a = data::read_data(path, spec).map_err(|e| CliError::User(e.to_string()))?;
         inputs.insert(spec.name.clone(), a);
     }
-    let compiled = compile_native(source, &g.name, true)?;
+    let compiled = compile_native(source, &g.name, true, threads)?;
     let program = match &compiled {
         Some(c) => c.program().clone(),
         None => program.clone(),

@@ -134,6 +134,9 @@ struct Inner {
 #[derive(Clone)]
 pub struct Compiled {
     inner: Rc<Inner>,
+    /// Threads its parallel loops run on (`None`: all cores); see
+    /// [`Compiled::with_threads`].
+    threads: Option<usize>,
 }
 
 thread_local! {
@@ -232,7 +235,11 @@ fn lower(original: &ir::Program, options: &Options) -> Result<Lowered, CompileEr
     } else {
         StorageMap::default()
     };
-    let f = opt::optimize(&f).map_err(CompileError::LoopOpt)?;
+    let mut f = opt::optimize(&f).map_err(CompileError::LoopOpt)?;
+    // Last: the marks are proven on the final loop program (storage
+    // mapping and the loop rewrites may add dependences the schedule's
+    // coincidence does not see).
+    crate::codegen::loop_ast::parallel::mark_parallel(&mut f);
     Ok(Lowered {
         function: f,
         program,
@@ -274,11 +281,17 @@ pub fn compile(src: &str, options: &Options) -> Result<Compiled, CompileError> {
     options.map_storage.hash(&mut h);
     let key = h.finish();
     if let Some(inner) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
-        return Ok(Compiled { inner });
+        return Ok(Compiled {
+            inner,
+            threads: None,
+        });
     }
     let inner = Rc::new(build(src, options)?);
     CACHE.with(|c| c.borrow_mut().insert(key, inner.clone()));
-    Ok(Compiled { inner })
+    Ok(Compiled {
+        inner,
+        threads: None,
+    })
 }
 
 /// [`compile`] without the cache (every call parses, schedules, scans and
@@ -286,6 +299,7 @@ pub fn compile(src: &str, options: &Options) -> Result<Compiled, CompileError> {
 pub fn compile_uncached(src: &str, options: &Options) -> Result<Compiled, CompileError> {
     Ok(Compiled {
         inner: Rc::new(build(src, options)?),
+        threads: None,
     })
 }
 
@@ -365,6 +379,26 @@ impl Compiled {
             jit_params.push(seed as i64);
         }
         jit_params
+    }
+
+    /// The same compiled system, running its parallel loops (the loops
+    /// `alphac emit` marks `#pragma parallel`) on `threads` threads:
+    /// `None` (the default) uses all cores, `Some(1)` runs every loop on
+    /// the calling thread. Results, random draws included, are identical
+    /// for every number of threads (`jit::parallel`).
+    pub fn with_threads(mut self, threads: Option<usize>) -> Compiled {
+        self.threads = threads;
+        self
+    }
+
+    /// The threads the parallel loops run on (`None`: all cores).
+    pub fn threads(&self) -> Option<usize> {
+        self.threads
+    }
+
+    /// The number of loops that run on several threads.
+    pub fn parallel_loops(&self) -> usize {
+        self.inner.jit.parallel_loops()
     }
 
     /// The IR that was compiled (after optimization).
@@ -495,7 +529,7 @@ impl Compiled {
     ) -> Result<HashMap<String, Array>, RunError> {
         let sys = self.system();
         let jit = &self.inner.jit;
-        jit.run_with(&jit_params, &mut bufs, externals)
+        jit.run_threads(&jit_params, &mut bufs, externals, self.threads)
             .map_err(RunError::Jit)?;
         let mut out = HashMap::new();
         for (id, var) in sys.vars.iter().enumerate() {

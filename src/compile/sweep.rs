@@ -189,7 +189,12 @@ impl Sweeper {
         self.compiled
             .inner
             .jit
-            .run_with(&self.jit_params, &mut self.bufs, &self.externals)
+            .run_threads(
+                &self.jit_params,
+                &mut self.bufs,
+                &self.externals,
+                self.compiled.threads,
+            )
             .map_err(RunError::Jit)?;
         self.next += 1;
         self.carry_pending = true;

@@ -46,6 +46,9 @@ pub mod status {
     pub const EXTERNAL_MISSING: i64 = 7;
     /// An external function panicked (index as for `EXTERNAL_MISSING`).
     pub const EXTERNAL_PANICKED: i64 = 8;
+    /// A chunk of a parallel loop panicked or could not be started (a
+    /// bug: the outlined code does not panic).
+    pub const PARALLEL_FAILED: i64 = 9;
 }
 
 /// A host routine: its JIT symbol, address and signature.
@@ -65,7 +68,8 @@ macro_rules! decls {
 
 /// The host routines, in the order of the indices of [`rt`]. Pointers are
 /// `I64` (the host check in `lower::compile_inner` requires 64-bit
-/// pointers); `alphac_rt_external` takes `(table, index, args, n, out)`.
+/// pointers); `alphac_rt_external` takes `(table, index, args, n, out)`,
+/// `alphac_rt_parallel` `(table, loop, lo, hi, vars, err)`.
 pub(super) fn host_decls() -> Vec<RtDecl> {
     use types::{F64, I64};
     decls! {
@@ -83,6 +87,7 @@ pub(super) fn host_decls() -> Vec<RtDecl> {
         "alphac_rng_poisson" = rng::alphac_rng_poisson, (I64, F64) -> I64;
         "alphac_rng_key_prefix" = rng::alphac_rng_key_prefix, (I64, I64, I64, I64) -> I64;
         "alphac_rt_external" = host_fns::rt_external, (I64, I64, I64, I64, I64) -> I64;
+        "alphac_rt_parallel" = super::parallel::rt_parallel, (I64, I64, I64, I64, I64, I64) -> I64;
     }
 }
 
@@ -102,4 +107,5 @@ pub(super) mod rt {
     pub const POISSON: usize = 11;
     pub const KEY_PREFIX: usize = 12;
     pub const EXTERNAL: usize = 13;
+    pub const PARALLEL: usize = 14;
 }

@@ -15,8 +15,19 @@
 
 /// The implementations of a function's external functions for one run,
 /// by index (`Function::externals`); `None` where none was supplied.
+///
+/// Also the run's context for parallel loops: `repr(C)` with
+/// `min_parallel_trip` first, because compiled code reads it at offset 0
+/// (`Lower::parallel_call`).
+#[repr(C)]
 pub struct ExternalTable {
+    /// A parallel loop with fewer iterations runs inline on the calling
+    /// thread, without calling `jit::parallel::rt_parallel`.
+    pub(crate) min_parallel_trip: i64,
     pub fns: Vec<Option<crate::runtime::ExternalFn>>,
+    /// What `jit::parallel::rt_parallel` needs to run the function's
+    /// parallel loops (`None` for a function without any).
+    pub(crate) par: Option<super::parallel::ParallelRun>,
 }
 
 /// Status of [`rt_external`]: no implementation for the index.

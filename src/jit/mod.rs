@@ -3,12 +3,16 @@
 //!
 //! Owns: compilation (`lower`), the run-time proof obligations of
 //! unchecked code (`analysis`), the host routines compiled code calls
-//! (`host_fns`) and the calling convention (`abi`), the buffer
+//! (`host_fns`), the calling convention (`abi`), the running of parallel
+//! loops on several threads (`parallel`), the buffer
 //! type [`Buffer`] and the only `unsafe` code of the crate, at the JIT
 //! boundary: the call of a finalized function pointer, in
 //! [`JitFunction::run`], the release of its code memory when it is
-//! dropped (`lower::Compiled`), and the trampoline through which compiled
-//! code calls a user's external function (`host_fns::rt_external`).
+//! dropped (`lower::Compiled`), the trampoline through which compiled
+//! code calls a user's external function (`host_fns::rt_external`), and
+//! the calls of a parallel loop's outlined function from the pool's
+//! threads (`parallel`, whose argument is the disjointness proof of
+//! `loop_ast::parallel`).
 //!
 //! Must not know about: schedules, the IR's equations, the interpreter
 //! (its arrays convert to and from [`Buffer`] at one point, to be added
@@ -33,6 +37,7 @@ pub mod abi;
 mod analysis;
 pub mod host_fns;
 pub mod lower;
+pub mod parallel;
 
 use crate::codegen::loop_ast::{AstError, Function, MAX_DIMS};
 use crate::runtime::ExternalFn;
@@ -40,9 +45,10 @@ use crate::vocab::ElemType;
 use abi::{status, NativeFn, ERR_SLOT_LEN};
 use analysis::Verdict;
 use host_fns::ExternalTable;
-use lower::Compiled;
+use lower::{Compiled, ParallelLoop};
+use parallel::ParallelRun;
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Compilation failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -101,6 +107,8 @@ pub enum ExecError {
     ExternalPanicked(String),
     #[error("compiling the checked variant failed: {0}")]
     Jit(JitError),
+    #[error("a chunk of a parallel loop failed to run (internal error)")]
+    ParallelFailed,
     #[error("unknown status {0} returned by compiled code")]
     UnknownStatus(i64),
 }
@@ -136,6 +144,8 @@ pub struct JitFunction {
     /// The variant that checks every access (compiled on first need when
     /// `fast` is not already checked).
     checked: OnceLock<Result<Compiled, JitError>>,
+    /// The parallel loops (`lower::parallel_loops`), by id.
+    par_loops: Arc<[ParallelLoop]>,
     /// The analysis verdict of the last run's parameters and boxes (a
     /// sampler runs the same parameters sweep after sweep, and the exact
     /// proofs of skewed accesses cost solver calls).
@@ -192,6 +202,7 @@ impl JitFunction {
             func: f.clone(),
             options,
             fast,
+            par_loops: lower::parallel_loops(f).into(),
             checked: OnceLock::new(),
             last_verdict: Mutex::new(None),
         })
@@ -314,6 +325,26 @@ impl JitFunction {
         buffers: &mut [Buffer],
         externals: &HashMap<String, ExternalFn>,
     ) -> Result<(), ExecError> {
+        self.run_threads(params, buffers, externals, None)
+    }
+
+    /// The number of loops that run on several threads (the outermost
+    /// loops marked parallel).
+    pub fn parallel_loops(&self) -> usize {
+        self.par_loops.len()
+    }
+
+    /// [`JitFunction::run_with`] on `threads` threads (`None`: all cores,
+    /// rayon's global pool; `Some(1)`: every loop on the calling thread).
+    /// The results do not depend on `threads`, bit for bit (see
+    /// `jit::parallel`).
+    pub fn run_threads(
+        &self,
+        params: &[i64],
+        buffers: &mut [Buffer],
+        externals: &HashMap<String, ExternalFn>,
+        threads: Option<usize>,
+    ) -> Result<(), ExecError> {
         let f = &self.func;
         self.check_params(params)?;
         let (bx, sizes) = boxes(f, params)?;
@@ -349,14 +380,24 @@ impl JitFunction {
                 .as_ref()
                 .map_err(|e| ExecError::Jit(e.clone()))?,
         };
+        let ptrs: Vec<*mut u8> = buffers.iter_mut().map(base_ptr).collect();
+        let par = (!compiled.outlined.is_empty()).then(|| ParallelRun {
+            loops: self.par_loops.clone(),
+            bodies: compiled.outlined.clone(),
+            bufs: ptrs.clone(),
+            params: params.to_vec(),
+            n_loop_vars: f.loop_vars.len(),
+            threads,
+        });
         let table = ExternalTable {
+            min_parallel_trip: parallel::min_trip(threads),
             fns: f
                 .externals
                 .iter()
                 .map(|e| externals.get(&e.name).cloned())
                 .collect(),
+            par,
         };
-        let ptrs: Vec<*mut u8> = buffers.iter_mut().map(base_ptr).collect();
         let mut err = [0i64; ERR_SLOT_LEN];
         // SAFETY: `compiled.code` is a finalized function of the signature
         // `NativeFn` (built by `lower::compile`), whose module is alive as
@@ -371,7 +412,16 @@ impl JitFunction {
         // interval analysis (`Verdict::Safe`) or checked at run time (the
         // checked variant), data-dependent ones are always checked; affine
         // arithmetic cannot overflow (the analysis did not report
-        // `MayOverflow`). It stores only 0/1 into bool buffers.
+        // `MayOverflow`). It stores only 0/1 into bool buffers. Its
+        // parallel loops run their outlined functions (same module, same
+        // variant) through `parallel::rt_parallel` on other threads, with
+        // the same base pointers and parameters (`table.par`, alive until
+        // the call returns, and every chunk has finished before
+        // `rt_parallel` returns); they access the cells the sequential loop
+        // would, and concurrent chunks disjoint ones (`parallel`'s
+        // argument, from the marks `Function::check` proved).
+        // `fast` and `checked` are compiled from the same function, so
+        // `par_loops` describes the outlined functions of either.
         let code = unsafe {
             let fp: NativeFn = std::mem::transmute::<*const u8, NativeFn>(compiled.code);
             fp(ptrs.as_ptr(), params.as_ptr(), err.as_mut_ptr(), &table)
@@ -403,6 +453,7 @@ fn decode(f: &Function, code: i64, err: &[i64; ERR_SLOT_LEN]) -> Result<(), Exec
             point: point(),
         }),
         status::DIV_ZERO => Err(ExecError::DivisionByZero),
+        status::PARALLEL_FAILED => Err(ExecError::ParallelFailed),
         status::OVERFLOW => Err(ExecError::Overflow),
         status::BAD_RNG_ARG => Err(ExecError::BadDistributionArgument),
         status::BAD_CATEGORICAL => Err(ExecError::BadCategorical {

@@ -94,13 +94,17 @@ fn compile_err(e: compile::CompileError, file_name: &str) -> PyErr {
 /// else the first) of the program `source`, named `file_name` in
 /// messages.
 #[pyfunction]
-#[pyo3(signature = (source, file_name = "<source>", system = None, optimize = true))]
+#[pyo3(signature = (source, file_name = "<source>", system = None, optimize = true, threads = None))]
 fn compile_source(
     source: &str,
     file_name: &str,
     system: Option<String>,
     optimize: bool,
+    threads: Option<usize>,
 ) -> PyResult<Program> {
+    if threads == Some(0) {
+        return Err(CompileError::new_err("threads must be at least 1"));
+    }
     let parsed = compile::parse_program(source).map_err(|e| compile_err(e, file_name))?;
     let stem = std::path::Path::new(file_name)
         .file_stem()
@@ -123,7 +127,9 @@ fn compile_source(
         system: Some(system),
         ..Options::default()
     };
-    let compiled = compile::compile(source, &options).map_err(|e| compile_err(e, file_name))?;
+    let compiled = compile::compile(source, &options)
+        .map_err(|e| compile_err(e, file_name))?
+        .with_threads(threads);
     Ok(Program {
         compiled,
         parsed,

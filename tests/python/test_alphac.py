@@ -214,6 +214,23 @@ def test_sweeps_return_the_trace_and_are_reproducible():
     assert not np.array_equal(t1["logp"], t3["logp"])
 
 
+def test_the_number_of_threads_does_not_change_the_results():
+    params = {"N": 3000, "K": 16, "D": 4}
+    data = alphac.compile(EXAMPLES / "lbp_stereo.alpha", system="lbp_stereo_data")
+    out = data.run(params, seed=5)
+    names = ["left", "right", "xs", "nbr", "rev", "valid", "msg"]
+    inputs = {k: out[k] for k in names}
+    runs = [
+        alphac.compile(EXAMPLES / "lbp_stereo.alpha", threads=t).run(params, inputs)
+        for t in (1, 2, None)
+    ]
+    for r in runs[1:]:
+        for k in ("msgnew", "label", "energy"):
+            assert r[k].tobytes() == runs[0][k].tobytes()
+    with pytest.raises(alphac.CompileError):
+        alphac.compile(EXAMPLES / "lbp_stereo.alpha", threads=0)
+
+
 def test_a_sampler_resumed_from_its_state_continues_draw_for_draw():
     g = alphac.compile(EXAMPLES / "gmm_gs.alpha")
     params, inputs = gmm_data()

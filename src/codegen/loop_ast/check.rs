@@ -41,6 +41,8 @@ pub enum AstError {
     },
     #[error("type error: {0}")]
     Type(String),
+    #[error("loop over `{var}` is marked parallel, but {reason}")]
+    NotParallel { var: String, reason: String },
 }
 
 fn type_err<T>(msg: impl Into<String>) -> Result<T, AstError> {
@@ -52,7 +54,8 @@ impl Function {
     /// in scope (a loop variable only inside its own `For` or the body of
     /// its own `Bind`, never rebound by a nested one), array bounds are affine in the parameters, loop
     /// bounds have terms with divisors `>= 1`, accesses have one index per
-    /// dimension, and every expression is well typed.
+    /// dimension, every expression is well typed, and every loop marked
+    /// parallel is proven so (`parallel::is_parallel`).
     pub fn check(&self) -> Result<(), AstError> {
         let np = self.params.len();
         if self.context.n_dims() != 0 || self.context.n_params() != np {
@@ -139,6 +142,12 @@ impl Function {
         match s {
             Stmt::For(l) => {
                 self.check_binder(l.var, &l.lower, &l.upper, scope)?;
+                if l.parallel {
+                    super::parallel::is_parallel(self, l).map_err(|r| AstError::NotParallel {
+                        var: self.loop_vars.get(l.var.0).cloned().unwrap_or_default(),
+                        reason: r.to_string(),
+                    })?;
+                }
                 scope.push(l.var);
                 let r = self.check_stmts(&l.body, scope);
                 scope.pop();

@@ -7,7 +7,9 @@
 //! ([`Function::to_c`]).
 //!
 //! Files: this one holds the types and their constructors; `check` the
-//! static check and typing, `print` the C-like printer.
+//! static check and typing, `print` the C-like printer, `parallel` the
+//! proof that a loop's iterations are independent and the marking of
+//! parallel loops.
 //!
 //! Must not know about: schedules, dependences, Cranelift, the source
 //! syntax. It reads only `ElemType` from the IR; domains are `poly::Set`s.
@@ -57,6 +59,7 @@
 //!   a run-time error when the call executes.
 
 mod check;
+pub mod parallel;
 mod print;
 
 use crate::poly::{ConstraintKind, Set};
@@ -425,6 +428,15 @@ pub struct ForLoop {
     pub lower: Bound,
     pub upper: Bound,
     pub body: Vec<Stmt>,
+    /// The iterations may run concurrently, in any order (issue 16): no
+    /// two distinct iterations touch a common array cell that one of them
+    /// writes, no local is carried from one iteration to another or out
+    /// of the loop, and the body calls no external function
+    /// ([`parallel::is_parallel`], the proof; [`Function::check`] refuses
+    /// a mark it cannot prove). The JIT runs such a loop (when it is not
+    /// inside another parallel loop) as chunks of its range on a thread
+    /// pool; every other engine, and nested marks, run it sequentially.
+    pub parallel: bool,
 }
 
 impl ForLoop {

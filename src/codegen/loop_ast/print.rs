@@ -276,6 +276,9 @@ impl Printer<'_> {
                 let v = self.f.sym_name(Sym::Loop(l.var));
                 let lo = self.f.bound_to_c(&l.lower, true);
                 let hi = self.f.bound_to_c(&l.upper, false);
+                if l.parallel {
+                    self.line(depth, "#pragma parallel");
+                }
                 self.line(depth, &format!("for ({v} = {lo}; {v} <= {hi}; {v}++) {{"));
                 for s in &l.body {
                     self.stmt(s, depth + 1);

@@ -176,6 +176,7 @@ impl Sparse {
         }
         let swapped = ForLoop {
             var: l.var,
+            parallel: false,
             lower: l.lower.clone(),
             upper: l.upper.clone(),
             body: inner.body.clone(),
@@ -184,6 +185,7 @@ impl Sparse {
         self.counts.interchanged += 1;
         Some(Stmt::For(ForLoop {
             var: inner.var,
+            parallel: false,
             lower: inner.lower.clone(),
             upper: inner.upper.clone(),
             body: binds,

@@ -174,6 +174,7 @@ impl StmtRewrite for Splitter {
             };
             let piece = self.descend(ForLoop {
                 var: l.var,
+                parallel: false,
                 lower,
                 upper,
                 body,

@@ -121,10 +121,12 @@ fn nest(lo: Bound, hi: Bound, cond: Expr) -> Function {
         locals: vec![],
         body: vec![Stmt::For(ForLoop {
             var: I,
+            parallel: false,
             lower: Bound::aff(Affine::cst(0)),
             upper: Bound::aff(aff(0, 0, 1, -1)),
             body: vec![Stmt::For(ForLoop {
                 var: J,
+                parallel: false,
                 lower: lo,
                 upper: hi,
                 body: vec![

@@ -156,6 +156,7 @@ fn two_way(l: ForLoop, inner: &[LoopVar]) -> Result<Stmt, ForLoop> {
             lower: l.lower.clone(),
             upper: l.upper.clone(),
             body,
+            parallel: l.parallel,
         })
     };
     Ok(Stmt::If {

@@ -528,6 +528,7 @@ impl Gen<'_> {
             let body = self.level(lv, group, k + 1)?;
             Ok(Stmt::For(ForLoop {
                 var,
+                parallel: false,
                 lower: lb,
                 upper: ub,
                 body,
@@ -600,6 +601,7 @@ impl Gen<'_> {
         }
         Ok(Stmt::For(ForLoop {
             var,
+            parallel: false,
             lower,
             upper,
             body,

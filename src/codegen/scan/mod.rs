@@ -203,6 +203,7 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
         for (k, d) in dims.iter().enumerate().rev() {
             s = Stmt::For(ForLoop {
                 var: vars[k],
+                parallel: false,
                 lower: Bound::aff(d.lower.clone()),
                 upper: Bound::aff(dim_upper(d)?),
                 body: vec![s],

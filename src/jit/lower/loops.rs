@@ -3,12 +3,14 @@
 
 use super::vector::{vectorizable, LANES};
 use super::{mem, Lower};
+use crate::codegen::loop_ast::Affine;
 use crate::codegen::loop_ast::{
     acc_bin_op, Accumulation, Binding, Expr, ForLoop, LoopVar, ReduceOp, Stmt,
 };
+use crate::jit::abi::{rt, status};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{InstBuilder, Value};
+use cranelift_codegen::ir::{types, InstBuilder, MemFlags, StackSlotData, StackSlotKind, Value};
 
 /// Unroll factor of innermost loops (a multiple of `LANES`).
 const UNROLL: i64 = 4;
@@ -71,20 +73,16 @@ impl Lower<'_, '_> {
             Stmt::For(l) => {
                 let lo = self.bound(&l.lower, true);
                 let hi = self.bound(&l.upper, false);
-                let (var, body) = (l.var, &l.body);
-                self.b.def_var(self.loop_vars[var.0], lo);
-                // Main loop over blocks of UNROLL iterations while
-                // `i <= hi − (UNROLL − 1)`, then the remainder loop. Scalar
-                // copies run the iterations in order; the vector form is
-                // used only where iterations commute (`vectorizable`).
-                if !self.check_all && vectorizable(self.f, var, body) {
-                    let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
-                    self.rotated_loop(var, hi_main, body, UNROLL / LANES, LANES)?;
-                } else if is_innermost(body) && size(body) <= UNROLL_MAX_SIZE {
-                    let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
-                    self.rotated_loop(var, hi_main, body, UNROLL, 1)?;
+                let id = self.parallel_ids.get(&(l as *const ForLoop)).copied();
+                match id {
+                    Some(id) => self.parallel_call(l, id, lo, hi)?,
+                    None => {
+                        self.enclosing.push(l.var);
+                        let r = self.for_loop(l, lo, hi);
+                        self.enclosing.pop();
+                        r?;
+                    }
                 }
-                self.rotated_loop(var, hi, body, 1, 1)?;
             }
             Stmt::If { cond, then, els } => {
                 let c = self.expr(cond)?;
@@ -142,6 +140,134 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
+    /// The loop `l` over `[lo, hi]`.
+    pub(super) fn for_loop(&mut self, l: &ForLoop, lo: Value, hi: Value) -> Result<(), JitError> {
+        let (var, body) = (l.var, &l.body);
+        self.b.def_var(self.loop_vars[var.0], lo);
+        // Main loop over blocks of UNROLL iterations while
+        // `i <= hi − (UNROLL − 1)`, then the remainder loop. Scalar
+        // copies run the iterations in order; the vector form is
+        // used only where iterations commute (`vectorizable`).
+        if !self.check_all && vectorizable(self.f, var, body) {
+            let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
+            self.rotated_loop(var, hi_main, body, UNROLL / LANES, LANES)?;
+        } else if is_innermost(body) && size(body) <= UNROLL_MAX_SIZE {
+            let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
+            self.rotated_loop(var, hi_main, body, UNROLL, 1)?;
+        }
+        self.rotated_loop(var, hi, body, 1, 1)
+    }
+
+    /// Parallel loop `l` (id `id`) over `[lo, hi]`: when it has at least
+    /// `min_parallel_trip` iterations (read from the run's table, at offset
+    /// 0), the call of `jit::parallel::rt_parallel` with the enclosing
+    /// variables' values in a stack slot (a non-zero status, for which the
+    /// host filled the error slot, is returned at once); otherwise the
+    /// loop inline.
+    fn parallel_call(
+        &mut self,
+        l: &ForLoop,
+        id: i64,
+        lo: Value,
+        hi: Value,
+    ) -> Result<(), JitError> {
+        let call_blk = self.b.create_block();
+        let inline_blk = self.b.create_block();
+        let join = self.b.create_block();
+        // `hi − lo + 1 >= min`, as `lo <= hi − (min − 1)` without overflow:
+        // `min >= 2` and `hi − (min − 1)` is computed only when
+        // `hi >= i64::MIN + min − 1` (else the trip is below `min` anyway,
+        // since `lo >= i64::MIN`).
+        let min = self
+            .b
+            .ins()
+            .load(types::I64, MemFlags::trusted(), self.ext_ptr, 0);
+        let min_m1 = self.b.ins().iadd_imm(min, -1);
+        let floor = self.b.ins().iadd_imm(min_m1, i64::MIN);
+        let room = self
+            .b
+            .ins()
+            .icmp(IntCC::SignedGreaterThanOrEqual, hi, floor);
+        let last_start = self.b.ins().isub(hi, min_m1);
+        let fits = self
+            .b
+            .ins()
+            .icmp(IntCC::SignedLessThanOrEqual, lo, last_start);
+        let big = self.b.ins().band(room, fits);
+        self.b.ins().brif(big, call_blk, &[], inline_blk, &[]);
+        self.b.seal_block(call_blk);
+        self.b.seal_block(inline_blk);
+        self.b.switch_to_block(inline_blk);
+        self.enclosing.push(l.var);
+        let r = self.for_loop(l, lo, hi);
+        self.enclosing.pop();
+        r?;
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(call_blk);
+        let n = self.enclosing.len();
+        let too_deep = || JitError::Codegen("too many enclosing loops".into());
+        let bytes = u32::try_from(8 * n.max(1)).map_err(|_| too_deep())?;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            bytes,
+            3,
+        ));
+        for (k, v) in self.enclosing.clone().into_iter().enumerate() {
+            let x = self.affine(&Affine::var(v));
+            let off = i32::try_from(8 * k).map_err(|_| too_deep())?;
+            self.b.ins().stack_store(x, slot, off);
+        }
+        let vars = self.b.ins().stack_addr(self.ptr_ty, slot, 0);
+        let id_v = self.iconst(id);
+        let st = self.call(
+            rt::PARALLEL,
+            &[self.ext_ptr, id_v, lo, hi, vars, self.err_ptr],
+        );
+        let ok = self.b.ins().icmp_imm(IntCC::Equal, st, status::OK);
+        let fail = self.b.create_block();
+        self.b.set_cold_block(fail);
+        self.b.ins().brif(ok, join, &[], fail, &[]);
+        self.b.seal_block(fail);
+        self.b.switch_to_block(fail);
+        self.b.ins().return_(&[st]);
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        Ok(())
+    }
+
+    /// The body of the outlined function of parallel loop `l` (see
+    /// `lower::compile`): the enclosing variables and the range are read
+    /// from the parameter array after the function's parameters.
+    pub(super) fn outlined(
+        &mut self,
+        l: &ForLoop,
+        enclosing: &[LoopVar],
+        params: Value,
+    ) -> Result<(), JitError> {
+        let np = self.f.params.len();
+        let load = |this: &mut Self, k: usize| -> Result<Value, JitError> {
+            let off = (np + k)
+                .checked_mul(8)
+                .and_then(|o| i32::try_from(o).ok())
+                .ok_or_else(|| JitError::Codegen("too many parameters".into()))?;
+            Ok(this
+                .b
+                .ins()
+                .load(types::I64, MemFlags::trusted(), params, off))
+        };
+        for (k, &v) in enclosing.iter().enumerate() {
+            let x = load(self, k)?;
+            self.b.def_var(self.loop_vars[v.0], x);
+        }
+        let lo_p = load(self, enclosing.len())?;
+        let hi_p = load(self, enclosing.len() + 1)?;
+        let lo = self.bound(&l.lower, true);
+        let hi = self.bound(&l.upper, false);
+        let lo = self.b.ins().smax(lo, lo_p);
+        let hi = self.b.ins().smin(hi, hi_p);
+        self.for_loop(l, lo, hi)
+    }
+
     /// `if (lo <= hi && guard) { x = value; if (lo <= x && x <= hi)
     /// { var = x; body } }` (see [`Binding`]): the range check on the
     /// data-dependent value is what makes the body's affine accesses in
@@ -173,7 +299,10 @@ impl Lower<'_, '_> {
         let saved = self.offsets[b.var.0];
         self.offsets[b.var.0] = 0;
         self.b.def_var(self.loop_vars[b.var.0], x);
-        self.stmts(&b.body)?;
+        self.enclosing.push(b.var);
+        let r = self.stmts(&b.body);
+        self.enclosing.pop();
+        r?;
         self.offsets[b.var.0] = saved;
         self.b.ins().jump(join, &[]);
         self.b.seal_block(join);

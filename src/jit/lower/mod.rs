@@ -29,7 +29,9 @@ mod vector;
 
 use super::abi::{host_decls, status};
 use super::JitError;
-use crate::codegen::loop_ast::{Affine, ArrayId, Bound, Expr, Function, LoopVar, Sym};
+use crate::codegen::loop_ast::{
+    Affine, ArrayId, Bound, Expr, ForLoop, Function, LoopVar, Stmt, Sym,
+};
 use crate::poly::ConstraintKind;
 use crate::vocab::ElemType;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -40,6 +42,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
+use std::collections::HashMap;
 
 /// A finalized native function and the module that owns its code.
 pub(crate) struct Compiled {
@@ -47,6 +50,9 @@ pub(crate) struct Compiled {
     /// long as `code` may be called, freed on drop (`None` only then).
     module: Option<JITModule>,
     pub(crate) code: *const u8,
+    /// Per parallel loop of [`parallel_loops`] (same order), the outlined
+    /// function running its iterations `[lo, hi]` (see [`compile`]).
+    pub(crate) outlined: Vec<*const u8>,
 }
 
 impl Drop for Compiled {
@@ -74,8 +80,80 @@ fn cl_err(e: impl std::fmt::Display) -> JitError {
     JitError::Codegen(e.to_string())
 }
 
+/// A loop the JIT runs on several threads: an outermost loop marked
+/// parallel (`ForLoop::parallel`; marks nested in it run sequentially),
+/// with the loop and `Bind` variables enclosing it, outermost first.
+#[derive(Debug, Clone)]
+pub(crate) struct ParallelLoop {
+    pub(crate) lp: ForLoop,
+    pub(crate) enclosing: Vec<LoopVar>,
+}
+
+/// The parallel loops of `f` in pre-order (their index is the `id` the
+/// compiled code passes to `host_fns::rt_parallel`).
+pub(crate) fn parallel_loops(f: &Function) -> Vec<ParallelLoop> {
+    parallel_loop_refs(f)
+        .into_iter()
+        .map(|(l, enclosing)| ParallelLoop {
+            lp: l.clone(),
+            enclosing,
+        })
+        .collect()
+}
+
+/// [`parallel_loops`] by reference.
+fn parallel_loop_refs(f: &Function) -> Vec<(&ForLoop, Vec<LoopVar>)> {
+    fn walk<'a>(
+        body: &'a [Stmt],
+        enclosing: &mut Vec<LoopVar>,
+        out: &mut Vec<(&'a ForLoop, Vec<LoopVar>)>,
+    ) {
+        for s in body {
+            match s {
+                Stmt::For(l) if l.parallel => out.push((l, enclosing.clone())),
+                Stmt::For(l) => {
+                    enclosing.push(l.var);
+                    walk(&l.body, enclosing, out);
+                    enclosing.pop();
+                }
+                Stmt::Bind(b) => {
+                    enclosing.push(b.var);
+                    walk(&b.body, enclosing, out);
+                    enclosing.pop();
+                }
+                Stmt::If { then, els, .. } => {
+                    walk(then, enclosing, out);
+                    walk(els, enclosing, out);
+                }
+                Stmt::Block(b) => walk(b, enclosing, out),
+                Stmt::Assign { .. } | Stmt::Accumulate(_) | Stmt::SetLocal { .. } => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&f.body, &mut Vec::new(), &mut out);
+    out
+}
+
 /// Compiles a checked function (the caller ran `Function::check`).
 /// `check_all`: bounds-check every access, affine ones included.
+///
+/// Each parallel loop `k` of [`parallel_loops`] becomes, besides a call
+/// of `host_fns::rt_parallel(table, k, lo, hi, vars, err)` in the main
+/// function (when `lo <= hi`; `vars` holds the enclosing variables'
+/// values), an outlined function of the same signature [`NativeFn`]
+/// whose parameter array is the function's parameters, then the
+/// enclosing variables' values, then `lo'` and `hi'`: it binds the
+/// enclosing variables and runs the loop over
+/// `[max(lower, lo'), min(upper, hi')]` (its own bounds evaluated again:
+/// it never leaves the range the loop would run), sequentially, with the
+/// locals starting at zero (the proof of the mark says no iteration reads
+/// a local it has not written). It is the same code the loop would be in
+/// the main function, so the run-time analysis of the whole function
+/// (`jit::analysis`) covers its accesses, for the enclosing values the
+/// main function passes.
+///
+/// [`NativeFn`]: super::abi::NativeFn
 pub(crate) fn compile(f: &Function, check_all: bool) -> Result<Compiled, JitError> {
     compile_inner(f, check_all, false).map(|(c, _)| c)
 }
@@ -135,63 +213,91 @@ fn compile_inner(
     sig.params.push(AbiParam::new(ptr_ty));
     sig.params.push(AbiParam::new(ptr_ty));
     sig.returns.push(AbiParam::new(types::I64));
-    let fid = module
-        .declare_function(&format!("alphac_{}", f.name), Linkage::Local, &sig)
-        .map_err(cl_err)?;
-    let mut ctx = module.make_context();
-    ctx.func.signature = sig;
-    ctx.func.name = UserFuncName::user(0, fid.as_u32());
-    let mut fctx = FunctionBuilderContext::new();
-    {
-        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        let rt_refs: Vec<FuncRef> = rt_ids
-            .iter()
-            .map(|&id| module.declare_func_in_func(id, b.func))
-            .collect();
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        b.switch_to_block(entry);
-        b.seal_block(entry);
-        let args = b.block_params(entry).to_vec();
-        let mut l = Lower {
-            f,
-            b,
-            check_all,
-            ptr_ty,
-            params: Vec::new(),
-            arrays: Vec::new(),
-            loop_vars: Vec::new(),
-            offsets: vec![0; f.loop_vars.len()],
-            vec_var: None,
-            locals: Vec::new(),
-            err_ptr: args[2],
-            ext_ptr: args[3],
-            rt: rt_refs,
-            key_prefixes: Vec::new(),
+    let par = parallel_loop_refs(f);
+    let ids: HashMap<*const ForLoop, i64> = par
+        .iter()
+        .enumerate()
+        .map(|(k, (l, _))| (*l as *const ForLoop, k as i64))
+        .collect();
+    let mut listing = None;
+    let mut fids = Vec::new();
+    // The main function (`None`), then one per parallel loop.
+    for which in std::iter::once(None).chain((0..par.len()).map(Some)) {
+        let name = match which {
+            None => format!("alphac_{}", f.name),
+            Some(k) => format!("alphac_{}_par{k}", f.name),
         };
-        l.prologue(args[0], args[1])?;
-        l.hoist_key_prefixes()?;
-        l.stmts(&f.body)?;
-        let ok = l.b.ins().iconst(types::I64, status::OK);
-        l.b.ins().return_(&[ok]);
-        l.b.seal_all_blocks();
-        l.b.finalize();
+        let fid = module
+            .declare_function(&name, Linkage::Local, &sig)
+            .map_err(cl_err)?;
+        let mut ctx = module.make_context();
+        ctx.func.signature = sig.clone();
+        ctx.func.name = UserFuncName::user(0, fid.as_u32());
+        let mut fctx = FunctionBuilderContext::new();
+        {
+            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            let rt_refs: Vec<FuncRef> = rt_ids
+                .iter()
+                .map(|&id| module.declare_func_in_func(id, b.func))
+                .collect();
+            let entry = b.create_block();
+            b.append_block_params_for_function_params(entry);
+            b.switch_to_block(entry);
+            b.seal_block(entry);
+            let args = b.block_params(entry).to_vec();
+            let mut l = Lower {
+                f,
+                b,
+                check_all,
+                ptr_ty,
+                params: Vec::new(),
+                arrays: Vec::new(),
+                loop_vars: Vec::new(),
+                offsets: vec![0; f.loop_vars.len()],
+                vec_var: None,
+                locals: Vec::new(),
+                err_ptr: args[2],
+                ext_ptr: args[3],
+                rt: rt_refs,
+                parallel_ids: if which.is_none() {
+                    ids.clone()
+                } else {
+                    HashMap::new()
+                },
+                enclosing: Vec::new(),
+                key_prefixes: Vec::new(),
+            };
+            l.prologue(args[0], args[1])?;
+            l.hoist_key_prefixes()?;
+            match which {
+                None => l.stmts(&f.body)?,
+                Some(k) => l.outlined(par[k].0, &par[k].1, args[1])?,
+            }
+            let ok = l.b.ins().iconst(types::I64, status::OK);
+            l.b.ins().return_(&[ok]);
+            l.b.seal_all_blocks();
+            l.b.finalize();
+        }
+        ctx.set_disasm(disasm && which.is_none());
+        module.define_function(fid, &mut ctx).map_err(cl_err)?;
+        if disasm && which.is_none() {
+            let vcode = ctx.compiled_code().and_then(|c| c.vcode.clone());
+            listing = vcode.map(|l| format!("{}\n{l}", ctx.func.display()));
+        }
+        module.clear_context(&mut ctx);
+        fids.push(fid);
     }
-    ctx.set_disasm(disasm);
-    module.define_function(fid, &mut ctx).map_err(cl_err)?;
-    let listing = ctx.compiled_code().and_then(|c| c.vcode.clone());
-    let listing = if disasm {
-        listing.map(|l| format!("{}\n{l}", ctx.func.display()))
-    } else {
-        None
-    };
-    module.clear_context(&mut ctx);
     module.finalize_definitions().map_err(cl_err)?;
-    let code = module.get_finalized_function(fid);
+    let mut codes = fids.iter().map(|&id| module.get_finalized_function(id));
+    let code = codes
+        .next()
+        .ok_or_else(|| JitError::Codegen("no main function".into()))?;
+    let outlined = codes.collect();
     Ok((
         Compiled {
             module: Some(module),
             code,
+            outlined,
         },
         listing,
     ))
@@ -229,6 +335,13 @@ struct Lower<'a, 'b> {
     /// point length, prefix)` for the draws whose seed mentions no loop
     /// variable (see `draws::hoist_key_prefixes`).
     key_prefixes: Vec<(Expr, u32, usize, Value)>,
+    /// In the main function: the id of each parallel loop, by address
+    /// (`parallel_loops`); empty in an outlined function, where every
+    /// loop runs sequentially.
+    parallel_ids: HashMap<*const ForLoop, i64>,
+    /// The loop and `Bind` variables enclosing the statement being
+    /// lowered, outermost first.
+    enclosing: Vec<LoopVar>,
 }
 
 fn cl_type(t: ElemType) -> Type {

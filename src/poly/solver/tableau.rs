@@ -537,13 +537,36 @@ impl<T: Int> Tab<T> {
         self.pos[v] == Pos::Dead
     }
 
-    /// Number of problem variables.
+    /// For a basic variable `v` at the current (feasible) basis with value
+    /// `v0`: can `v <= v0 - 1` hold on the polyhedron? `false` proves
+    /// `v > v0 - 1` everywhere. A constant row (no nonbasic variable
+    /// moves `v`) answers at once; otherwise it is decided on a copy, by
+    /// maximizing the free row `u = v0 - 1 - v` until it is `>= 0`
+    /// (`den·v = c0 + Σ a_j N_j` gives `den·u = -den - Σ a_j N_j`).
+    pub fn can_lower_by_one(&self, v: usize) -> OResult<bool> {
+        let Pos::Row(r) = self.pos[v] else {
+            return Ok(true);
+        };
+        if self.rows[r][1..].iter().all(|x| x.is_zero()) {
+            return Ok(false);
+        }
+        let mut nums: Vec<T> = Vec::with_capacity(self.ncols());
+        nums.push(self.den[r].neg()?);
+        for x in &self.rows[r][1..] {
+            nums.push(x.neg()?);
+        }
+        let mut t = self.clone();
+        let u = t.push_row(nums, self.den[r].clone(), false);
+        Ok(t.maximize(u, Mode::UntilNonnegInRow)? != MaxOutcome::Optimal)
+    }
+
     /// Number of coefficients stored (rows × columns): the size measure
     /// of the branch-and-bound memory budget.
     pub fn n_cells(&self) -> usize {
         self.rows.len().saturating_mul(self.col_var.len())
     }
 
+    /// Number of problem variables.
     pub fn n_x_vars(&self) -> usize {
         self.n_x
     }

@@ -29,6 +29,7 @@ pub struct Dive {
     pub values: Vec<i64>,
     /// `flat[j]` (same length as `values`): `f_j < min_{S_j} f_j + 1` on
     /// all of `S_j`, so `S_j` has no point with `f_j >= values[j] + 1`.
+    /// `false` means unknown, unless the dive was exact.
     pub flat: Vec<bool>,
     /// How the dive ended, at level `values.len()`.
     pub end: DiveEnd,
@@ -49,7 +50,7 @@ pub enum DiveEnd {
     Unbounded,
 }
 
-/// `⌈a/b⌉` for `b > 0`, as `i64` (`None` if it does not fit).
+/// `⌈a⌉` as `i64` (`None` if it does not fit).
 fn ceil_div(a: &BigRational) -> Option<i64> {
     a.ceil().to_integer().to_i64()
 }
@@ -57,10 +58,17 @@ fn ceil_div(a: &BigRational) -> Option<i64> {
 /// Runs the dive of `objs` over the polyhedron of the feasible tableau
 /// `tab` (consumed: it ends on `S_L`). Integral minima restrict the tableau
 /// to their optimal face (the face is `S_{j+1}`); fractional ones add the
-/// equality `f_j = ⌈min⌉`. Flatness is decided exactly, on a copy of the
-/// tableau at the optimum ([`Tab::can_lower_by_one`]). `Ovf` also stands
-/// for a value that does not fit `i64`.
-pub(crate) fn dive_on_tab<T: Int>(mut tab: Tab<T>, objs: &[Vec<i64>]) -> OResult<Dive> {
+/// equality `f_j = ⌈min⌉`. With `exact_flat`, flatness is decided exactly,
+/// on a copy of the tableau at the optimum ([`Tab::can_lower_by_one`]);
+/// without, only objectives constant on `S_j` at the optimal basis are
+/// found flat (no copies). The flatness tests never change the tableau,
+/// so both kinds of dive pivot alike. `Ovf` also stands for a value that
+/// does not fit `i64`.
+pub(crate) fn dive_on_tab<T: Int>(
+    mut tab: Tab<T>,
+    objs: &[Vec<i64>],
+    exact_flat: bool,
+) -> OResult<Dive> {
     let n = tab.n_x_vars();
     let mut values = Vec::with_capacity(objs.len());
     let mut flat = Vec::with_capacity(objs.len());
@@ -87,7 +95,7 @@ pub(crate) fn dive_on_tab<T: Int>(mut tab: Tab<T>, objs: &[Vec<i64>]) -> OResult
         }
         let min = -tab.value(v);
         // f >= min + 1 is v <= -min - 1.
-        flat.push(!tab.can_lower_by_one(v)?);
+        flat.push(!tab.can_lower_by_one(v, exact_flat)?);
         let lo = ceil_div(&min).ok_or(super::num::Ovf)?;
         values.push(lo);
         if min.is_integer() {

@@ -81,17 +81,20 @@ impl Prepared {
     }
 
     /// The [`Dive`] of `objs` over the base with `eqs` and `ineqs`
-    /// appended, on one copy of the base's tableau.
+    /// appended, on one copy of the base's tableau; `exact_flat` decides
+    /// every level's flatness exactly (at the price of a tableau copy per
+    /// level), otherwise only the obvious ones are found.
     pub fn dive(
         &self,
         eqs: &[Vec<i64>],
         ineqs: &[Vec<i64>],
         objs: &[Vec<i64>],
+        exact_flat: bool,
     ) -> PolyResult<Dive> {
         self.check_rows(eqs, ineqs, objs)?;
         fallback(
-            || dive_on_tab(self.small_with(eqs, ineqs)?, objs),
-            || dive_on_tab(self.big_with(eqs, ineqs)?, objs),
+            || dive_on_tab(self.small_with(eqs, ineqs)?, objs, exact_flat),
+            || dive_on_tab(self.big_with(eqs, ineqs)?, objs, exact_flat),
         )
     }
 

@@ -543,12 +543,21 @@ impl<T: Int> Tab<T> {
     /// moves `v`) answers at once; otherwise it is decided on a copy, by
     /// maximizing the free row `u = v0 - 1 - v` until it is `>= 0`
     /// (`den·v = c0 + Σ a_j N_j` gives `den·u = -den - Σ a_j N_j`).
-    pub fn can_lower_by_one(&self, v: usize) -> OResult<bool> {
+    ///
+    /// Without `exact`, only the constant row is recognized (no copy):
+    /// anything else answers `true` (unknown).
+    pub fn can_lower_by_one(&self, v: usize, exact: bool) -> OResult<bool> {
         let Pos::Row(r) = self.pos[v] else {
             return Ok(true);
         };
         if self.rows[r][1..].iter().all(|x| x.is_zero()) {
             return Ok(false);
+        }
+        if !exact {
+            return Ok(true);
+        }
+        if self.lowers_by_one_alone(r)? {
+            return Ok(true);
         }
         let mut nums: Vec<T> = Vec::with_capacity(self.ncols());
         nums.push(self.den[r].neg()?);
@@ -558,6 +567,38 @@ impl<T: Int> Tab<T> {
         let mut t = self.clone();
         let u = t.push_row(nums, self.den[r].clone(), false);
         Ok(t.maximize(u, Mode::UntilNonnegInRow)? != MaxOutcome::Optimal)
+    }
+
+    /// Can one nonbasic variable alone, increased as far as the ratio test
+    /// allows, lower the variable of row `r` by at least 1? A sufficient
+    /// condition for [`Self::can_lower_by_one`], without a copy: column
+    /// `j` with `a = row_r[j] < 0` can grow by `t = min_i c_i / -a_ij` over
+    /// the restricted rows with `a_ij < 0` (unbounded without one), which
+    /// lowers the variable by `-a·t / den_r`; `≥ 1` iff
+    /// `-a·c_i >= den_r·(-a_ij)` for the limiting row. Free columns
+    /// (which restricted rows do not see) lower it without limit.
+    fn lowers_by_one_alone(&self, r: usize) -> OResult<bool> {
+        for j in 1..self.ncols() {
+            let a = &self.rows[r][j];
+            if a.is_zero() {
+                continue;
+            }
+            if self.is_free_col(j) {
+                return Ok(true);
+            }
+            if !a.is_neg() {
+                continue;
+            }
+            let Some(i) = self.ratio_test(j, Some(r))? else {
+                return Ok(true);
+            };
+            let lhs = a.neg()?.mul(&self.rows[i][0])?;
+            let rhs = self.den[r].mul(&self.rows[i][j].neg()?)?;
+            if lhs >= rhs {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Number of coefficients stored (rows × columns): the size measure

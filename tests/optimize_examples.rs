@@ -93,3 +93,26 @@ fn window_sums_reach_two_dimensional_prefix_sums() {
     let total = check("window_sum_2d", &[vec![1], vec![2], vec![5]]);
     assert_eq!(total, "total: O(N^4) -> O(N^2)");
 }
+
+/// Issue 13 (compile time): the window sums' schedules, before and after
+/// simplification (the latter a Pluto band search of hundreds of integer
+/// lexicographic minima over 181 variables), are found within a
+/// deterministic simplex work budget (tableau cells pivoted, the same on
+/// every machine), without any band spending its own budget. Before the
+/// search dived on one tableau per node (`poly::solver::Dive`), the
+/// post-simplification schedule alone pivoted about 1.8e10 cells.
+#[test]
+fn window_sums_schedule_within_a_work_budget() {
+    let text = source("window_sum_2d");
+    let orig = original("window_sum_2d", &text);
+    let (r, spent) = alphac::poly::solver::with_work_budget(WINDOW_SUMS_WORK, || {
+        alphac::sdr::optimize(&orig, alphac::schedule::Scheduler::Pluto)
+    });
+    let opt = r.expect("optimizes");
+    eprintln!("window_sum_2d: {} cells", spent.used);
+    assert!(!spent.exhausted, "spent {spent:?}");
+    assert!(opt.notes.is_empty(), "{:?}", opt.notes);
+}
+
+/// See [`window_sums_schedule_within_a_work_budget`].
+const WINDOW_SUMS_WORK: u64 = 6_000_000_000;

@@ -190,15 +190,20 @@ pub(crate) fn add(f: &[i64], g: &[i64]) -> ScheduleResult<Form> {
 /// relaxations (exact; faster than a plain integer lexmin on the scheduling
 /// problems, whose relaxations are usually integral or nearly so).
 ///
-/// With objectives `0..k` already fixed: if the rational lexicographic
-/// minimum of `objs[k..]` is attained at an integral point, that point is
-/// an integer lexicographic minimum (the rational optima bound the integer
-/// ones from below, objective by objective, and it attains them). If the
-/// relaxation is empty, so is the integer problem. Otherwise objective `k`
-/// is first fixed optimistically at `ceil` of its rational minimum, a lower
-/// bound of its integer minimum; if the rest is then integer-empty, the
-/// exact integer minimum of objective `k` above that bound is computed by
-/// the solver and fixed instead.
+/// A [`crate::poly::solver::Dive`] minimizes the objectives one after the
+/// other on one tableau, fixing each at the ceiling `lo_j` of its rational
+/// minimum over `S_j` (the system with the objectives before `j` fixed),
+/// a lower bound of its integer minimum there. If it fixes every objective
+/// and the last system has an integer point, that point is an integer
+/// lexicographic minimum (it attains every lower bound in turn). Otherwise
+/// some `S_L` has no integer point, and the search backtracks: at level
+/// `j < L` (from the deepest), `S_{j+1}` has no integer point, so the
+/// minimum of objective `j` over the integer points of `S_j`, if any, is at
+/// least `lo_j + 1`; the solver computes it exactly over
+/// `S_j ∧ f_j >= lo_j + 1` (skipped when the dive proved objective `j` flat
+/// on `S_j`: `f_j < lo_j + 1` there) and the search goes on from
+/// `S_j ∧ f_j = m` with a new dive. If no level has an integer point above
+/// its bound, the system has none.
 ///
 /// The system is `base` (its tableau built once, shared by the many
 /// queries of a search) with `eqs` (`== 0`) and `ineqs` (`>= 0`) appended.
@@ -216,7 +221,6 @@ pub(crate) fn lexmin(
         },
         objs,
         0,
-        None,
     )
 }
 
@@ -242,99 +246,178 @@ impl Restricted<'_> {
     fn system(&self) -> crate::poly::solver::System {
         self.base.with_rows(&self.eqs, &self.ineqs)
     }
+
+    /// `self ∧ f = m`.
+    fn fixed(&self, f: &[i64], m: i64) -> ScheduleResult<Self> {
+        let n = f.len() - 1;
+        let mut eq = f.to_vec();
+        eq[n] = eq[n].checked_sub(m).ok_or(ScheduleError::Overflow)?;
+        let mut r = self.clone();
+        r.eqs.push(eq);
+        Ok(r)
+    }
 }
 
-/// `hint`, when given, is a rational lexicographic minimum of `objs[k..]`
-/// over `cur` (known from the caller, which only fixed an objective at the
-/// integral value it already had there), saving a simplex run.
+/// The integer lexicographic minimum of `objs[k..]` over `cur` (see
+/// [`lexmin`]).
 fn lexmin_from(
     cur: Restricted,
     objs: &[Form],
     k: usize,
-    hint: Option<Vec<num_rational::BigRational>>,
 ) -> ScheduleResult<crate::poly::solver::Optimum<Vec<i64>>> {
-    use crate::poly::solver::{self, Optimum};
-    use num_rational::BigRational;
+    use crate::poly::solver::{self, DiveEnd, Optimum};
     use num_traits::ToPrimitive;
-    let n = cur.base.base().n_vars;
-    if k == objs.len() {
-        let sys = cur.system();
-        let (r, _) = solver::with_work_budget(INTEGER_WORK, || solver::integer_sample(&sys));
-        return Ok(match r? {
-            Some(p) => Optimum::Value(p),
-            None => Optimum::Empty,
-        });
-    }
-    let v = match hint {
-        Some(v) => v,
-        None => match cur.base.rational_lexmin(&cur.eqs, &cur.ineqs, &objs[k..])? {
-            Optimum::Empty => return Ok(Optimum::Empty),
-            Optimum::Unbounded => {
-                let sys = cur.system();
-                let (r, _) = solver::with_work_budget(INTEGER_WORK, || {
-                    solver::integer_lexmin(&sys, &objs[k..])
-                });
-                return Ok(r?);
+    // First without the tableau copies that decide flatness: most dives
+    // end at an integral point and never look at it.
+    let dive = cur.base.dive(&cur.eqs, &cur.ineqs, &objs[k..], false)?;
+    let depth = dive.values.len();
+    // S_j: `cur` with objectives k..k + j fixed at the dive's values.
+    let level = |j: usize| -> ScheduleResult<Restricted> {
+        let mut r = cur.clone();
+        for (i, &m) in dive.values[..j].iter().enumerate() {
+            r = r.fixed(&objs[k + i], m)?;
+        }
+        Ok(r)
+    };
+    match &dive.end {
+        DiveEnd::Point(p) => {
+            let ints: Option<Vec<i64>> = p
+                .iter()
+                .map(|x| x.is_integer().then(|| x.to_integer().to_i64()).flatten())
+                .collect();
+            if let Some(ints) = ints {
+                return Ok(Optimum::Value(ints));
             }
-            Optimum::Value(v) => v,
-        },
-    };
-    if v.iter().all(|x| x.is_integer()) {
-        let ints: Option<Vec<i64>> = v.iter().map(|x| x.to_integer().to_i64()).collect();
-        if let Some(ints) = ints {
-            return Ok(Optimum::Value(ints));
+            let sys = level(depth)?.system();
+            let (r, _) = solver::with_work_budget(INTEGER_WORK, || solver::integer_sample(&sys));
+            if let Some(p) = r? {
+                return Ok(Optimum::Value(p));
+            }
+        }
+        DiveEnd::Empty => {}
+        DiveEnd::Unbounded => {
+            let sys = level(depth)?.system();
+            let (r, _) = solver::with_work_budget(INTEGER_WORK, || {
+                solver::integer_lexmin(&sys, &objs[k + depth..])
+            });
+            return Ok(r?);
         }
     }
-    // Rational value of objective k at the relaxed optimum.
-    let f = &objs[k];
-    let mut val = BigRational::from_integer(f[n].into());
-    for (c, x) in f[..n].iter().zip(&v) {
-        if *c != 0 {
-            val += BigRational::from_integer((*c).into()) * x;
+    // Backtracking: the same dive again (the flatness tests work on
+    // copies, so it pivots alike and fixes the same values), with every
+    // level's flatness decided.
+    let flat = if depth == 0 {
+        Vec::new()
+    } else {
+        let exact = cur.base.dive(&cur.eqs, &cur.ineqs, &objs[k..], true)?;
+        if exact.values != dive.values {
+            return Err(ScheduleError::Internal(
+                "the two dives of one ILP node differ".to_string(),
+            ));
+        }
+        exact.flat
+    };
+    for j in (0..depth).rev() {
+        if flat[j] {
+            continue;
+        }
+        let f = &objs[k + j];
+        let n = f.len() - 1;
+        let mut above = level(j)?;
+        let mut r = f.clone();
+        r[n] = dive.values[j]
+            .checked_add(1)
+            .and_then(|b| r[n].checked_sub(b))
+            .ok_or(ScheduleError::Overflow)?;
+        above.ineqs.push(r);
+        let sys = above.system();
+        let (m, _) = solver::with_work_budget(INTEGER_WORK, || solver::integer_min(&sys, f));
+        match m? {
+            Optimum::Value(m) => return lexmin_from(above.fixed(f, m)?, objs, k + j + 1),
+            Optimum::Empty => {}
+            Optimum::Unbounded => return Ok(Optimum::Unbounded),
         }
     }
-    let integral = val.is_integer();
-    let lo = val
-        .ceil()
-        .to_integer()
-        .to_i64()
-        .ok_or(ScheduleError::Overflow)?;
-    let fix = |r: &Restricted<'_>, m: i64| -> ScheduleResult<Vec<Form>> {
-        let mut eq = f.clone();
-        eq[n] = eq[n].checked_sub(m).ok_or(ScheduleError::Overflow)?;
-        let mut eqs = r.eqs.clone();
-        eqs.push(eq);
-        Ok(eqs)
-    };
-    // If objective k is already integral at `v`, fixing it there keeps `v`
-    // a rational lexicographic minimum of the remaining objectives.
-    let hint = if integral { Some(v) } else { None };
-    let fixed = Restricted {
-        eqs: fix(&cur, lo)?,
-        ..cur.clone()
-    };
-    if let Optimum::Value(p) = lexmin_from(fixed, objs, k + 1, hint)? {
-        return Ok(Optimum::Value(p));
-    }
-    // f = lo has no integer point: the exact minimum with f >= lo + 1.
-    let mut above = cur;
-    let mut r = f.clone();
-    r[n] = lo
-        .checked_add(1)
-        .and_then(|b| r[n].checked_sub(b))
-        .ok_or(ScheduleError::Overflow)?;
-    above.ineqs.push(r);
-    let above_sys = above.system();
-    let (m, _) = solver::with_work_budget(INTEGER_WORK, || solver::integer_min(&above_sys, f));
-    match m? {
-        Optimum::Value(m) => {
-            let fixed = Restricted {
-                eqs: fix(&above, m)?,
-                ..above.clone()
-            };
-            lexmin_from(fixed, objs, k + 1, None)
+    Ok(Optimum::Empty)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lexmin;
+    use crate::poly::solver::{integer_lexmin, Optimum, Prepared, System};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        /// The dive-and-backtrack integer lexmin equals the solver's
+        /// integer lexmin, on boxes cut by random inequalities (fractional
+        /// vertices, thin and integer-empty pieces); every variable is
+        /// also an objective, so the minimum is one point.
+        #[test]
+        fn lexmin_agrees_with_the_solver(
+            rows in prop::collection::vec(prop::collection::vec(-5i64..=5, 4), 1..5),
+            objs in prop::collection::vec(prop::collection::vec(-3i64..=3, 4), 0..3),
+        ) {
+            let n = 3;
+            let mut sys = System::new(n);
+            for v in 0..n {
+                let mut lo = vec![0; n + 1];
+                lo[v] = 1;
+                sys.add_ineq(lo);
+                let mut hi = vec![0; n + 1];
+                hi[v] = -1;
+                hi[n] = 6;
+                sys.add_ineq(hi);
+            }
+            for r in rows {
+                sys.add_ineq(r);
+            }
+            let mut objs = objs;
+            for v in 0..n {
+                let mut o = vec![0; n + 1];
+                o[v] = 1;
+                objs.push(o);
+            }
+            let ours = lexmin(&Prepared::new(sys.clone()).unwrap(), &[], &[], &objs).unwrap();
+            let theirs = integer_lexmin(&sys, &objs).unwrap();
+            prop_assert_eq!(ours, theirs);
         }
-        Optimum::Empty => Ok(Optimum::Empty),
-        Optimum::Unbounded => Ok(Optimum::Unbounded),
+
+        /// The same with the objectives fixed and bounded by extra rows
+        /// (the Pluto search's nodes): `lexmin` over a base with `eqs`
+        /// and `ineqs` is the lexmin over the materialized system.
+        #[test]
+        fn lexmin_with_rows_is_lexmin_of_the_rows(
+            rows in prop::collection::vec(prop::collection::vec(-5i64..=5, 4), 0..3),
+            extra in prop::collection::vec(prop::collection::vec(-4i64..=4, 4), 1..3),
+            eq in prop::collection::vec(-2i64..=2, 4),
+        ) {
+            let n = 3;
+            let mut sys = System::new(n);
+            for v in 0..n {
+                let mut lo = vec![0; n + 1];
+                lo[v] = 1;
+                sys.add_ineq(lo);
+                let mut hi = vec![0; n + 1];
+                hi[v] = -1;
+                hi[n] = 5;
+                sys.add_ineq(hi);
+            }
+            for r in rows {
+                sys.add_ineq(r);
+            }
+            let objs: Vec<Vec<i64>> = (0..n)
+                .map(|v| {
+                    let mut o = vec![0; n + 1];
+                    o[v] = if v == 1 { -1 } else { 1 };
+                    o
+                })
+                .collect();
+            let base = Prepared::new(sys.clone()).unwrap();
+            let ours = lexmin(&base, std::slice::from_ref(&eq), &extra, &objs).unwrap();
+            let theirs = integer_lexmin(&base.with_rows(&[eq], &extra), &objs).unwrap();
+            prop_assert!(!matches!(ours, Optimum::Unbounded));
+            prop_assert_eq!(ours, theirs);
+        }
     }
 }

@@ -43,8 +43,9 @@ const SEARCH_BUDGET: usize = 256;
 /// The value is a compromise measured on the examples: the largest band of
 /// an inference sampler (LDA, 46 statements) needs about 1.1e10 to finish,
 /// and cutting it shorter gives a schedule whose code runs 25 times slower;
-/// the 2-D window sums of `examples/window_sum_2d.alpha` would need far
-/// more and are cut (about 25 s of compilation, with a note).
+/// the 2-D window sums of `examples/window_sum_2d.alpha` need about
+/// 4e9 in all since the integer lexmin dives on one tableau per search
+/// node (`super::ilp::lexmin`; 1.8e10 before).
 pub const BAND_WORK: u64 = 20_000_000_000;
 
 struct Problem {

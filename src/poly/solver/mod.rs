@@ -60,6 +60,7 @@
 //! it falls back to big integers).
 
 mod budget;
+mod dive;
 mod integer;
 mod lattice;
 mod num;
@@ -80,6 +81,7 @@ mod tests;
 
 use crate::poly::{PolyError, PolyResult};
 pub use budget::{with_work_budget, work_budget_active, WorkSpent};
+pub use dive::{Dive, DiveEnd};
 use integer::{build_tab, fallback, implicit_of_tab, on_nonempty_tab, sample_ineqs, BoundedLex};
 use num::{Int, OResult};
 use num_bigint::BigInt;

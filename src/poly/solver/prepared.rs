@@ -12,6 +12,7 @@
 //!
 //! Must not know about: schedules (the rows are just rows).
 
+use super::dive::{dive_on_tab, Dive};
 use super::integer::{build_tab, fallback};
 use super::num::{Int, OResult, Ovf};
 use super::tableau::Tab;
@@ -76,6 +77,24 @@ impl Prepared {
                 mut t if !t.empty => lexmin_on_tab(&mut t, objs),
                 _ => Ok(Optimum::Empty),
             },
+        )
+    }
+
+    /// The [`Dive`] of `objs` over the base with `eqs` and `ineqs`
+    /// appended, on one copy of the base's tableau; `exact_flat` decides
+    /// every level's flatness exactly (at the price of a tableau copy per
+    /// level), otherwise only the obvious ones are found.
+    pub fn dive(
+        &self,
+        eqs: &[Vec<i64>],
+        ineqs: &[Vec<i64>],
+        objs: &[Vec<i64>],
+        exact_flat: bool,
+    ) -> PolyResult<Dive> {
+        self.check_rows(eqs, ineqs, objs)?;
+        fallback(
+            || dive_on_tab(self.small_with(eqs, ineqs)?, objs, exact_flat),
+            || dive_on_tab(self.big_with(eqs, ineqs)?, objs, exact_flat),
         )
     }
 

@@ -248,12 +248,24 @@ impl<T: Int> Tab<T> {
     /// [`Self::kill_col`] for every column `j` with `dead[j]`, in one pass
     /// over the rows.
     fn kill_cols(&mut self, dead: &[bool]) {
-        for row in self.rows.iter_mut() {
-            let mut k = 0;
-            row.retain(|_| {
-                k += 1;
-                !dead[k - 1]
-            });
+        // A few dead columns (the usual case: the columns an optimal face
+        // fixes): one block move per dead column and row, from the last,
+        // which is much cheaper than an element-wise pass.
+        let few: Vec<usize> = (0..dead.len()).rev().filter(|&j| dead[j]).collect();
+        if few.len() <= 4 {
+            for row in self.rows.iter_mut() {
+                for &j in &few {
+                    row.remove(j);
+                }
+            }
+        } else {
+            for row in self.rows.iter_mut() {
+                let mut k = 0;
+                row.retain(|_| {
+                    k += 1;
+                    !dead[k - 1]
+                });
+            }
         }
         let mut k = 0;
         let pos = &mut self.pos;
@@ -537,13 +549,77 @@ impl<T: Int> Tab<T> {
         self.pos[v] == Pos::Dead
     }
 
-    /// Number of problem variables.
+    /// For a basic variable `v` at the current (feasible) basis with value
+    /// `v0`: can `v <= v0 - 1` hold on the polyhedron? `false` proves
+    /// `v > v0 - 1` everywhere. A constant row (no nonbasic variable
+    /// moves `v`) answers at once; otherwise it is decided on a copy, by
+    /// maximizing the free row `u = v0 - 1 - v` until it is `>= 0`
+    /// (`den·v = c0 + Σ a_j N_j` gives `den·u = -den - Σ a_j N_j`).
+    ///
+    /// Without `exact`, only the constant row is recognized (no copy):
+    /// anything else answers `true` (unknown).
+    pub fn can_lower_by_one(&self, v: usize, exact: bool) -> OResult<bool> {
+        let Pos::Row(r) = self.pos[v] else {
+            return Ok(true);
+        };
+        if self.rows[r][1..].iter().all(|x| x.is_zero()) {
+            return Ok(false);
+        }
+        if !exact {
+            return Ok(true);
+        }
+        if self.lowers_by_one_alone(r)? {
+            return Ok(true);
+        }
+        let mut nums: Vec<T> = Vec::with_capacity(self.ncols());
+        nums.push(self.den[r].neg()?);
+        for x in &self.rows[r][1..] {
+            nums.push(x.neg()?);
+        }
+        let mut t = self.clone();
+        let u = t.push_row(nums, self.den[r].clone(), false);
+        Ok(t.maximize(u, Mode::UntilNonnegInRow)? != MaxOutcome::Optimal)
+    }
+
+    /// Can one nonbasic variable alone, increased as far as the ratio test
+    /// allows, lower the variable of row `r` by at least 1? A sufficient
+    /// condition for [`Self::can_lower_by_one`], without a copy: column
+    /// `j` with `a = row_r[j] < 0` can grow by `t = min_i c_i / -a_ij` over
+    /// the restricted rows with `a_ij < 0` (unbounded without one), which
+    /// lowers the variable by `-a·t / den_r`; `≥ 1` iff
+    /// `-a·c_i >= den_r·(-a_ij)` for the limiting row. Free columns
+    /// (which restricted rows do not see) lower it without limit.
+    fn lowers_by_one_alone(&self, r: usize) -> OResult<bool> {
+        for j in 1..self.ncols() {
+            let a = &self.rows[r][j];
+            if a.is_zero() {
+                continue;
+            }
+            if self.is_free_col(j) {
+                return Ok(true);
+            }
+            if !a.is_neg() {
+                continue;
+            }
+            let Some(i) = self.ratio_test(j, Some(r))? else {
+                return Ok(true);
+            };
+            let lhs = a.neg()?.mul(&self.rows[i][0])?;
+            let rhs = self.den[r].mul(&self.rows[i][j].neg()?)?;
+            if lhs >= rhs {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// Number of coefficients stored (rows × columns): the size measure
     /// of the branch-and-bound memory budget.
     pub fn n_cells(&self) -> usize {
         self.rows.len().saturating_mul(self.col_var.len())
     }
 
+    /// Number of problem variables.
     pub fn n_x_vars(&self) -> usize {
         self.n_x
     }

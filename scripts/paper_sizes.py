@@ -45,7 +45,7 @@ PROGRAMS = {
     "coxph": ({"N": 424, "K": 11}, ["N"]),
 }
 # Lower limits of the contexts (LDA's generator needs W >= D; CoxPH K < N).
-MINIMUM = {"N": 12, "W": 40, "V": 8, "D": 4, "L": 4}
+MINIMUM = {"N": 12, "W": 40, "V": 2, "D": 1, "L": 4}
 
 PER_SWEEP = re.compile(r"\(([0-9.]+) ms per sweep\)")
 

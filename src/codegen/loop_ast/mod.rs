@@ -529,6 +529,31 @@ impl Expr {
     pub fn cast(c: Cast, e: Expr) -> Expr {
         Expr::Cast(c, Box::new(e))
     }
+    /// The direct sub-expressions, in evaluation order as printed: a
+    /// load's indices; operands; a draw's arguments, seed and point; a
+    /// categorical's condition, weight, seed and point.
+    pub fn children(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => {
+                Vec::new()
+            }
+            Expr::Load { index, .. } => index.iter().collect(),
+            Expr::Unary(_, a) | Expr::Cast(_, a) => vec![a],
+            Expr::Binary(_, a, b) => vec![a, b],
+            Expr::Select(c, a, b) => vec![c, a, b],
+            Expr::Math(_, args) | Expr::External { args, .. } => args.iter().collect(),
+            Expr::Random(r) => r
+                .args
+                .iter()
+                .chain(std::iter::once(&r.seed))
+                .chain(&r.point)
+                .collect(),
+            Expr::Categorical(c) => [&c.cond, &c.weight, &c.seed]
+                .into_iter()
+                .chain(&c.point)
+                .collect(),
+        }
+    }
     /// True when the expression is an affine index (no data involved).
     pub fn is_affine(&self) -> bool {
         matches!(self, Expr::Aff(_) | Expr::Int(_))

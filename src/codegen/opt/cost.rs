@@ -182,25 +182,13 @@ impl CostWalk<'_> {
 /// weight is counted with its enclosing draw's range only).
 fn collect_categoricals<'e>(e: &'e Expr, out: &mut Vec<&'e CategoricalDraw>) {
     match e {
-        Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => {}
-        Expr::Load { index, .. } => index.iter().for_each(|x| collect_categoricals(x, out)),
-        Expr::Unary(_, a) | Expr::Cast(_, a) => collect_categoricals(a, out),
-        Expr::Binary(_, a, b) => {
-            collect_categoricals(a, out);
-            collect_categoricals(b, out);
-        }
-        Expr::Select(c, a, b) => {
-            collect_categoricals(c, out);
-            collect_categoricals(a, out);
-            collect_categoricals(b, out);
-        }
-        Expr::Math(_, args) | Expr::External { args, .. } => {
-            args.iter().for_each(|x| collect_categoricals(x, out))
-        }
-        Expr::Random(r) => r.args.iter().for_each(|x| collect_categoricals(x, out)),
         // A uniform draw is O(1) (`CategoricalDraw::is_uniform`); its
         // weight is a constant.
         Expr::Categorical(c) if c.is_uniform() => {}
         Expr::Categorical(c) => out.push(c),
+        _ => e
+            .children()
+            .into_iter()
+            .for_each(|x| collect_categoricals(x, out)),
     }
 }

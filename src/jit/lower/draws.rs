@@ -296,31 +296,9 @@ fn expr_keys(e: &Expr, out: &mut Vec<(Expr, u32, usize)>) {
         }
     };
     match e {
-        Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => {}
-        Expr::Load { index, .. } => index.iter().for_each(|x| expr_keys(x, out)),
-        Expr::Unary(_, a) | Expr::Cast(_, a) => expr_keys(a, out),
-        Expr::Binary(_, a, b) => {
-            expr_keys(a, out);
-            expr_keys(b, out);
-        }
-        Expr::Select(c, a, b) => {
-            expr_keys(c, out);
-            expr_keys(a, out);
-            expr_keys(b, out);
-        }
-        Expr::Math(_, args) | Expr::External { args, .. } => {
-            args.iter().for_each(|x| expr_keys(x, out))
-        }
-        Expr::Random(r) => {
-            add(&r.seed, r.site, r.point.len());
-            r.args.iter().for_each(|x| expr_keys(x, out));
-            r.point.iter().for_each(|x| expr_keys(x, out));
-        }
-        Expr::Categorical(c) => {
-            add(&c.seed, c.site, c.point.len());
-            expr_keys(&c.cond, out);
-            expr_keys(&c.weight, out);
-            c.point.iter().for_each(|x| expr_keys(x, out));
-        }
+        Expr::Random(r) => add(&r.seed, r.site, r.point.len()),
+        Expr::Categorical(c) => add(&c.seed, c.site, c.point.len()),
+        _ => {}
     }
+    e.children().into_iter().for_each(|x| expr_keys(x, out));
 }

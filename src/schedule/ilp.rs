@@ -347,6 +347,24 @@ mod tests {
     use crate::poly::solver::{integer_lexmin, Optimum, Prepared, System};
     use proptest::prelude::*;
 
+    /// The box `0 <= x_v <= hi` of `n` variables cut by `rows` (`>= 0`).
+    fn cut_box(n: usize, hi: i64, rows: Vec<Vec<i64>>) -> System {
+        let mut sys = System::new(n);
+        for v in 0..n {
+            let mut lo = vec![0; n + 1];
+            lo[v] = 1;
+            sys.add_ineq(lo);
+            let mut up = vec![0; n + 1];
+            up[v] = -1;
+            up[n] = hi;
+            sys.add_ineq(up);
+        }
+        for r in rows {
+            sys.add_ineq(r);
+        }
+        sys
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(400))]
         /// The dive-and-backtrack integer lexmin equals the solver's
@@ -359,19 +377,7 @@ mod tests {
             objs in prop::collection::vec(prop::collection::vec(-3i64..=3, 4), 0..3),
         ) {
             let n = 3;
-            let mut sys = System::new(n);
-            for v in 0..n {
-                let mut lo = vec![0; n + 1];
-                lo[v] = 1;
-                sys.add_ineq(lo);
-                let mut hi = vec![0; n + 1];
-                hi[v] = -1;
-                hi[n] = 6;
-                sys.add_ineq(hi);
-            }
-            for r in rows {
-                sys.add_ineq(r);
-            }
+            let sys = cut_box(n, 6, rows);
             let mut objs = objs;
             for v in 0..n {
                 let mut o = vec![0; n + 1];
@@ -393,19 +399,7 @@ mod tests {
             eq in prop::collection::vec(-2i64..=2, 4),
         ) {
             let n = 3;
-            let mut sys = System::new(n);
-            for v in 0..n {
-                let mut lo = vec![0; n + 1];
-                lo[v] = 1;
-                sys.add_ineq(lo);
-                let mut hi = vec![0; n + 1];
-                hi[v] = -1;
-                hi[n] = 5;
-                sys.add_ineq(hi);
-            }
-            for r in rows {
-                sys.add_ineq(r);
-            }
+            let sys = cut_box(n, 5, rows);
             let objs: Vec<Vec<i64>> = (0..n)
                 .map(|v| {
                     let mut o = vec![0; n + 1];

@@ -66,9 +66,15 @@ pub(crate) fn build_tab<T: Int>(
     Ok((tab, slacks))
 }
 
-/// Run `small` (i128 fast path); on overflow run `big` (BigInt).
+/// Run `fast` (on `i64`); on overflow run `wide` (on `i128`), and on
+/// overflow again `big` (on `BigInt`, which never overflows: its `Ovf`
+/// means a spent work budget or an internal limit). The three compute the
+/// same thing at different widths ([`at_every_width!`] writes them from
+/// one expression). A spent work budget ends the cascade with
+/// [`PolyError::Budget`].
 pub(crate) fn fallback<R>(
-    small: impl FnOnce() -> OResult<R>,
+    fast: impl FnOnce() -> OResult<R>,
+    wide: impl FnOnce() -> OResult<R>,
     big: impl FnOnce() -> OResult<R>,
 ) -> PolyResult<R> {
     super::budget::take_spent();
@@ -78,20 +84,25 @@ pub(crate) fn fallback<R>(
             "integer branch and bound exceeded {BNB_NODE_BUDGET} nodes or {BNB_CELL_BUDGET} depth × tableau cells, or the caller's simplex work budget"
         ))
     };
-    match small() {
-        Ok(r) => Ok(r),
-        Err(Ovf) if spent() => Err(budget_error()),
-        Err(Ovf) => {
-            super::stats::FALLBACKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            big().map_err(|_| {
-                if spent() {
-                    budget_error()
-                } else {
-                    PolyError::Overflow
-                }
-            })
-        }
+    match fast() {
+        Ok(r) => return Ok(r),
+        Err(Ovf) if spent() => return Err(budget_error()),
+        Err(Ovf) => {}
     }
+    super::stats::WIDENINGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    match wide() {
+        Ok(r) => return Ok(r),
+        Err(Ovf) if spent() => return Err(budget_error()),
+        Err(Ovf) => {}
+    }
+    super::stats::FALLBACKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    big().map_err(|_| {
+        if spent() {
+            budget_error()
+        } else {
+            PolyError::Overflow
+        }
+    })
 }
 
 /// Nodes one branch and bound may explore. Without lattice basis
@@ -103,7 +114,7 @@ pub(crate) const BNB_NODE_BUDGET: usize = 2_000_000;
 
 /// Bound on `depth × cells` of a branch-and-bound node: the stack keeps a
 /// tableau (one row more per level) for every pending sibling, so this
-/// bounds its memory (about 16 bytes per cell on the fast path). Past it
+/// bounds its memory (about 8 bytes per cell on the fast path). Past it
 /// the query fails with [`PolyError::Budget`].
 pub(crate) const BNB_CELL_BUDGET: usize = 30_000_000;
 
@@ -270,9 +281,7 @@ pub(crate) fn sample_ineqs(n: usize, rows: &[Vec<i64>]) -> PolyResult<Option<Vec
             None
         });
     }
-    fallback(
-        || sample_gen::<i128>(n, rows),
-        || sample_gen::<BigInt>(n, rows),
+    at_every_width!(W => sample_gen::<W>(n, rows)
     )
 }
 

@@ -20,8 +20,9 @@
 //!   violated row over the rows already satisfied (primal simplex); an
 //!   optimum below 0 proves emptiness. Dantzig's rule, switching to Bland's
 //!   rule after a run of degenerate pivots, so no cycling. The fast path
-//!   runs in checked `i128`; any overflow restarts the whole query in
-//!   `BigInt` (`integer::fallback`). No floating point anywhere.
+//!   runs in checked `i64`; an overflow restarts the whole query in checked
+//!   `i128`, and another in `BigInt` (`integer::fallback`). No floating
+//!   point anywhere.
 //! * **Rational lexmin**: maximize the negated objective, then delete the
 //!   columns of the nonbasic variables with a nonzero reduced cost (they
 //!   are 0 on the optimal face) and go on with the next objective.
@@ -59,6 +60,28 @@
 //! coordinates does not fit `i64` (tableau arithmetic itself never fails:
 //! it falls back to big integers).
 
+/// `at_every_width!(W => expr)`: [`integer::fallback`] of `expr` computed
+/// with the tableau integer type `W` bound to `i64`, then `i128`, then
+/// `BigInt`: one expression for the three widths of an exact query.
+macro_rules! at_every_width {
+    ($w:ident => $body:expr) => {
+        $crate::poly::solver::integer::fallback(
+            || {
+                type $w = i64;
+                $body
+            },
+            || {
+                type $w = i128;
+                $body
+            },
+            || {
+                type $w = num_bigint::BigInt;
+                $body
+            },
+        )
+    };
+}
+
 mod budget;
 mod dive;
 mod integer;
@@ -73,6 +96,9 @@ mod tableau;
 pub mod stats {
     use std::sync::atomic::AtomicU64;
     pub static PIVOTS: AtomicU64 = AtomicU64::new(0);
+    /// Queries redone on `i128` after an `i64` overflow.
+    pub static WIDENINGS: AtomicU64 = AtomicU64::new(0);
+    /// Queries redone on big integers after an `i128` overflow.
     pub static FALLBACKS: AtomicU64 = AtomicU64::new(0);
 }
 
@@ -190,10 +216,7 @@ fn neg_row(obj: &[i64]) -> PolyResult<Vec<i64>> {
 pub fn rational_feasible(sys: &System) -> PolyResult<bool> {
     sys.check()?;
     let n = sys.n_vars;
-    fallback(
-        || Ok(!build_tab::<i128>(n, &sys.eqs, &sys.ineqs)?.0.empty),
-        || Ok(!build_tab::<BigInt>(n, &sys.eqs, &sys.ineqs)?.0.empty),
-    )
+    at_every_width!(W => Ok(!build_tab::<W>(n, &sys.eqs, &sys.ineqs)?.0.empty))
 }
 
 fn lexmin_gen<T: Int>(sys: &System, objs: &[Vec<i64>]) -> OResult<Optimum<Vec<BigRational>>> {
@@ -238,10 +261,7 @@ pub fn rational_lexmin(sys: &System, objs: &[Vec<i64>]) -> PolyResult<Optimum<Ve
     for o in objs {
         sys.check_obj(o)?;
     }
-    fallback(
-        || lexmin_gen::<i128>(sys, objs),
-        || lexmin_gen::<BigInt>(sys, objs),
-    )
+    at_every_width!(W => lexmin_gen::<W>(sys, objs))
 }
 
 fn eval_rat(obj: &[i64], x: &[BigRational]) -> BigRational {
@@ -282,18 +302,9 @@ pub fn rational_each_reaches(sys: &System, groups: &[Vec<Vec<i64>>]) -> PolyResu
         sys.check_obj(o)?;
     }
     let n = sys.n_vars;
-    let r = fallback(
-        || {
-            on_nonempty_tab(n, &sys.eqs, &sys.ineqs, |t, _| {
-                each_reaches::<i128>(t, groups)
-            })
-        },
-        || {
-            on_nonempty_tab(n, &sys.eqs, &sys.ineqs, |t, _| {
-                each_reaches::<BigInt>(t, groups)
-            })
-        },
-    )?;
+    let r = at_every_width!(W => on_nonempty_tab(n, &sys.eqs, &sys.ineqs, |t, _| {
+        each_reaches::<W>(t, groups)
+    }))?;
     Ok(r == Some(true))
 }
 
@@ -375,9 +386,8 @@ pub fn integer_lexmin(sys: &System, objs: &[Vec<i64>]) -> PolyResult<Optimum<Vec
     }
     let n = sys.n_vars;
     // Bounded polyhedra: lexicographic branch and bound.
-    let bounded = fallback(
-        || integer::lexmin_if_bounded::<i128>(n, &sys.eqs, &sys.ineqs, objs),
-        || integer::lexmin_if_bounded::<BigInt>(n, &sys.eqs, &sys.ineqs, objs),
+    let bounded = at_every_width!(
+        W => integer::lexmin_if_bounded::<W>(n, &sys.eqs, &sys.ineqs, objs)
     )?;
     match bounded {
         BoundedLex::Empty | BoundedLex::NoInteger => return Ok(Optimum::Empty),
@@ -461,26 +471,33 @@ pub fn integer_max(sys: &System, obj: &[i64]) -> PolyResult<Optimum<i64>> {
 /// rational polyhedron `P = {x ∈ Q^n : eqs = 0, ineqs >= 0}`. If `P` is
 /// empty this holds vacuously and all indices are returned.
 pub fn implicit_equalities(sys: &System) -> PolyResult<Vec<usize>> {
-    let imp = tab_query(sys, implicit_of_tab::<i128>, implicit_of_tab::<BigInt>)?;
+    let imp = tab_query(
+        sys,
+        implicit_of_tab::<i64>,
+        implicit_of_tab::<i128>,
+        implicit_of_tab::<BigInt>,
+    )?;
     Ok(match imp {
         None => (0..sys.ineqs.len()).collect(),
         Some(v) => (0..v.len()).filter(|&k| v[k]).collect(),
     })
 }
 
-/// The same tableau query (one generic function, instantiated at both
-/// widths) on the rational polyhedron of `sys`: `small` on the `i128`
-/// tableau, or `big` on the `BigInt` one after an overflow; `None` when the
-/// polyhedron is empty.
+/// The same tableau query (one generic function, instantiated at the
+/// three widths) on the rational polyhedron of `sys`: `fast` on the `i64`
+/// tableau, then `wide` on the `i128` one and `big` on the `BigInt` one
+/// after overflows ([`fallback`]); `None` when the polyhedron is empty.
 fn tab_query<R>(
     sys: &System,
-    small: fn(&mut Tab<i128>, &[Option<usize>]) -> OResult<R>,
+    fast: fn(&mut Tab<i64>, &[Option<usize>]) -> OResult<R>,
+    wide: fn(&mut Tab<i128>, &[Option<usize>]) -> OResult<R>,
     big: fn(&mut Tab<BigInt>, &[Option<usize>]) -> OResult<R>,
 ) -> PolyResult<Option<R>> {
     sys.check()?;
     let n = sys.n_vars;
     fallback(
-        || on_nonempty_tab(n, &sys.eqs, &sys.ineqs, small),
+        || on_nonempty_tab(n, &sys.eqs, &sys.ineqs, fast),
+        || on_nonempty_tab(n, &sys.eqs, &sys.ineqs, wide),
         || on_nonempty_tab(n, &sys.eqs, &sys.ineqs, big),
     )
 }
@@ -508,7 +525,12 @@ fn redundant_of_tab<T: Int>(tab: &mut Tab<T>, slacks: &[Option<usize>]) -> OResu
 /// duplicates, the last one is kept.
 pub fn redundant_ineqs(sys: &System) -> PolyResult<Vec<usize>> {
     // Non-empty polyhedra: one tableau (see `redundant_of_tab`).
-    let fast = tab_query(sys, redundant_of_tab::<i128>, redundant_of_tab::<BigInt>)?;
+    let fast = tab_query(
+        sys,
+        redundant_of_tab::<i64>,
+        redundant_of_tab::<i128>,
+        redundant_of_tab::<BigInt>,
+    )?;
     if let Some(red) = fast {
         return Ok(red);
     }

@@ -1,8 +1,10 @@
 //! Exact integer arithmetic for the simplex tableau.
 //!
 //! Owns: the [`Int`] trait (checked ring operations that report overflow as
-//! [`Ovf`] instead of wrapping) and its two implementations: `i128` (the fast
-//! path) and `BigInt` (the slow path, which never overflows).
+//! [`Ovf`] instead of wrapping) and its three implementations, tried in
+//! this order: `i64` (the fast path: every tableau of the examples' and
+//! inference programs' scheduling stays in it), `i128` (the wide path) and
+//! `BigInt` (the slow path, which never overflows).
 //!
 //! Must not know about: tableaux, constraint systems, or anything above.
 
@@ -20,7 +22,7 @@ pub(crate) struct Ovf;
 pub(crate) type OResult<T> = Result<T, Ovf>;
 
 /// An exact integer type with checked operations.
-pub(crate) trait Int: Clone + Eq + Ord + Debug {
+pub(crate) trait Int: Clone + Eq + Ord + Debug + 'static {
     fn zero() -> Self;
     fn one() -> Self;
     fn from_i64(v: i64) -> Self;
@@ -41,6 +43,63 @@ pub(crate) trait Int: Clone + Eq + Ord + Debug {
     fn is_one(&self) -> bool;
     /// `|self| < |o|`.
     fn abs_lt(&self, o: &Self) -> bool;
+}
+
+impl Int for i64 {
+    fn zero() -> Self {
+        0
+    }
+    fn one() -> Self {
+        1
+    }
+    fn from_i64(v: i64) -> Self {
+        v
+    }
+    fn from_big(v: &BigInt) -> OResult<Self> {
+        v.to_i64().ok_or(Ovf)
+    }
+    fn to_big(&self) -> BigInt {
+        BigInt::from(*self)
+    }
+    fn add(&self, o: &Self) -> OResult<Self> {
+        self.checked_add(*o).ok_or(Ovf)
+    }
+    fn mul(&self, o: &Self) -> OResult<Self> {
+        self.checked_mul(*o).ok_or(Ovf)
+    }
+    fn neg(&self) -> OResult<Self> {
+        self.checked_neg().ok_or(Ovf)
+    }
+    fn gcd(&self, o: &Self) -> OResult<Self> {
+        // Euclid on magnitudes: O(log min(x, y)) steps. The gcd of
+        // `i64::MIN` and 0 (2^63) is the one result that does not fit.
+        let (mut x, mut y) = (self.unsigned_abs(), o.unsigned_abs());
+        while y != 0 {
+            let t = x % y;
+            x = y;
+            y = t;
+        }
+        i64::try_from(x).map_err(|_| Ovf)
+    }
+    fn div_exact(&self, o: &Self) -> OResult<Self> {
+        self.checked_div(*o).ok_or(Ovf)
+    }
+
+    fn is_zero(&self) -> bool {
+        *self == 0
+    }
+    fn is_neg(&self) -> bool {
+        *self < 0
+    }
+    fn is_pos(&self) -> bool {
+        *self > 0
+    }
+    fn is_one(&self) -> bool {
+        *self == 1
+    }
+    fn abs_lt(&self, o: &Self) -> bool {
+        self.unsigned_abs() < o.unsigned_abs()
+    }
 }
 
 impl Int for i128 {

@@ -6,28 +6,28 @@
 //!
 //! Owns: [`Prepared`]. A query's answer is that of the same query on the
 //! materialized system (the base's rows, then the extra rows), computed on
-//! a copy of the base's `i128` tableau with the extra rows added; on
-//! overflow the whole tableau is rebuilt over big integers, adding the rows
-//! in the same order, so both paths pivot alike.
+//! a copy of the base's `i64` tableau with the extra rows added; on
+//! overflow the whole tableau is rebuilt over `i128`, then big integers,
+//! adding the rows in the same order, so every width pivots alike.
 //!
 //! Must not know about: schedules (the rows are just rows).
 
 use super::dive::{dive_on_tab, Dive};
-use super::integer::{build_tab, fallback};
+use super::integer::build_tab;
 use super::num::{Int, OResult, Ovf};
 use super::tableau::Tab;
 use super::{each_reaches, lexmin_on_tab, Optimum, System};
 use crate::poly::PolyResult;
-use num_bigint::BigInt;
 use num_rational::BigRational;
+use std::any::Any;
 
-/// A base system with its `i128` tableau (see the module comment).
+/// A base system with its `i64` tableau (see the module comment).
 #[derive(Clone, Debug)]
 pub struct Prepared {
     base: System,
-    /// `None` when building it overflowed `i128` or spent the work budget:
-    /// every query then takes the big-integer path.
-    small: Option<Tab<i128>>,
+    /// `None` when building it overflowed `i64` or spent the work budget:
+    /// every query then starts at the `i128` width.
+    small: Option<Tab<i64>>,
 }
 
 impl Prepared {
@@ -38,7 +38,7 @@ impl Prepared {
         base.check()?;
         let base = presolve(&base);
         let n = base.n_vars;
-        let small = build_tab::<i128>(n, &base.eqs, &base.ineqs)
+        let small = build_tab::<i64>(n, &base.eqs, &base.ineqs)
             .ok()
             .map(|(t, _)| t);
         // A failed build may have marked the work budget spent; the
@@ -68,16 +68,10 @@ impl Prepared {
         objs: &[Vec<i64>],
     ) -> PolyResult<Optimum<Vec<BigRational>>> {
         self.check_rows(eqs, ineqs, objs)?;
-        fallback(
-            || match self.small_with(eqs, ineqs)? {
-                mut t if !t.empty => lexmin_on_tab(&mut t, objs),
-                _ => Ok(Optimum::Empty),
-            },
-            || match self.big_with(eqs, ineqs)? {
-                mut t if !t.empty => lexmin_on_tab(&mut t, objs),
-                _ => Ok(Optimum::Empty),
-            },
-        )
+        at_every_width!(W => match self.tab_with::<W>(eqs, ineqs)? {
+            mut t if !t.empty => lexmin_on_tab(&mut t, objs),
+            _ => Ok(Optimum::Empty),
+        })
     }
 
     /// The [`Dive`] of `objs` over the base with `eqs` and `ineqs`
@@ -92,10 +86,7 @@ impl Prepared {
         exact_flat: bool,
     ) -> PolyResult<Dive> {
         self.check_rows(eqs, ineqs, objs)?;
-        fallback(
-            || dive_on_tab(self.small_with(eqs, ineqs)?, objs, exact_flat),
-            || dive_on_tab(self.big_with(eqs, ineqs)?, objs, exact_flat),
-        )
+        at_every_width!(W => dive_on_tab(self.tab_with::<W>(eqs, ineqs)?, objs, exact_flat))
     }
 
     /// [`super::rational_each_reaches`] over the base with `eqs` and
@@ -108,16 +99,10 @@ impl Prepared {
     ) -> PolyResult<bool> {
         let rows: Vec<Vec<i64>> = groups.iter().flatten().cloned().collect();
         self.check_rows(eqs, ineqs, &rows)?;
-        fallback(
-            || {
-                let mut t = self.small_with(eqs, ineqs)?;
-                Ok(!t.empty && each_reaches(&mut t, groups)?)
-            },
-            || {
-                let mut t = self.big_with(eqs, ineqs)?;
-                Ok(!t.empty && each_reaches(&mut t, groups)?)
-            },
-        )
+        at_every_width!(W => {
+            let mut t = self.tab_with::<W>(eqs, ineqs)?;
+            Ok(!t.empty && each_reaches(&mut t, groups)?)
+        })
     }
 
     fn check_rows(
@@ -132,16 +117,15 @@ impl Prepared {
         Ok(())
     }
 
-    /// A copy of the base's `i128` tableau with the extra rows added.
-    fn small_with(&self, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> OResult<Tab<i128>> {
-        let tab = self.small.clone().ok_or(Ovf)?;
-        add_rows(tab, eqs, ineqs)
-    }
-
-    /// The big-integer tableau of the base, then the extra rows.
-    fn big_with(&self, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> OResult<Tab<BigInt>> {
-        let n = self.base.n_vars;
-        let (tab, _) = build_tab::<BigInt>(n, &self.base.eqs, &self.base.ineqs)?;
+    /// The tableau of the base over `T` with the extra rows added: a copy
+    /// of the prepared `i64` one at that width (`Ovf` when building it
+    /// overflowed), else built anew from the base's rows.
+    fn tab_with<T: Int>(&self, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> OResult<Tab<T>> {
+        let prepared: &dyn Any = &self.small;
+        let tab = match prepared.downcast_ref::<Option<Tab<T>>>() {
+            Some(small) => small.clone().ok_or(Ovf)?,
+            None => build_tab::<T>(self.base.n_vars, &self.base.eqs, &self.base.ineqs)?.0,
+        };
         add_rows(tab, eqs, ineqs)
     }
 }

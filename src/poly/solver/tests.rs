@@ -567,6 +567,36 @@ fn huge_coefficients_use_big_integers_correctly() {
     assert!(after > before, "expected the big-integer path to run");
 }
 
+/// Coefficients near 2^40: their products overflow `i64` but not `i128`,
+/// so the queries are redone at the middle width; answers are compared
+/// with brute force.
+#[test]
+fn wide_coefficients_use_the_i128_width_correctly() {
+    let a: i64 = (1 << 40) + 7;
+    let b: i64 = (1 << 40) - 3;
+    let c: i64 = (1 << 39) + 1;
+    let before = stats::WIDENINGS.load(std::sync::atomic::Ordering::Relaxed);
+    let mut s = with_box(&System::new(3), 6);
+    s.add_ineq(vec![a, -b, c, 0]);
+    s.add_ineq(vec![-b, a, -c, 3 * c]);
+    s.add_ineq(vec![c, c, -a, b]);
+    let pts = brute(&s, 6);
+    assert!(pts.len() > 1 && pts.len() < 13 * 13 * 13, "a proper subset");
+    let objs = vec![vec![-1, 0, 0, 0], vec![0, 1, 0, 0], vec![0, 0, -1, 0]];
+    let best = pts.iter().map(|p| lex_key(&objs, p)).min();
+    match integer_lexmin(&s, &objs).unwrap() {
+        Optimum::Value(p) => {
+            assert!(satisfies(&s, &p));
+            assert_eq!(Some(lex_key(&objs, &p)), best);
+        }
+        Optimum::Empty => assert!(pts.is_empty()),
+        o => panic!("a bounded system, got {o:?}"),
+    }
+    assert_eq!(integer_sample(&s).unwrap().is_some(), !pts.is_empty());
+    let after = stats::WIDENINGS.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(after > before, "expected the i128 width to run");
+}
+
 /// `row` composed with the unimodular shear `x_i = y_i + k[i]·y_{i+1}`.
 fn shear(row: &[i64], k: &[i64]) -> Vec<i64> {
     let n = row.len() - 1;

@@ -10,6 +10,7 @@
 use super::error::{ScheduleError, ScheduleResult};
 use super::model::{DepPiece, DimInfo, Model, Schedule};
 use crate::poly::linalg;
+use crate::poly::memo::{memoized, Memo, SystemKey};
 use crate::poly::solver::{self, System};
 
 /// Status of one dependence piece under a legal schedule.
@@ -157,6 +158,15 @@ pub(crate) fn legal_on(model: &Model, sched: &Schedule, deps: &[usize]) -> Sched
 
 /// The status of piece `k` under `sched`, or a violation of it (the
 /// per-piece test of [`check_schedule`]).
+///
+/// Level by level, with `P` the piece's polyhedron restricted to the pairs
+/// tied at every earlier level and `δ_l = θ_T,l(t) − θ_S,l(s)`: a point of
+/// `P ∧ δ_l <= −1` is a violation at `l`; otherwise, when `P ∧ δ_l = 0` is
+/// integer-empty, the piece is carried at `l`; else `P` becomes
+/// `P ∧ δ_l = 0`. A constant `δ_l = c >= 0` needs no solver (`c > 0`
+/// carries all of `P`, `c = 0` ties all of it), and the other steps are
+/// memoized per thread on `(P, δ_l)`: the driver checks a schedule again
+/// after each post-pass, and most pieces keep their rows.
 fn dep_status(
     model: &Model,
     sched: &Schedule,
@@ -178,24 +188,69 @@ fn dep_status(
             &sched.rows[dep.source][l],
             &sched.rows[dep.target][l],
         )?;
-        let mut viol = sys.clone();
-        let mut neg: Vec<i64> = delta
-            .iter()
-            .map(|x| x.checked_neg().ok_or(ScheduleError::Overflow))
-            .collect::<ScheduleResult<_>>()?;
-        let last = neg.len() - 1;
-        neg[last] = neg[last].checked_sub(1).ok_or(ScheduleError::Overflow)?;
-        viol.add_ineq(neg);
-        if let Some(pt) = solver::integer_sample(&viol)? {
-            return Ok(Err(split_point(model, dep, k, Some(l), &pt)));
+        let n = delta.len() - 1;
+        if delta[..n].iter().all(|&c| c == 0) && delta[n] >= 0 {
+            if delta[n] > 0 {
+                return Ok(Ok(DepStatus::Carried(l)));
+            }
+            continue;
+        }
+        match level_step(&sys, &delta)? {
+            Step::Violated(pt) => return Ok(Err(split_point(model, dep, k, Some(l), &pt))),
+            Step::Carried => return Ok(Ok(DepStatus::Carried(l))),
+            Step::Tied(pt) => witness = pt,
         }
         sys.add_eq(delta);
-        match solver::integer_sample(&sys)? {
-            None => return Ok(Ok(DepStatus::Carried(l))),
-            Some(pt) => witness = pt,
-        }
     }
     Ok(Err(split_point(model, dep, k, None, &witness)))
+}
+
+/// One level of [`dep_status`] on the tied pairs `P` and the distance `δ`.
+#[derive(Clone, Debug)]
+enum Step {
+    /// A point of `P ∧ δ <= −1`.
+    Violated(Vec<i64>),
+    /// `δ >= 1` on every integer point of `P`.
+    Carried,
+    /// `δ >= 0` on `P`, and this point of `P ∧ δ = 0`.
+    Tied(Vec<i64>),
+}
+
+type StepKey = (SystemKey, Vec<i64>);
+
+thread_local! {
+    static STEPS: Memo<StepKey, Step> = Memo::default();
+}
+
+fn level_step(sys: &System, delta: &[i64]) -> ScheduleResult<Step> {
+    memoized(
+        &STEPS,
+        || {
+            (
+                (sys.n_vars, sys.eqs.clone(), sys.ineqs.clone()),
+                delta.to_vec(),
+            )
+        },
+        || {
+            let mut viol = sys.clone();
+            let mut neg: Vec<i64> = delta
+                .iter()
+                .map(|x| x.checked_neg().ok_or(ScheduleError::Overflow))
+                .collect::<ScheduleResult<_>>()?;
+            let last = neg.len() - 1;
+            neg[last] = neg[last].checked_sub(1).ok_or(ScheduleError::Overflow)?;
+            viol.add_ineq(neg);
+            if let Some(pt) = solver::integer_sample(&viol)? {
+                return Ok(Step::Violated(pt));
+            }
+            let mut tied = sys.clone();
+            tied.add_eq(delta.to_vec());
+            Ok(match solver::integer_sample(&tied)? {
+                None => Step::Carried,
+                Some(pt) => Step::Tied(pt),
+            })
+        },
+    )
 }
 
 /// Is the schedule sequential: does every statement's iterator-coefficient

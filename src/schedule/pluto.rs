@@ -161,6 +161,9 @@ struct Search<'a> {
     best: Option<Vec<i64>>,
     solves: usize,
     optimal: bool,
+    /// The root's [`Search::regions_possible`] test passed (it is done
+    /// before the first solve, and not repeated).
+    root_possible: bool,
 }
 
 impl Search<'_> {
@@ -274,7 +277,8 @@ impl Search<'_> {
             }
             return Ok(());
         };
-        if !self.regions_possible(&eqs, &ineqs)? {
+        let known_possible = self.root_possible && eqs.is_empty() && ineqs.is_empty();
+        if !known_possible && !self.regions_possible(&eqs, &ineqs)? {
             return Ok(());
         }
         let region = self.regions[ri].clone();
@@ -384,7 +388,18 @@ pub(crate) fn band(sub: &Sub) -> ScheduleResult<Band> {
             best: None,
             solves: 0,
             optimal: false,
+            root_possible: false,
         };
+        // When some region is trivial at every point, no member exists:
+        // the test (a few LPs) is done before the root's ILP, which would
+        // only find a trivial solution and then fail the same test.
+        if !search.regions_possible(&[], &[])? {
+            return Ok(Band {
+                members,
+                split: false,
+            });
+        }
+        search.root_possible = true;
         search.run(Vec::new(), Vec::new())?;
         let Some(sol) = search.best else {
             return Ok(Band {

@@ -206,8 +206,15 @@ struct Lowered {
 
 /// Optimize (when asked), schedule, scan, map storage (when asked) and
 /// optimize the loops of the system `options.system` of `original`.
-fn lower(original: &ir::Program, options: &Options) -> Result<Lowered, CompileError> {
-    let index = system_index(original, options.system.as_deref())?;
+fn lower(whole: &ir::Program, options: &Options) -> Result<Lowered, CompileError> {
+    // Only the compiled system is optimized and scheduled (the others of
+    // the file, such as a sampler's data generator, cost time and are not
+    // run); it is system 0 of `original`.
+    let chosen = system_index(whole, options.system.as_deref())?;
+    let original = &whole
+        .only_system(chosen)
+        .ok_or_else(|| CompileError::NoSystem(chosen.to_string()))?;
+    let index = 0;
     let (program, decisions, verified, complexity) = if options.optimize {
         let o = sdr::optimize(original, Scheduler::Pluto).map_err(CompileError::Optimize)?;
         let report = sdr::complexity::report_systems(original, &o, Some(index)).ok();

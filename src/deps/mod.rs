@@ -661,34 +661,65 @@ pub fn schedule_program(
     program: &Program,
     scheduler: Scheduler,
 ) -> Result<ProgramSchedule, DepsError> {
-    let mut systems = Vec::new();
-    for k in 0..program.systems.len() {
-        let deps = analyze_system(program, k)?;
-        let sched = match schedule::schedule(&deps.model, scheduler) {
-            Ok(s) => s,
-            Err(ScheduleError::Cycle { statements }) => {
-                let mut eqs: Vec<String> = statements
-                    .iter()
-                    .filter_map(|n| deps.stmts.iter().find(|s| &s.name == n))
-                    .map(|s| program.systems[k].vars[s.var].name.clone())
-                    .collect();
-                eqs.sort();
-                eqs.dedup();
-                return Err(DepsError::Cycle {
-                    system: deps.name.clone(),
-                    equations: eqs,
-                });
-            }
-            Err(ScheduleError::Poly(p)) => return Err(DepsError::Poly(p)),
-            Err(e) => return Err(DepsError::Schedule(e)),
-        };
-        systems.push(SystemSchedule {
-            deps,
-            schedule: sched,
-            scheduler,
-        });
-    }
+    let systems = (0..program.systems.len())
+        .map(|k| schedule_system(program, k, scheduler))
+        .collect::<Result<_, _>>()?;
     Ok(ProgramSchedule { systems })
+}
+
+/// [`schedule_program`] of `program`, reusing `previous` (a schedule of
+/// `before` with the same scheduler) for every system identical to the one
+/// at the same index of `before`: scheduling is deterministic, so the
+/// result is the one [`schedule_program`] computes, without the work. The
+/// optimizer uses it to verify its output, where systems it left alone
+/// keep their schedules.
+pub fn reschedule_program(
+    program: &Program,
+    scheduler: Scheduler,
+    before: &Program,
+    previous: &ProgramSchedule,
+) -> Result<ProgramSchedule, DepsError> {
+    let systems = (0..program.systems.len())
+        .map(|k| match (before.systems.get(k), previous.systems.get(k)) {
+            (Some(b), Some(s)) if *b == program.systems[k] && s.scheduler == scheduler => {
+                Ok(s.clone())
+            }
+            _ => schedule_system(program, k, scheduler),
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(ProgramSchedule { systems })
+}
+
+/// The dependences and schedule of system `k` of `program`.
+fn schedule_system(
+    program: &Program,
+    k: usize,
+    scheduler: Scheduler,
+) -> Result<SystemSchedule, DepsError> {
+    let deps = analyze_system(program, k)?;
+    let sched = match schedule::schedule(&deps.model, scheduler) {
+        Ok(s) => s,
+        Err(ScheduleError::Cycle { statements }) => {
+            let mut eqs: Vec<String> = statements
+                .iter()
+                .filter_map(|n| deps.stmts.iter().find(|s| &s.name == n))
+                .map(|s| program.systems[k].vars[s.var].name.clone())
+                .collect();
+            eqs.sort();
+            eqs.dedup();
+            return Err(DepsError::Cycle {
+                system: deps.name.clone(),
+                equations: eqs,
+            });
+        }
+        Err(ScheduleError::Poly(p)) => return Err(DepsError::Poly(p)),
+        Err(e) => return Err(DepsError::Schedule(e)),
+    };
+    Ok(SystemSchedule {
+        deps,
+        schedule: sched,
+        scheduler,
+    })
 }
 
 /// `row` (coefficients of `names`, then the constant) as an affine

@@ -163,6 +163,21 @@ pub struct Program {
     pub systems: Vec<System>,
 }
 
+impl Program {
+    /// The program of system `index` alone, with every constant and
+    /// external, or `None` when there is no such system. Systems never
+    /// refer to each other in the IR (lowering inlines subsystem calls),
+    /// so a system optimizes, schedules and runs the same on its own: the
+    /// compiler works on this one instead of every system of the file.
+    pub fn only_system(&self, index: usize) -> Option<Program> {
+        Some(Program {
+            constants: self.constants.clone(),
+            externals: self.externals.clone(),
+            systems: vec![self.systems.get(index)?.clone()],
+        })
+    }
+}
+
 /// A typed expression with its source location.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expr {

@@ -194,7 +194,7 @@ impl Decision {
     }
 }
 
-use crate::deps::{schedule_program, DepsError, ProgramSchedule};
+use crate::deps::{reschedule_program, schedule_program, DepsError, ProgramSchedule};
 use crate::ir::Program;
 use crate::schedule::Scheduler;
 use std::collections::HashMap;
@@ -295,7 +295,8 @@ pub fn optimize(program: &Program, scheduler: Scheduler) -> Result<Optimized, Op
     // are unchanged (removed variables simply no longer appear).
     let (optimized, decisions_c) = cleanup::cleanup(&optimized)?;
     decisions.extend(decisions_c);
-    let verified = schedule_program(&optimized, scheduler).map_err(OptimizeError::Verification)?;
+    let verified = reschedule_program(&optimized, scheduler, &rewritten, &schedule)
+        .map_err(OptimizeError::Verification)?;
     let origin = born_n
         .iter()
         .zip(&born_r)

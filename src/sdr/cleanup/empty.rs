@@ -26,7 +26,7 @@
 
 use super::super::{DecisionKind, SdrError};
 use super::reads::{rewrite_reads, walk_reads};
-use super::{eq_domain, identity_const, raw_domain, Cx};
+use super::{eq_domain, identity_const, raw_domain, reads_var, Cx};
 use crate::ir::*;
 use crate::poly::complexity::complexity;
 use crate::poly::Constraint;
@@ -136,7 +136,8 @@ fn rewrite_readers(
     replace: &mut Replacer<'_>,
 ) -> Result<(), SdrError> {
     for k in 0..s.equations.len() {
-        if k == eq {
+        // Contexts are computed only for equations that read `v`.
+        if k == eq || !reads_var(&s.equations[k].expr, v) {
             continue;
         }
         let ctx = eq_domain(s, &s.equations[k])?;
@@ -215,6 +216,9 @@ fn shrink(
         return Ok(None);
     }
     for k in 0..s.equations.len() {
+        if !reads_var(&s.equations[k].expr, v) {
+            continue;
+        }
         let ctx = eq_domain(s, &s.equations[k])?;
         let mut ok = true;
         walk_reads(&s.equations[k].expr, &ctx, &mut |e, c| {

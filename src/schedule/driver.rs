@@ -102,8 +102,30 @@ struct Ctx<'a> {
 
 /// Size of the domain of a statement in direction `j` (isl (98)):
 /// `max { x'_j − x_j : x, x' ∈ D, x'_k = x_k (k != j) }`, `None` when
-/// unbounded or empty.
+/// unbounded or empty. Memoized per thread on `(D, j)`: the optimizer
+/// schedules the program before and after simplification, and most
+/// statements keep their domains.
 fn size(model: &Model, g: usize, j: usize) -> ScheduleResult<Option<i64>> {
+    thread_local! {
+        static SIZES: Memo<(SystemKey, usize, usize), Option<i64>> = Memo::default();
+    }
+    let st = &model.statements[g];
+    memoized(
+        &SIZES,
+        || {
+            let dom = &st.domain;
+            (
+                (dom.n_vars, dom.eqs.clone(), dom.ineqs.clone()),
+                st.n_dims,
+                j,
+            )
+        },
+        || domain_size(model, g, j),
+    )
+}
+
+/// [`size`], computed.
+fn domain_size(model: &Model, g: usize, j: usize) -> ScheduleResult<Option<i64>> {
     let st = &model.statements[g];
     let (d, m) = (st.n_dims, model.n_params);
     let n = 2 * d + m;

@@ -31,6 +31,7 @@ use super::check::{diff_row, legal_on};
 use super::error::{ScheduleError, ScheduleResult};
 use super::model::{DepPiece, Model, Schedule};
 use crate::poly::linalg;
+use crate::poly::memo::{memoized, Memo, SystemKey};
 use crate::poly::solver::{self, Optimum, System};
 
 /// The offsets tried below the reader's row, nearest first.
@@ -45,23 +46,74 @@ struct Piece<'a> {
 /// The first level at which the piece is long under `rows`, if any:
 /// `max δ_l` over the piece restricted to `δ_k = 0 (k < l)` is unbounded.
 /// Rational bounds are enough (a finite rational maximum bounds the
-/// integer one); an exhausted piece (no pair tied so far) is short.
+/// integer one); an exhausted piece (no pair tied so far) is short. The
+/// restricted piece is never empty at a level's start, so a constant
+/// `δ_l = c` needs no solver (`c ≠ 0` exhausts the piece, `c = 0` ties all
+/// of it); the other levels are memoized per thread on the restricted
+/// piece and `δ_l` (the moves try many candidates on the same pieces).
 fn long_level(model: &Model, p: &Piece, rows: &[Vec<Vec<i64>>]) -> ScheduleResult<Option<usize>> {
     let (src, tgt) = (&rows[p.dep.source], &rows[p.dep.target]);
     let mut sys = p.poly.clone();
     for l in 0..src.len().min(tgt.len()) {
         let delta = diff_row(model, p.dep, &src[l], &tgt[l])?;
-        match solver::rational_max(&sys, &delta)? {
-            Optimum::Empty => return Ok(None),
-            Optimum::Unbounded => return Ok(Some(l)),
-            Optimum::Value(_) => {}
+        let n = delta.len() - 1;
+        if delta[..n].iter().all(|&c| c == 0) {
+            if delta[n] != 0 {
+                return Ok(None);
+            }
+            continue;
         }
-        sys.add_eq(delta);
-        if !solver::rational_feasible(&sys)? {
-            return Ok(None);
+        match level_length(&sys, &delta)? {
+            Length::Exhausted => return Ok(None),
+            Length::Long => return Ok(Some(l)),
+            Length::Tied => sys.add_eq(delta),
         }
     }
     Ok(None)
+}
+
+/// One level of [`long_level`].
+#[derive(Clone, Copy, Debug)]
+enum Length {
+    /// `δ` is unbounded above on the piece.
+    Long,
+    /// No pair of the piece has `δ = 0` (or the piece is empty).
+    Exhausted,
+    /// `δ` is bounded above and some pair has `δ = 0`.
+    Tied,
+}
+
+type LevelKey = (SystemKey, Vec<i64>);
+
+thread_local! {
+    static LEVELS: Memo<LevelKey, Length> = Memo::default();
+}
+
+fn level_length(sys: &System, delta: &[i64]) -> ScheduleResult<Length> {
+    memoized(
+        &LEVELS,
+        || {
+            (
+                (sys.n_vars, sys.eqs.clone(), sys.ineqs.clone()),
+                delta.to_vec(),
+            )
+        },
+        || {
+            Ok(match solver::rational_max(sys, delta)? {
+                Optimum::Empty => Length::Exhausted,
+                Optimum::Unbounded => Length::Long,
+                Optimum::Value(_) => {
+                    let mut tied = sys.clone();
+                    tied.add_eq(delta.to_vec());
+                    if solver::rational_feasible(&tied)? {
+                        Length::Tied
+                    } else {
+                        Length::Exhausted
+                    }
+                }
+            })
+        },
+    )
 }
 
 /// `t = f(s)` on the piece: one row over `(s, p, 1)` per target iterator,

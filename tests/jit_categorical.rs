@@ -190,10 +190,10 @@ fn nested_draws_evaluate_each_weight_once_with_their_own_buffers() {
     }
 }
 
-/// Random weights: each zero with probability `zeros / 4`, else (by
-/// `kind`) uniform in (0, 1], subnormal, tiny, or huge (so that some sums
-/// overflow to infinity); with `single`, each row of `K` has only its
-/// `pick`-th weight nonzero.
+/// Random weights from the words `bits`: each zero with probability
+/// `zeros / 4`, else (by other bits of its word) uniform in (0, 1],
+/// subnormal, tiny, or huge (so that some sums overflow to infinity);
+/// with `single`, each row of `K` has only its `pick`-th weight nonzero.
 #[derive(Debug, Clone)]
 struct Weights {
     zeros: u32,
@@ -299,9 +299,14 @@ fn random_weights_draw_as_in_the_interpreter() {
             Ok(())
         })
         .unwrap_or_else(|e| panic!("{e}"));
-    // Most cases draw (rather than all failing on a zero or infinite sum).
+    // Most runs draw, rather than fail on a zero or infinite sum (about
+    // three in four do).
     let succeeded = succeeded.into_inner();
-    assert!(succeeded >= 96, "only {succeeded} runs drew");
+    let runs = 96 * compiled.len();
+    assert!(
+        2 * succeeded >= runs,
+        "only {succeeded} of {runs} runs drew"
+    );
 }
 
 #[test]

@@ -9,19 +9,27 @@
 //!
 //! Must not know about: the loop AST's forms, a particular run.
 
-use super::host_fns;
+use super::{host_fns, scratch};
 use crate::codegen::loop_ast::MAX_DIMS;
 use crate::runtime::rng::abi as rng;
 use cranelift_codegen::ir::{types, Type};
 
 /// The native signature of a compiled function:
-/// `(buffers: *const *mut u8, params: *const i64, err: *mut i64) -> i64`.
+/// `(buffers: *const *mut u8, params: *const i64, err: *mut i64, table:
+/// *const ExternalTable, scratch: *mut Scratch) -> i64`.
 /// `buffers[a]` is the base of array `a`'s dense buffer, `params[p]` the
-/// value of parameter `p`; `err` points to [`ERR_SLOT_LEN`] `i64`s. The
-/// result is a [`status`] code; on failure the error slot holds
-/// `[code, array, n, point_0, ..., point_{n-1}]`.
-pub type NativeFn =
-    extern "C" fn(*const *mut u8, *const i64, *mut i64, *const host_fns::ExternalTable) -> i64;
+/// value of parameter `p`; `err` points to [`ERR_SLOT_LEN`] `i64`s;
+/// `table` is the run's externals and parallel context (null in an
+/// outlined function); `scratch` is the invocation's own scratch memory
+/// (`super::scratch`). The result is a [`status`] code; on failure the
+/// error slot holds `[code, array, n, point_0, ..., point_{n-1}]`.
+pub type NativeFn = extern "C" fn(
+    *const *mut u8,
+    *const i64,
+    *mut i64,
+    *const host_fns::ExternalTable,
+    *mut scratch::Scratch,
+) -> i64;
 
 /// Length of the error slot in `i64`s.
 pub const ERR_SLOT_LEN: usize = 3 + MAX_DIMS;
@@ -49,6 +57,9 @@ pub mod status {
     /// A chunk of a parallel loop panicked or could not be started (a
     /// bug: the outlined code does not panic).
     pub const PARALLEL_FAILED: i64 = 9;
+    /// The scratch memory for a categorical draw's weights could not be
+    /// allocated (the error slot names the array and the point).
+    pub const NO_SCRATCH: i64 = 10;
 }
 
 /// A host routine: its JIT symbol, address and signature.
@@ -69,7 +80,8 @@ macro_rules! decls {
 /// The host routines, in the order of the indices of [`rt`]. Pointers are
 /// `I64` (the host check in `lower::compile_inner` requires 64-bit
 /// pointers); `alphac_rt_external` takes `(table, index, args, n, out)`,
-/// `alphac_rt_parallel` `(table, loop, lo, hi, vars, err)`.
+/// `alphac_rt_parallel` `(table, loop, lo, hi, vars, err)`,
+/// `alphac_rt_scratch_grow` `(scratch, view, depth, need)`.
 pub(super) fn host_decls() -> Vec<RtDecl> {
     use types::{F64, I64};
     decls! {
@@ -88,6 +100,7 @@ pub(super) fn host_decls() -> Vec<RtDecl> {
         "alphac_rng_key_prefix" = rng::alphac_rng_key_prefix, (I64, I64, I64, I64) -> I64;
         "alphac_rt_external" = host_fns::rt_external, (I64, I64, I64, I64, I64) -> I64;
         "alphac_rt_parallel" = super::parallel::rt_parallel, (I64, I64, I64, I64, I64, I64) -> I64;
+        "alphac_rt_scratch_grow" = scratch::rt_scratch_grow, (I64, I64, I64, I64) -> I64;
     }
 }
 
@@ -108,4 +121,5 @@ pub(super) mod rt {
     pub const KEY_PREFIX: usize = 12;
     pub const EXTERNAL: usize = 13;
     pub const PARALLEL: usize = 14;
+    pub const SCRATCH_GROW: usize = 15;
 }

@@ -3,16 +3,17 @@
 //!
 //! Owns: compilation (`lower`), the run-time proof obligations of
 //! unchecked code (`analysis`), the host routines compiled code calls
-//! (`host_fns`), the calling convention (`abi`), the running of parallel
-//! loops on several threads (`parallel`), the buffer
+//! (`host_fns`, `scratch`), the calling convention (`abi`), the running
+//! of parallel loops on several threads (`parallel`), the buffer
 //! type [`Buffer`] and the only `unsafe` code of the crate, at the JIT
 //! boundary: the call of a finalized function pointer, in
 //! [`JitFunction::run`], the release of its code memory when it is
 //! dropped (`lower::Compiled`), the trampoline through which compiled
-//! code calls a user's external function (`host_fns::rt_external`), and
+//! code calls a user's external function (`host_fns::rt_external`),
 //! the calls of a parallel loop's outlined function from the pool's
 //! threads (`parallel`, whose argument is the disjointness proof of
-//! `loop_ast::parallel`).
+//! `loop_ast::parallel`), and the routine through which compiled code
+//! grows its scratch memory (`scratch`).
 //!
 //! Must not know about: schedules, the IR's equations, the interpreter
 //! (its arrays convert to and from [`Buffer`] at one point, to be added
@@ -38,6 +39,7 @@ mod analysis;
 pub mod host_fns;
 pub mod lower;
 pub mod parallel;
+pub mod scratch;
 
 use crate::codegen::loop_ast::{AstError, Function, MAX_DIMS};
 use crate::runtime::ExternalFn;
@@ -47,6 +49,7 @@ use analysis::Verdict;
 use host_fns::ExternalTable;
 use lower::{Compiled, ParallelLoop};
 use parallel::ParallelRun;
+use scratch::Scratch;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -101,6 +104,8 @@ pub enum ExecError {
     BadDistributionArgument,
     #[error("categorical draw of `{array}` at {point:?}: the weights must be finite and non-negative with a positive finite sum")]
     BadCategorical { array: String, point: Vec<i64> },
+    #[error("categorical draw of `{array}` at {point:?}: no memory for its weights")]
+    NoScratch { array: String, point: Vec<i64> },
     #[error("no implementation of external function {0}")]
     ExternalMissing(String),
     #[error("external function {0} panicked")]
@@ -399,6 +404,7 @@ impl JitFunction {
             par,
         };
         let mut err = [0i64; ERR_SLOT_LEN];
+        let mut scratch = Scratch::default();
         // SAFETY: `compiled.code` is a finalized function of the signature
         // `NativeFn` (built by `lower::compile`), whose module is alive as
         // long as `self`. Its arguments are valid: `ptrs` has one base
@@ -407,7 +413,11 @@ impl JitFunction {
         // (checked above); `params` has one value per parameter; `err` has
         // `ERR_SLOT_LEN` slots; `table` lives until the call returns and
         // has one entry per external of `f` (`host_fns::rt_external` checks
-        // the index anyway). The code only accesses buffer elements
+        // the index anyway); `scratch` lives until the call returns and is
+        // not touched meanwhile but through `scratch::rt_scratch_grow`,
+        // called by this invocation only (its parallel chunks have their
+        // own); the compiled code accesses a scratch buffer only below the
+        // capacity that call reported. The code only accesses buffer elements
         // inside the boxes: affine accesses are proven inside by the
         // interval analysis (`Verdict::Safe`) or checked at run time (the
         // checked variant), data-dependent ones are always checked; affine
@@ -424,7 +434,13 @@ impl JitFunction {
         // `par_loops` describes the outlined functions of either.
         let code = unsafe {
             let fp: NativeFn = std::mem::transmute::<*const u8, NativeFn>(compiled.code);
-            fp(ptrs.as_ptr(), params.as_ptr(), err.as_mut_ptr(), &table)
+            fp(
+                ptrs.as_ptr(),
+                params.as_ptr(),
+                err.as_mut_ptr(),
+                &table,
+                &mut scratch,
+            )
         };
         decode(f, code, &err)
     }
@@ -454,6 +470,10 @@ fn decode(f: &Function, code: i64, err: &[i64; ERR_SLOT_LEN]) -> Result<(), Exec
         }),
         status::DIV_ZERO => Err(ExecError::DivisionByZero),
         status::PARALLEL_FAILED => Err(ExecError::ParallelFailed),
+        status::NO_SCRATCH => Err(ExecError::NoScratch {
+            array: array(),
+            point: point(),
+        }),
         status::OVERFLOW => Err(ExecError::Overflow),
         status::BAD_RNG_ARG => Err(ExecError::BadDistributionArgument),
         status::BAD_CATEGORICAL => Err(ExecError::BadCategorical {

@@ -34,6 +34,7 @@
 use super::abi::{status, NativeFn, ERR_SLOT_LEN};
 use super::host_fns::ExternalTable;
 use super::lower::ParallelLoop;
+use super::scratch::Scratch;
 use crate::codegen::loop_ast::parallel::work;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -171,6 +172,9 @@ impl Chunks<'_> {
         params.push(lo);
         params.push(hi);
         let mut err = [0i64; ERR_SLOT_LEN];
+        // The chunk's own scratch memory: chunks running at the same time
+        // never share a buffer.
+        let mut scratch = Scratch::default();
         // SAFETY: `body` is an outlined function of signature `NativeFn`
         // (`lower::compile`), alive while the `JitFunction` that owns its
         // module runs (this call happens inside that run). Its arguments:
@@ -178,7 +182,9 @@ impl Chunks<'_> {
         // `params` holds the function's parameters, the enclosing
         // variables' values and the range, as the outlined function reads
         // them; `err` has `ERR_SLOT_LEN` slots; the table is null (the body
-        // calls no external function and runs its loops sequentially).
+        // calls no external function and runs its loops sequentially);
+        // `scratch` lives until the call returns and nothing else touches
+        // it meanwhile (`scratch::rt_scratch_grow`).
         // The accesses are those of the loop's iterations `[lo, hi]` with
         // the enclosing values the main function is at, a subset of the
         // sequential run's, which the run-time analysis covers; concurrent
@@ -190,6 +196,7 @@ impl Chunks<'_> {
                 params.as_ptr(),
                 err.as_mut_ptr(),
                 std::ptr::null(),
+                &mut scratch,
             )
         };
         (code, err)

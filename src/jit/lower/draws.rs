@@ -1,14 +1,21 @@
 //! Lowering of draws: the key of a counter-based draw, the continuous and
-//! discrete distributions (host routines), and the categorical draw (two
-//! passes over its range, or O(1) when its weights are all `1.0`), all
-//! exactly as the interpreter draws (`runtime::rng`).
+//! discrete distributions (host routines), and the categorical draw (each
+//! weight evaluated once into a scratch buffer, then a scan of the buffer;
+//! or O(1) when its weights are all `1.0`), all exactly as the interpreter
+//! draws (`runtime::rng`).
 
+use super::expr::speculable;
 use super::Lower;
-use crate::codegen::loop_ast::{CategoricalDraw, Distribution, Expr, RandomDraw, Stmt};
+use crate::codegen::loop_ast::{
+    CategoricalDraw, Distribution, Expr, LoopVar, RandomDraw, Stmt, Sym,
+};
 use crate::jit::abi::{rt, status};
+use crate::jit::scratch::VIEW_BYTES;
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
+use cranelift_codegen::ir::{
+    types, Block, InstBuilder, MemFlags, StackSlotData, StackSlotKind, Value,
+};
 
 impl Lower<'_, '_> {
     /// A draw from a distribution ([`RandomDraw`]): the counter-based key
@@ -89,7 +96,7 @@ impl Lower<'_, '_> {
     /// host call per draw. Must run right after the prologue.
     pub(super) fn hoist_key_prefixes(&mut self) -> Result<(), JitError> {
         let mut keys: Vec<(Expr, u32, usize)> = Vec::new();
-        collect_keys(&self.f.body, &mut keys);
+        for_each_expr(&self.f.body, &mut |e| expr_keys(e, &mut keys));
         for (seed, site, n) in keys {
             let v = self.key_prefix(&seed, site, n)?;
             self.key_prefixes.push((seed, site, n, v));
@@ -97,35 +104,104 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
+    /// Creates, in the entry block, the frame's table of scratch views
+    /// (`jit::scratch`) for the categorical draws of `body` (the code this
+    /// function runs): one view `[0, 0]` per nesting depth. Must run right
+    /// after the prologue.
+    pub(super) fn scratch_views(&mut self, body: &[Stmt]) -> Result<(), JitError> {
+        let mut depth = 0;
+        for_each_expr(body, &mut |e| depth = depth.max(draw_depth(e)));
+        if depth == 0 {
+            return Ok(());
+        }
+        // The table's size, and so every offset into it, fits in `i32`.
+        let too_deep = || JitError::Codegen("too many nested categorical draws".into());
+        let bytes = i32::try_from(depth)
+            .ok()
+            .and_then(|d| d.checked_mul(VIEW_BYTES))
+            .ok_or_else(too_deep)?;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            u32::try_from(bytes).map_err(|_| too_deep())?,
+            3,
+        ));
+        let zero = self.iconst(0);
+        for off in (0..bytes).step_by(8) {
+            self.b.ins().stack_store(zero, slot, off);
+        }
+        self.scratch_views = Some((slot, depth));
+        Ok(())
+    }
+
     /// A categorical draw (see `CategoricalDraw`), in two passes over the
     /// points `k` of the range where the condition holds, in ascending
     /// order, exactly as `runtime::rng::Stream::categorical`:
-    /// 1. `W = Σ w_k` (left to right) and whether every `w_k` is finite and
-    ///    `>= 0`; then the check `ok && 0 < W < ∞` (after all weights were
-    ///    evaluated, as the interpreter does);
-    /// 2. `t = uniform · W`; the first `k` with `w_k > 0` and running sum
-    ///    `> t`, else the last `k` with `w_k > 0`.
+    /// 1. each weight `w_k` is evaluated once and stored, in order, into
+    ///    the scratch buffer of the draw's nesting depth (`jit::scratch`;
+    ///    grown when full); `W = Σ w_k` (left to right) and whether every
+    ///    `w_k` is finite and `>= 0`; then the check `ok && 0 < W < ∞`
+    ///    (after all weights were evaluated, as the interpreter does);
+    /// 2. `t = uniform · W`; over the stored weights (the condition is
+    ///    evaluated again to recover the points), the first `k` with
+    ///    `w_k > 0` and running sum `> t`, else the last `k` with `w_k > 0`.
     ///
-    /// The weights are evaluated twice (they are pure: the same loads and
-    /// the same counter-based draws), which needs no scratch memory.
+    /// A draw inside the weight or the condition runs at the next depth,
+    /// with its own buffer. A condition that cannot fail and does not
+    /// mention `k` is evaluated once, before both passes.
     pub(super) fn categorical(&mut self, c: &CategoricalDraw) -> Result<Value, JitError> {
         if c.is_uniform() {
             return self.uniform_categorical(c);
         }
         let (key, point) = self.rng_key(&c.seed, c.site, &c.point)?;
+        let depth = self.draw_depth;
+        let views = match self.scratch_views {
+            Some((slot, n)) if depth < n => slot,
+            _ => {
+                return Err(JitError::Codegen(
+                    "a categorical draw deeper than the frame's scratch views".into(),
+                ))
+            }
+        };
+        // `depth < n`: inside the table, whose size fits in `i32`.
+        let view_off = i32::try_from(depth)
+            .ok()
+            .and_then(|d| d.checked_mul(VIEW_BYTES))
+            .ok_or_else(|| JitError::Codegen("too many nested categorical draws".into()))?;
         let lo = self.bound(&c.lower, true);
         let hi = self.bound(&c.upper, false);
+        // A condition that cannot fail and does not mention the drawn
+        // index (typically the guard of the statement) holds at every
+        // point or at none: evaluated once, for both passes.
+        let hoisted = if !matches!(c.cond, Expr::Bool(true))
+            && speculable(&c.cond)
+            && !mentions(&c.cond, c.var)
+        {
+            Some(self.expr(&c.cond)?)
+        } else {
+            None
+        };
         let k = self.loop_vars[c.var.0];
-        let f64t = types::F64;
+        let (f64t, i64t) = (types::F64, types::I64);
         let total = self.b.declare_var(f64t);
         let all_ok = self.b.declare_var(types::I8);
+        // The buffer's view and the number of weights stored.
+        let base = self.b.declare_var(i64t);
+        let cap = self.b.declare_var(i64t);
+        let count = self.b.declare_var(i64t);
         let zero = self.b.ins().f64const(0.0);
         let inf = self.b.ins().f64const(f64::INFINITY);
         let yes = self.b.ins().iconst(types::I8, 1);
         self.b.def_var(total, zero);
         self.b.def_var(all_ok, yes);
+        let base0 = self.b.ins().stack_load(i64t, views, view_off);
+        let cap0 = self.b.ins().stack_load(i64t, views, view_off + 8);
+        self.b.def_var(base, base0);
+        self.b.def_var(cap, cap0);
+        let none = self.iconst(0);
+        self.b.def_var(count, none);
+        self.draw_depth += 1;
         // Pass 1.
-        self.cond_range(c, lo, hi, |l, next| {
+        self.cond_range(c, lo, hi, hoisted, |l, next| {
             let w = l.expr(&c.weight)?;
             let ge0 = l.b.ins().fcmp(FloatCC::GreaterThanOrEqual, w, zero);
             let fin = l.b.ins().fcmp(FloatCC::LessThan, w, inf);
@@ -136,9 +212,38 @@ impl Lower<'_, '_> {
             let t = l.b.use_var(total);
             let t2 = l.b.ins().fadd(t, w);
             l.b.def_var(total, t2);
+            // `buffer[count] = w`, growing the buffer when it is full.
+            let n = l.b.use_var(count);
+            let room = l.b.use_var(cap);
+            let full = l.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, n, room);
+            let grow = l.b.create_block();
+            let store = l.b.create_block();
+            l.b.set_cold_block(grow);
+            l.b.ins().brif(full, grow, &[], store, &[]);
+            l.b.switch_to_block(grow);
+            let view = l.b.ins().stack_addr(l.ptr_ty, views, view_off);
+            let d = l.iconst(depth as i64);
+            let need = l.b.ins().iadd_imm(n, 1);
+            let got = l.call(rt::SCRATCH_GROW, &[l.scratch_ptr, view, d, need]);
+            let ok = l.b.ins().icmp_imm(IntCC::NotEqual, got, 0);
+            l.guard(ok, status::NO_SCRATCH, c.array, &point);
+            // The view now has a capacity of at least `need`.
+            let room = l.b.ins().stack_load(i64t, views, view_off + 8);
+            l.b.def_var(base, got);
+            l.b.def_var(cap, room);
+            l.b.ins().jump(store, &[]);
+            l.b.switch_to_block(store);
+            let b0 = l.b.use_var(base);
+            let off = l.b.ins().ishl_imm(n, 3);
+            let at = l.b.ins().iadd(b0, off);
+            // In bounds: `0 <= count < capacity`.
+            l.b.ins().store(MemFlags::trusted(), w, at, 0);
+            let n1 = l.b.ins().iadd_imm(n, 1);
+            l.b.def_var(count, n1);
             l.b.ins().jump(next, &[]);
             Ok(())
         })?;
+        self.draw_depth -= 1;
         let tw = self.b.use_var(total);
         let okv = self.b.use_var(all_ok);
         let pos = self.b.ins().fcmp(FloatCC::GreaterThan, tw, zero);
@@ -148,15 +253,25 @@ impl Lower<'_, '_> {
         self.guard(ok, status::BAD_CATEGORICAL, c.array, &point);
         let u = self.call(rt::UNIFORM, &[key]);
         let target = self.b.ins().fmul(u, tw);
-        // Pass 2.
+        // Pass 2, over the `count` stored weights (the same points).
+        let stored = self.b.use_var(base);
         let cum = self.b.declare_var(f64t);
-        let last = self.b.declare_var(types::I64);
-        let res = self.b.declare_var(types::I64);
+        let last = self.b.declare_var(i64t);
+        let res = self.b.declare_var(i64t);
+        let idx = self.b.declare_var(i64t);
         self.b.def_var(cum, zero);
         self.b.def_var(last, lo);
+        self.b.def_var(idx, none);
         let done = self.b.create_block();
-        self.cond_range(c, lo, hi, |l, next| {
-            let w = l.expr(&c.weight)?;
+        self.draw_depth += 1;
+        self.cond_range(c, lo, hi, hoisted, |l, next| {
+            let i = l.b.use_var(idx);
+            let off = l.b.ins().ishl_imm(i, 3);
+            let at = l.b.ins().iadd(stored, off);
+            // Element `i < count` of the buffer, written in pass 1.
+            let w = l.b.ins().load(f64t, MemFlags::trusted(), at, 0);
+            let i1 = l.b.ins().iadd_imm(i, 1);
+            l.b.def_var(idx, i1);
             let s0 = l.b.use_var(cum);
             let s1 = l.b.ins().fadd(s0, w);
             l.b.def_var(cum, s1);
@@ -174,6 +289,7 @@ impl Lower<'_, '_> {
             l.b.ins().jump(done, &[]);
             Ok(())
         })?;
+        self.draw_depth -= 1;
         // Exhausted without a hit: the last positive weight.
         let lv = self.b.use_var(last);
         self.b.def_var(res, lv);
@@ -214,12 +330,15 @@ impl Lower<'_, '_> {
     /// `for k = lo ..= hi { if cond(k) { then(next) } }` over the draw's
     /// variable: `then` is emitted in the block where the condition holds
     /// and must end with a jump (to `next`, the increment, or elsewhere).
-    /// Returns in the block after the loop.
+    /// `hoisted` is the condition's value when it does not depend on `k`
+    /// (then it is tested once, before the loop). Returns in the block
+    /// after the loop.
     fn cond_range(
         &mut self,
         c: &CategoricalDraw,
         lo: Value,
         hi: Value,
+        hoisted: Option<Value>,
         then: impl FnOnce(&mut Self, Block) -> Result<(), JitError>,
     ) -> Result<(), JitError> {
         let k = self.loop_vars[c.var.0];
@@ -229,14 +348,21 @@ impl Lower<'_, '_> {
         let then_blk = self.b.create_block();
         let next = self.b.create_block();
         let exit = self.b.create_block();
-        self.b.ins().jump(head, &[]);
+        match hoisted {
+            Some(holds) => self.b.ins().brif(holds, head, &[], exit, &[]),
+            None => self.b.ins().jump(head, &[]),
+        };
         self.b.switch_to_block(head);
         let kv = self.b.use_var(k);
         let more = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, kv, hi);
         self.b.ins().brif(more, body, &[], exit, &[]);
         self.b.switch_to_block(body);
-        let cv = self.expr(&c.cond)?;
-        self.b.ins().brif(cv, then_blk, &[], next, &[]);
+        if hoisted.is_some() || matches!(c.cond, Expr::Bool(true)) {
+            self.b.ins().jump(then_blk, &[]);
+        } else {
+            let cv = self.expr(&c.cond)?;
+            self.b.ins().brif(cv, then_blk, &[], next, &[]);
+        }
         self.b.switch_to_block(then_blk);
         then(self, next)?;
         self.b.switch_to_block(next);
@@ -249,37 +375,64 @@ impl Lower<'_, '_> {
     }
 }
 
-/// The distinct `(seed, site, point length)` of the draws in `body` whose
-/// seed mentions no loop variable, in order of appearance.
-fn collect_keys(body: &[Stmt], out: &mut Vec<(Expr, u32, usize)>) {
+/// Calls `f` on each expression of the statements of `body` (the
+/// top-level ones: conditions, indices, values, guards; not their
+/// sub-expressions), in order. Loop bounds are affine: no draws.
+fn for_each_expr(body: &[Stmt], f: &mut impl FnMut(&Expr)) {
     for s in body {
         match s {
-            // Bounds are affine: no draws.
-            Stmt::For(l) => collect_keys(&l.body, out),
+            Stmt::For(l) => for_each_expr(&l.body, f),
             Stmt::If { cond, then, els } => {
-                expr_keys(cond, out);
-                collect_keys(then, out);
-                collect_keys(els, out);
+                f(cond);
+                for_each_expr(then, f);
+                for_each_expr(els, f);
             }
             Stmt::Assign { index, value, .. } => {
-                index.iter().for_each(|e| expr_keys(e, out));
-                expr_keys(value, out);
+                index.iter().for_each(&mut *f);
+                f(value);
             }
             Stmt::Accumulate(a) => {
-                a.index.iter().for_each(|e| expr_keys(e, out));
-                expr_keys(&a.value, out);
+                a.index.iter().for_each(&mut *f);
+                f(&a.value);
             }
-            Stmt::SetLocal { value, .. } => expr_keys(value, out),
-            Stmt::Block(b) => collect_keys(b, out),
+            Stmt::SetLocal { value, .. } => f(value),
+            Stmt::Block(b) => for_each_expr(b, f),
             Stmt::Bind(b) => {
-                expr_keys(&b.guard, out);
-                expr_keys(&b.value, out);
-                collect_keys(&b.body, out);
+                f(&b.guard);
+                f(&b.value);
+                for_each_expr(&b.body, f);
             }
         }
     }
 }
 
+/// The number of scratch buffers that evaluating `e` holds at one time:
+/// a non-uniform categorical draw holds one while its condition and
+/// weight are evaluated (a draw there is one level deeper); its seed and
+/// point are evaluated before it takes its buffer.
+fn draw_depth(e: &Expr) -> usize {
+    let deepest = |xs: &[&Expr]| xs.iter().map(|x| draw_depth(x)).max().unwrap_or(0);
+    match e {
+        Expr::Categorical(c) if !c.is_uniform() => {
+            let inner = 1 + deepest(&[&c.cond, &c.weight]);
+            let before: Vec<&Expr> = std::iter::once(&c.seed).chain(&c.point).collect();
+            inner.max(deepest(&before))
+        }
+        _ => deepest(&e.children()),
+    }
+}
+
+/// True when `e` mentions loop variable `v` outside the bounds of a
+/// nested draw (enough for a [`speculable`] expression, which has none).
+fn mentions(e: &Expr, v: LoopVar) -> bool {
+    match e {
+        Expr::Aff(a) => a.terms.iter().any(|&(s, c)| c != 0 && s == Sym::Loop(v)),
+        _ => e.children().into_iter().any(|x| mentions(x, v)),
+    }
+}
+
+/// The distinct `(seed, site, point length)` of the draws in `e` whose
+/// seed mentions no loop variable, in order of appearance.
 fn expr_keys(e: &Expr, out: &mut Vec<(Expr, u32, usize)>) {
     let mut add = |seed: &Expr, site: u32, n: usize| {
         let invariant = match seed {

@@ -322,7 +322,7 @@ fn cond_codes(op: BinOp) -> Option<(FloatCC, IntCC)> {
 /// True when evaluating `e` can neither fail nor touch memory, so it may
 /// be evaluated eagerly even where the program would not evaluate it
 /// (lazy `Select`, `And`, `Or`).
-fn speculable(e: &Expr) -> bool {
+pub(super) fn speculable(e: &Expr) -> bool {
     match e {
         Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => true,
         Expr::Load { .. } | Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => false,

@@ -36,7 +36,8 @@ use crate::poly::ConstraintKind;
 use crate::vocab::ElemType;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, AliasRegion, FuncRef, InstBuilder, MemFlags, Type, UserFuncName, Value,
+    types, AbiParam, AliasRegion, FuncRef, InstBuilder, MemFlags, StackSlot, Type, UserFuncName,
+    Value,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -208,10 +209,10 @@ fn compile_inner(
     }
 
     let mut sig = module.make_signature();
-    sig.params.push(AbiParam::new(ptr_ty));
-    sig.params.push(AbiParam::new(ptr_ty));
-    sig.params.push(AbiParam::new(ptr_ty));
-    sig.params.push(AbiParam::new(ptr_ty));
+    // `NativeFn`: buffers, params, err, table, scratch.
+    for _ in 0..5 {
+        sig.params.push(AbiParam::new(ptr_ty));
+    }
     sig.returns.push(AbiParam::new(types::I64));
     let par = parallel_loop_refs(f);
     let ids: HashMap<*const ForLoop, i64> = par
@@ -258,6 +259,9 @@ fn compile_inner(
                 locals: Vec::new(),
                 err_ptr: args[2],
                 ext_ptr: args[3],
+                scratch_ptr: args[4],
+                scratch_views: None,
+                draw_depth: 0,
                 rt: rt_refs,
                 parallel_ids: if which.is_none() {
                     ids.clone()
@@ -269,6 +273,10 @@ fn compile_inner(
             };
             l.prologue(args[0], args[1])?;
             l.hoist_key_prefixes()?;
+            l.scratch_views(match which {
+                None => &f.body,
+                Some(k) => &par[k].0.body,
+            })?;
             match which {
                 None => l.stmts(&f.body)?,
                 Some(k) => l.outlined(par[k].0, &par[k].1, args[1])?,
@@ -330,6 +338,14 @@ struct Lower<'a, 'b> {
     err_ptr: Value,
     /// The `ExternalTable` of the run.
     ext_ptr: Value,
+    /// The invocation's `jit::scratch::Scratch`.
+    scratch_ptr: Value,
+    /// The frame's table of scratch views and its number of views (one
+    /// per nesting depth of categorical draws; see `draws`), if any.
+    scratch_views: Option<(StackSlot, usize)>,
+    /// The nesting depth of the categorical draw being lowered: the
+    /// number of draws whose condition or weight is being lowered.
+    draw_depth: usize,
     rt: Vec<FuncRef>,
     /// Key prefixes computed once in the entry block: `(seed, site,
     /// point length, prefix)` for the draws whose seed mentions no loop

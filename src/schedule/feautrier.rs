@@ -16,7 +16,8 @@ use super::driver::Sub;
 use super::error::{ScheduleError, ScheduleResult};
 use super::farkas::instantiate;
 use super::ilp::{add, lexmin, Layout};
-use crate::poly::solver::{Optimum, Prepared, System};
+use crate::poly::solver::{self, Optimum, Prepared, System};
+use crate::poly::PolyError;
 
 /// The row found by a Feautrier step: one row per local statement, and for
 /// every piece whether it is carried (`θ_T − θ_S >= 1` on all of it).
@@ -25,7 +26,9 @@ pub(crate) struct Step {
     pub carried: Vec<bool>,
 }
 
-fn solve(sub: &Sub, layout: &Layout, forced_zero: &[(usize, usize)]) -> ScheduleResult<Step> {
+/// The constraints of the step's ILP (see the module comment), with the
+/// coefficients of `forced_zero` fixed at 0.
+fn system(sub: &Sub, layout: &Layout, forced_zero: &[(usize, usize)]) -> ScheduleResult<System> {
     let np = sub.pieces.len();
     let e0 = layout.suffix_start();
     let mut sys = System::new(layout.n_vars);
@@ -60,6 +63,26 @@ fn solve(sub: &Sub, layout: &Layout, forced_zero: &[(usize, usize)]) -> Schedule
         sys.add_eq(layout.var(layout.a_plus(s, j)));
         sys.add_eq(layout.var(layout.a_minus(s, j)));
     }
+    Ok(sys)
+}
+
+/// The rows and carried pieces of a solution of the step's ILP.
+fn step_of(sub: &Sub, layout: &Layout, sol: &[i64]) -> ScheduleResult<Step> {
+    let e0 = layout.suffix_start();
+    let rows = (0..layout.dims.len())
+        .map(|s| layout.extract_row(sol, s))
+        .collect::<ScheduleResult<Vec<_>>>()?;
+    let carried = (0..sub.pieces.len()).map(|g| sol[e0 + g] == 1).collect();
+    Ok(Step { rows, carried })
+}
+
+fn solve(sub: &Sub, layout: &Layout, forced_zero: &[(usize, usize)]) -> ScheduleResult<Step> {
+    let sys = system(sub, layout, forced_zero)?;
+    let e0 = layout.suffix_start();
+    let mut neg_sum_e = layout.zero();
+    for g in 0..sub.pieces.len() {
+        neg_sum_e[e0 + g] = -1;
+    }
     let mut objs = vec![neg_sum_e, layout.sum_params(), layout.sum_abs_coefs()];
     objs.extend(layout.block_objectives());
     let sol = match lexmin(&Prepared::new(sys)?, &[], &[], &objs)? {
@@ -72,11 +95,36 @@ fn solve(sub: &Sub, layout: &Layout, forced_zero: &[(usize, usize)]) -> Schedule
             )))
         }
     };
-    let rows = (0..layout.dims.len())
-        .map(|s| layout.extract_row(&sol, s))
-        .collect::<ScheduleResult<Vec<_>>>()?;
-    let carried = (0..np).map(|g| sol[e0 + g] == 1).collect();
-    Ok(Step { rows, carried })
+    step_of(sub, layout, &sol)
+}
+
+/// Simplex work one integer sample of [`sampled_step`] may spend.
+const SAMPLE_WORK: u64 = 2_000_000;
+
+/// The fallback when the step's ILP spends its budget (its lexicographic
+/// minimum can need a long branch and bound, since the coefficients are
+/// unbounded above): for each piece in turn, any integer solution of the
+/// step's constraints that carries it (`e_g = 1`), by integer sampling,
+/// which terminates on unbounded systems. The row is legal (every piece
+/// is weakly satisfied) but not optimal; `None` when no piece can be
+/// carried, exactly as for the ILP (a sample that spends its own budget
+/// counts as none, so a cycle is still reported as one).
+fn sampled_step(sub: &Sub, layout: &Layout) -> ScheduleResult<Option<Step>> {
+    let sys = system(sub, layout, &[])?;
+    let e0 = layout.suffix_start();
+    for g in 0..sub.pieces.len() {
+        let mut one = sys.clone();
+        let mut e = layout.var(e0 + g);
+        e[layout.n_vars] = -1;
+        one.add_eq(e);
+        let (r, _) = solver::with_work_budget(SAMPLE_WORK, || solver::integer_sample(&one));
+        match r {
+            Ok(Some(sol)) => return Ok(Some(step_of(sub, layout, &sol)?)),
+            Ok(None) | Err(PolyError::Budget(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(None)
 }
 
 /// A pair `(s, j)`: in the row of local statement `s`, the coefficient of
@@ -116,13 +164,20 @@ pub(crate) fn step(sub: &Sub) -> ScheduleResult<Option<Step>> {
         .collect();
     let layout = Layout::new(sub.model.n_params, dims, 0, sub.pieces.len());
     let mut forced = Vec::new();
-    let mut best = solve(sub, &layout, &forced)?;
+    let mut best = match solve(sub, &layout, &forced) {
+        Err(ScheduleError::Poly(PolyError::Budget(_))) => return sampled_step(sub, &layout),
+        r => r?,
+    };
     if !best.carried.iter().any(|c| *c) {
         return Ok(None);
     }
     while let Some(pair) = coalescing(sub, &best.rows) {
         forced.push(pair);
-        let next = solve(sub, &layout, &forced)?;
+        let next = match solve(sub, &layout, &forced) {
+            // The repair is an improvement only: keep the row found.
+            Err(ScheduleError::Poly(PolyError::Budget(_))) => break,
+            r => r?,
+        };
         if !next.carried.iter().any(|c| *c) {
             break;
         }

@@ -87,8 +87,8 @@ fn generated_code_costs() {
         ("lda_mh", "O(W*K + K*V + K*D)"),
         ("lda_lw", "O(K*V + W)"),
         ("dmm_gs", "O(D*A*K)"),
-        ("dmm_mh", "O(D*A*K)"),
-        ("dmm_lw", "O(D*A*K)"),
+        ("dmm_mh", "O(D*A + A*K)"),
+        ("dmm_lw", "O(D*A + A*K)"),
         ("lbp_stereo", "O(N*K*D + N^2 + K^2)"),
         ("coxph", "O(N^2*K + N*K^2 + K^3)"),
     ];

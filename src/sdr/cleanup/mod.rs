@@ -36,8 +36,11 @@
 pub mod dead;
 pub mod empty;
 pub mod inline;
+pub mod known;
 pub mod pointwise;
 pub mod reads;
+pub mod selected;
+pub mod specialize;
 pub mod subst;
 
 use super::{Decision, DecisionKind, SdrError};
@@ -103,9 +106,19 @@ impl Cx {
 /// Cleans up every system of `program` (see the module comment). Returns
 /// the new program and the decisions, in the order they were taken.
 pub fn cleanup(program: &Program) -> Result<(Program, Vec<Decision>), SdrError> {
+    cleanup_with_origins(program).map(|(p, d, _)| (p, d))
+}
+
+/// [`cleanup`], also returning, per system, the variables it made with
+/// the variable each came from (`(new, base)` pairs: `specialize`).
+pub fn cleanup_with_origins(
+    program: &Program,
+) -> Result<(Program, Vec<Decision>, super::normalize::Origins), SdrError> {
     let mut out = program.clone();
     let mut decisions = Vec::new();
+    let mut origins = Vec::with_capacity(out.systems.len());
     for s in &mut out.systems {
+        let mut born = Vec::new();
         let mut cx = Cx {
             sys_name: s.name.clone(),
             decisions: Vec::new(),
@@ -113,8 +126,10 @@ pub fn cleanup(program: &Program) -> Result<(Program, Vec<Decision>), SdrError> 
         for _ in 0..MAX_ROUNDS {
             let before = cx.decisions.iter().filter(|d| d.applied).count();
             pointwise::run(&mut cx, s)?;
+            selected::run(&mut cx, s)?;
             empty::run(&mut cx, s)?;
             inline::run(&mut cx, s)?;
+            specialize::run(&mut cx, s, &mut born)?;
             dead::run(&mut cx, s)?;
             s.number_reductions();
             if cx.decisions.iter().filter(|d| d.applied).count() == before {
@@ -122,8 +137,9 @@ pub fn cleanup(program: &Program) -> Result<(Program, Vec<Decision>), SdrError> 
             }
         }
         decisions.append(&mut cx.decisions);
+        origins.push(born);
     }
-    Ok((out, decisions))
+    Ok((out, decisions, origins))
 }
 
 /// The domain of `eq`'s variable over the index space of its right-hand

@@ -129,6 +129,8 @@ pub fn cleanup_with_origins(
             selected::run(&mut cx, s)?;
             empty::run(&mut cx, s)?;
             inline::run(&mut cx, s)?;
+            // the readers inlined away must not count as reads
+            dead::run(&mut cx, s)?;
             specialize::run(&mut cx, s, &mut born)?;
             dead::run(&mut cx, s)?;
             s.number_reductions();

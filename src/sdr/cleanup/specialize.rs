@@ -41,13 +41,13 @@ use super::super::normalize::{fresh_name, identity_read, used_names};
 use super::super::rewrite::coordinate_projection;
 use super::super::rewrite::subst::{is_opaque, pullback};
 use super::super::{DecisionKind, SdrError};
+use super::empty::drop_param_constraints;
 use super::known::{inside, rewrite_reads_known, same, walk_reads_known, Known};
 use super::reads::read_var;
 use super::subst::{substitute, Access, Coord};
 use super::{eq_domain, identity_const, not_worse, reads_var, Cx};
 use crate::ir::*;
 use crate::poly::complexity::{complexity, Complexity};
-use crate::poly::Constraint;
 
 /// Specializes every candidate local (see the module comment); `born`
 /// gets `(new, R)` for every variable made.
@@ -245,7 +245,7 @@ fn try_specialize(s: &System, x: VarId) -> Result<Result<Specialized, String>, S
             name: name.clone(),
             kind: VarKind::Local,
             ty: s.vars[x].ty,
-            domain: g.ctx.simplify()?,
+            domain: drop_param_constraints(&g.ctx)?.simplify()?,
             span: s.vars[x].span,
         });
         let var = out.vars.len() - 1;
@@ -404,7 +404,6 @@ fn specialized(
     };
     let p_space = r.body_domain.space().clone();
     let span = r.body.span;
-    let mut rows = Vec::new();
     let mut atoms = Vec::new();
     for (list, is_eq) in [(piece.eqs(), true), (piece.ineqs(), false)] {
         for row in list {
@@ -413,14 +412,7 @@ fn specialized(
                 .filter(|&i| data[i].is_some() && phi.dim_coeffs()[i] != 0)
                 .collect();
             match hits.as_slice() {
-                [] => {
-                    let c = phi.pullback(&g_aff)?.row().to_vec();
-                    rows.push(if is_eq {
-                        Constraint::eq(c)
-                    } else {
-                        Constraint::ineq(c)
-                    });
-                }
+                [] => {}
                 [i] => {
                     let c = phi.dim_coeffs()[*i];
                     if c.abs() != 1 {
@@ -455,9 +447,7 @@ fn specialized(
             }
         }
     }
-    let domain = Set::from_constraints(b.clone(), vec![rows])?
-        .intersect(&g.ctx.preimage(&drop_r)?)?
-        .simplify()?;
+    let domain = body_domain(r, &g.ctx, &b, &drop_r, &affine_part, &data)?;
     let body = match atoms.into_iter().reduce(super::selected::and) {
         Some(guard) => {
             let ty = body.ty;
@@ -489,4 +479,45 @@ fn specialized(
             .find(|e| e.var == x)
             .map_or(span, |e| e.expr.span),
     }))
+}
+
+/// `P_a`: the points `(c, r)` with `c ∈ C` and `(a(c), r) ∈ P` for some
+/// value of the labels — `P` pulled back through the affine coordinates
+/// with one free dimension per label, the labels projected out (a
+/// rational shadow: a superset, which the guard in the body cuts back
+/// to `P` exactly), without parameter-only constraints.
+fn body_domain(
+    r: &Reduction,
+    ctx: &Set,
+    b: &Space,
+    drop_r: &MultiAff,
+    affine_part: &[Aff],
+    data: &[Option<Expr>],
+) -> Result<Set, SdrError> {
+    let nb = b.n_dims();
+    let nq = data.iter().filter(|d| d.is_some()).count();
+    let mut dims = b.output.dims.clone();
+    dims.extend((0..nq).map(|q| format!("q{q}'")));
+    let ext = Space::set(&b.params, &dims);
+    // (c, r, q) ↦ (c, r): the affine coordinates pulled back along it
+    let to_b = MultiAff::from_affs(
+        ext.clone(),
+        &(0..nb)
+            .map(|k| Aff::dim(ext.clone(), k))
+            .collect::<Vec<_>>(),
+    )?;
+    let mut q = 0;
+    let mut affs = Vec::with_capacity(affine_part.len());
+    for (k, a) in affine_part.iter().enumerate() {
+        if data.get(k).is_some_and(Option::is_some) {
+            affs.push(Aff::dim(ext.clone(), nb + q));
+            q += 1;
+        } else {
+            affs.push(a.pullback(&to_b)?);
+        }
+    }
+    let m = MultiAff::from_affs(ext, &affs)?;
+    let (shadow, _) = r.body_domain.preimage(&m)?.project_out(nb, nq)?;
+    let shadow = shadow.renamed(b.clone())?;
+    Ok(drop_param_constraints(&shadow.intersect(&ctx.preimage(drop_r)?)?)?.simplify()?)
 }

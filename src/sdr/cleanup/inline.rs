@@ -18,7 +18,9 @@
 //! 3. **domain checks**: an affine read is inside `D_X` at every point of
 //!    its context (`C ⊆ a⁻¹(D_X)`, checked again here), so no check is
 //!    lost. An indirect read fails at run time when its point is outside
-//!    `D_X`; inlining through it is allowed only when the inlined `E_k`
+//!    `D_X`; inlining through it is allowed when the read is proven inside
+//!    `D_X` wherever it is evaluated (`known::inside`: the guards around it,
+//!    the range of a `categorical` label), or when the inlined `E_k`
 //!    fails there too and nowhere else: every affine read in `E_k` is at
 //!    the identity access (it becomes an indirect read at the same point,
 //!    keeping a run-time check) of a variable whose domain equals `D_X`

@@ -11,11 +11,13 @@
 //!
 //! `R_a[c] = ⊕ { if (a(c), r) ∈ P then E(a(c), r) else id : (c, r) ∈ P_a }`
 //!
-//! over `C`, with `P_a = { (c, r) : c ∈ C, (a_aff(c), r) satisfies the
-//! constraints of P that involve no data-dependent coordinate }` and the
-//! others tested in the body (each with a coefficient ±1 on its single
-//! data-dependent coordinate `e`, as the comparison `e ⋈ bound(c, r)`,
-//! like `selected`), replaces the reads: `R[a(c)]` becomes `R_a[c]`.
+//! over `C`, with `P_a = { (c, r) : c ∈ C, (a(c), r) ∈ P for some values
+//! of the labels }` (`P` pulled back through the affine coordinates, the
+//! labels projected out: a rational shadow, a superset that the guard
+//! cuts back) and the constraints of `P` that involve a label tested in
+//! the body (each with a coefficient ±1 on its single label `e`, as the
+//! comparison `e ⋈ bound(c, r)`, like `selected`), replaces the reads:
+//! `R[a(c)]` becomes `R_a[c]`.
 //!
 //! Exact, when:
 //! 1. every read is provably inside `D_R` (`known::inside`: under its

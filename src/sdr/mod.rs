@@ -99,6 +99,12 @@ pub enum DecisionKind {
     /// Cleanup: a reduction-defined local's domain shrunk to where it is
     /// read.
     Shrink,
+    /// Cleanup: a reduction selecting one body point by data
+    /// (`if k == e then F else id`) became a pointwise equation.
+    Selected,
+    /// Cleanup: a reduction-defined local read only at data-selected
+    /// points computed at those points alone.
+    Specialize,
     /// Cleanup: a pointwise local substituted into its readers.
     Inline,
     /// Cleanup: a local nothing reads removed.
@@ -120,6 +126,8 @@ impl DecisionKind {
             DecisionKind::Pointwise => "pointwise",
             DecisionKind::EmptyRead => "empty read",
             DecisionKind::Shrink => "shrink domain",
+            DecisionKind::Selected => "selected point",
+            DecisionKind::Specialize => "specialize",
             DecisionKind::Inline => "inline",
             DecisionKind::Dead => "dead local",
         }
@@ -291,9 +299,10 @@ pub fn optimize(program: &Program, scheduler: Scheduler) -> Result<Optimized, Op
     let (optimized, decisions_t, born_t) = transform::simplify_with_origins(&rewritten, &schedule)?;
     decisions.extend(decisions_t);
     // Cleanup (pointwise single-point reductions, identity reads, inlining
-    // of pointwise locals, dead locals): no new variables, so the origins
-    // are unchanged (removed variables simply no longer appear).
-    let (optimized, decisions_c) = cleanup::cleanup(&optimized)?;
+    // of pointwise locals, specialization at data-selected points, dead
+    // locals): removed variables simply no longer appear in the origins,
+    // specialized ones descend from the reduction they compute.
+    let (optimized, decisions_c, born_c) = cleanup::cleanup_with_origins(&optimized)?;
     decisions.extend(decisions_c);
     let verified = reschedule_program(&optimized, scheduler, &rewritten, &schedule)
         .map_err(OptimizeError::Verification)?;
@@ -301,8 +310,9 @@ pub fn optimize(program: &Program, scheduler: Scheduler) -> Result<Optimized, Op
         .iter()
         .zip(&born_r)
         .zip(&born_t)
-        .map(|((a, r), b)| {
-            let all: Vec<(String, String)> = a.iter().chain(r).chain(b).cloned().collect();
+        .zip(&born_c)
+        .map(|(((a, r), b), c)| {
+            let all: Vec<(String, String)> = a.iter().chain(r).chain(b).chain(c).cloned().collect();
             resolve_origins(&all)
         })
         .collect();

@@ -7,6 +7,8 @@
 // Every test crate compiles this module; each uses only part of it.
 #![allow(dead_code)]
 
+pub mod loops;
+
 /// How far two floats may differ: `|a - b| <= rel · max(|a|, |b|, floor)`.
 /// With `floor = 0` the tolerance is purely relative; with `floor = 1` it is
 /// also an absolute `rel` for values of magnitude below 1 (where a relative

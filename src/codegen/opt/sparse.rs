@@ -88,19 +88,23 @@ use crate::vocab::ElemType;
 /// it may report a contract violation in an iteration the binding skips.
 ///
 /// # (d) Scatter interchange
-/// A loop `for (k ...) { for (j ...) B }` (its body exactly one loop whose
-/// bounds do not mention `k`) that is not selected itself is interchanged
-/// into `for (j ...) { for (k ...) B }` when the inner loop over `k` then
-/// becomes bindings as above, and `B`, as a body of the loop over `k`,
-/// passes the checks of fission (no local set, failures only by
-/// overflow, every written array accessed everywhere at one index
-/// position `a·k + r` with `r` free of `j` and of the variables bound in
-/// `B`): then the iterations of `k` touch disjoint elements of the
-/// written arrays and read none another writes, so each element still
-/// receives its contributions in increasing `j`, in the same order, and
-/// the results are identical, floats included. E.g. a histogram
+/// A loop `for (k ...) { for (j_1 ...) { ... for (j_m ...) B } }` (a
+/// perfect nest: each body exactly one loop, whose bounds do not mention
+/// `k`) that is not selected itself is interchanged into
+/// `for (j_1 ...) { ... for (j_m ...) { for (k ...) B } }`, with the
+/// smallest `m` for which the inner loop over `k` then becomes bindings as
+/// above, when the body of the loop over `k` passes the checks of fission
+/// (no local set, failures only by overflow, every written array accessed
+/// everywhere at one index position `a·k + r` with `r` free of the `j_i`
+/// and of the variables bound in `B`): then the iterations of `k` touch
+/// disjoint elements of the written arrays and read none another writes,
+/// so each element still receives its contributions in the same
+/// lexicographic order of `(j_1, ..., j_m)`, and the results are
+/// identical, floats included. E.g. a histogram
 /// `for k { for j { h[k] += (z[j] == k) ? 1 : 0 } }` becomes
-/// `for j { Bind k := z[j] { h[k] += 1 } }`.
+/// `for j { Bind k := z[j] { h[k] += 1 } }`, and a per-term one
+/// `for k { for a { for j { n[k][a] += (z[j] == k) ? X[j][a] : 0 } } }`
+/// becomes `for a { for j { Bind k := z[j] { n[k][a] += X[j][a] } } }`.
 ///
 /// Returns the counts of the rewrites applied.
 pub fn sparse_updates(f: &mut Function) -> SparseCounts {
@@ -160,36 +164,55 @@ impl Sparse {
         Some(binds)
     }
 
-    /// (d) on the loop `l` (see [`sparse_updates`]).
+    /// (d) on the loop `l` (see [`sparse_updates`]): the loop over `k`
+    /// sunk below the shallowest loop of its perfect nest where it becomes
+    /// bindings.
     fn interchange(&mut self, l: &ForLoop) -> Option<Stmt> {
-        let [Stmt::For(inner)] = l.body.as_slice() else {
-            return None;
-        };
-        let mentions_k = inner
-            .lower
-            .terms
-            .iter()
-            .chain(&inner.upper.terms)
-            .any(|t| affine::mentions(&t.expr, l.var));
-        if mentions_k || !fission_ok(l.var, &l.body) {
+        // the perfect nest below `l`: each body exactly one loop
+        let mut chain: Vec<&ForLoop> = Vec::new();
+        let mut body = &l.body;
+        while let [Stmt::For(inner)] = body.as_slice() {
+            chain.push(inner);
+            body = &inner.body;
+        }
+        if chain.is_empty() || !fission_ok(l.var, &l.body) {
             return None;
         }
-        let swapped = ForLoop {
-            var: l.var,
-            parallel: false,
-            lower: l.lower.clone(),
-            upper: l.upper.clone(),
-            body: inner.body.clone(),
-        };
-        let binds = self.select(&swapped)?;
-        self.counts.interchanged += 1;
-        Some(Stmt::For(ForLoop {
-            var: inner.var,
-            parallel: false,
-            lower: inner.lower.clone(),
-            upper: inner.upper.clone(),
-            body: binds,
-        }))
+        for depth in 0..chain.len() {
+            let mentions_k = chain[depth]
+                .lower
+                .terms
+                .iter()
+                .chain(&chain[depth].upper.terms)
+                .any(|t| affine::mentions(&t.expr, l.var));
+            if mentions_k {
+                return None;
+            }
+            let swapped = ForLoop {
+                var: l.var,
+                parallel: false,
+                lower: l.lower.clone(),
+                upper: l.upper.clone(),
+                body: chain[depth].body.clone(),
+            };
+            let Some(binds) = self.select(&swapped) else {
+                continue;
+            };
+            self.counts.interchanged += 1;
+            // the loops above the binding, innermost first
+            let mut stmts = binds;
+            for inner in chain[..=depth].iter().rev() {
+                stmts = vec![Stmt::For(ForLoop {
+                    var: inner.var,
+                    parallel: false,
+                    lower: inner.lower.clone(),
+                    upper: inner.upper.clone(),
+                    body: stmts,
+                })];
+            }
+            return stmts.pop();
+        }
+        None
     }
 }
 

@@ -242,7 +242,7 @@ fn shrink(
 }
 
 /// `s` without the constraints that involve no dimension (a superset).
-fn drop_param_constraints(s: &Set) -> Result<Set, SdrError> {
+pub(crate) fn drop_param_constraints(s: &Set) -> Result<Set, SdrError> {
     let np = s.n_params();
     let nd = s.n_dims();
     let pieces: Vec<Vec<Constraint>> = s

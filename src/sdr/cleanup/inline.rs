@@ -18,7 +18,9 @@
 //! 3. **domain checks**: an affine read is inside `D_X` at every point of
 //!    its context (`C ⊆ a⁻¹(D_X)`, checked again here), so no check is
 //!    lost. An indirect read fails at run time when its point is outside
-//!    `D_X`; inlining through it is allowed only when the inlined `E_k`
+//!    `D_X`; inlining through it is allowed when the read is proven inside
+//!    `D_X` wherever it is evaluated (`known::inside`: the guards around it,
+//!    the range of a `categorical` label), or when the inlined `E_k`
 //!    fails there too and nowhere else: every affine read in `E_k` is at
 //!    the identity access (it becomes an indirect read at the same point,
 //!    keeping a run-time check) of a variable whose domain equals `D_X`
@@ -32,7 +34,8 @@
 
 use super::super::{DecisionKind, SdrError};
 use super::empty::simplify;
-use super::reads::{is_identity, read_var, rewrite_reads, walk_reads};
+use super::known::{inside, rewrite_reads_known, walk_reads_known, Known};
+use super::reads::{is_identity, read_var};
 use super::subst::{substitute, Access};
 use super::{eq_domain, not_worse, reads_var, Cx};
 use crate::ir::*;
@@ -130,13 +133,13 @@ fn try_inline(s: &System, x: VarId) -> Result<Outcome, SdrError> {
         }
         readers.push(s.vars[eq.var].name.clone());
         let ctx = eq_domain(s, eq)?;
-        walk_reads(&eq.expr, &ctx, &mut |e, c| {
+        walk_reads_known(&eq.expr, &ctx, &Known::default(), &mut |e, c, known| {
             if read_var(e) != Some(x) {
                 return Ok(());
             }
             total = total.add(&complexity(c)?)?;
             if refusal.is_none() {
-                if let Err(reason) = plan(s, x, e, c, &d_x, &pieces)? {
+                if let Err(reason) = plan(s, x, e, c, known, &d_x, &pieces)? {
                     refusal = Some(reason);
                 }
             }
@@ -160,11 +163,11 @@ fn try_inline(s: &System, x: VarId) -> Result<Outcome, SdrError> {
         let ctx = eq_domain(&out, &out.equations[k])?;
         let mut expr = out.equations[k].expr.clone();
         let mut failed = None;
-        rewrite_reads(&mut expr, &ctx, &mut |e, c| {
+        rewrite_reads_known(&mut expr, &ctx, &Known::default(), &mut |e, c, known| {
             if read_var(e) != Some(x) || failed.is_some() {
                 return Ok(());
             }
-            match plan(s, x, e, c, &d_x, &pieces)? {
+            match plan(s, x, e, c, known, &d_x, &pieces)? {
                 Ok(new) => *e = new,
                 Err(reason) => failed = Some(reason),
             }
@@ -193,6 +196,7 @@ fn plan(
     x: VarId,
     node: &Expr,
     ctx: &Set,
+    known: &Known,
     d_x: &Set,
     pieces: &[(Set, &Expr)],
 ) -> Result<Result<Expr, String>, SdrError> {
@@ -202,9 +206,10 @@ fn plan(
     let (_, a_ext, drop) = access.extended()?;
     let ext_ctx = ctx.preimage(&drop)?;
     let pre_dx = d_x.preimage(&a_ext)?;
-    let in_domain = access.n_data() == 0
-        && matches!(node.kind, ExprKind::Read { .. })
-        && ext_ctx.is_subset(&pre_dx)?;
+    let in_domain = match node.kind {
+        ExprKind::Read { .. } => ext_ctx.is_subset(&pre_dx)?,
+        _ => inside(s, node, ctx, known, d_x)?,
+    };
     let reach = ext_ctx.intersect(&pre_dx)?;
     let mut chosen = None;
     for (b, e) in pieces {

@@ -1,5 +1,5 @@
 //! Cleanup of the program SDR produced: the tables a hand-written sampler
-//! never has, removed by four exact rewrites run in rounds (at most
+//! never has, removed by six exact rewrites run in rounds (at most
 //! [`MAX_ROUNDS`], until nothing changes), each recorded as a [`Decision`]:
 //!
 //! 1. [`pointwise`]: a reduction `X[x] = ⊕ { E(y) : y ∈ P, p(y) = x }`
@@ -9,25 +9,34 @@
 //!    `{ x : g(x) ∈ P, p(g(x)) = x }` (each result is a sum of at most one
 //!    body value: the operator's identity combined with `v` is `v`, up to
 //!    the sign of a float zero);
-//! 2. [`empty`]: a read `R[f(c)]` of a reduction-defined variable whose
+//! 2. [`selected`]: a reduction over one index `k` whose body is
+//!    `if k == e then F else identity` (`e` a data-dependent label not
+//!    depending on `k`) is the pointwise `if (x, e) ∈ P then F(x, e) else
+//!    identity`: one body value per result, chosen by data;
+//! 3. [`empty`]: a read `R[f(c)]` of a reduction-defined variable whose
 //!    points all lie outside the image `p(P)` of its body domain reads the
 //!    identity: it becomes the identity constant, and `x + 0`, `x - 0`,
 //!    `x * 1`, `max(x, -inf)`, … are simplified where the types allow it.
 //!    A local whose remaining reads all fall inside `p(P)` (parameter-only
 //!    constraints dropped) gets that smaller domain;
-//! 3. [`inline`]: a pointwise local (no reduction, `categorical`, random
+//! 4. [`inline`]: a pointwise local (no reduction, `categorical`, random
 //!    draw or external call: duplicating or moving those is not allowed)
 //!    is substituted into its readers when reading it costs no more than
 //!    computing it (asymptotically), through affine and data-dependent
 //!    (indirect) reads; see that module for the rule that keeps the
 //!    run-time domain check of an indirect read;
-//! 4. [`dead`]: locals nothing reads any more are removed.
+//! 5. [`specialize`]: a reduction-defined local read only through indirect
+//!    reads at data-selected points, each proven inside its domain
+//!    ([`known`]), is computed at those points alone (one new reduction per
+//!    distinct read), when that is asymptotically cheaper;
+//! 6. [`dead`]: locals nothing reads any more are removed (also before
+//!    `specialize`, so that readers inlined away do not count).
 //!
 //! Everything preserves the program's values exactly: integers and booleans
 //! bit for bit, floats bit for bit except that `-0.0` may become `+0.0`.
 //! Contexts of reads (the points where a read may be evaluated) are
-//! computed by [`reads`]; substitution of index expressions into an
-//! expression by [`subst`].
+//! computed by [`reads`], the conditions known to hold there by [`known`];
+//! substitution of index expressions into an expression by [`subst`].
 //!
 //! Must not know about: schedules, code generation. Stochastic call sites
 //! keep their numbers (a draw is keyed by its site): no pass moves a draw,
@@ -36,8 +45,11 @@
 pub mod dead;
 pub mod empty;
 pub mod inline;
+pub mod known;
 pub mod pointwise;
 pub mod reads;
+pub mod selected;
+pub mod specialize;
 pub mod subst;
 
 use super::{Decision, DecisionKind, SdrError};
@@ -45,7 +57,7 @@ use crate::ir::*;
 use crate::poly::complexity::Complexity;
 use crate::poly::PolyError;
 
-/// Rounds of the four rewrites per system.
+/// Rounds of the six rewrites per system.
 pub const MAX_ROUNDS: usize = 4;
 
 /// The cleanup context of one system: its name and the decisions taken.
@@ -103,9 +115,19 @@ impl Cx {
 /// Cleans up every system of `program` (see the module comment). Returns
 /// the new program and the decisions, in the order they were taken.
 pub fn cleanup(program: &Program) -> Result<(Program, Vec<Decision>), SdrError> {
+    cleanup_with_origins(program).map(|(p, d, _)| (p, d))
+}
+
+/// [`cleanup`], also returning, per system, the variables it made with
+/// the variable each came from (`(new, base)` pairs: `specialize`).
+pub fn cleanup_with_origins(
+    program: &Program,
+) -> Result<(Program, Vec<Decision>, super::normalize::Origins), SdrError> {
     let mut out = program.clone();
     let mut decisions = Vec::new();
+    let mut origins = Vec::with_capacity(out.systems.len());
     for s in &mut out.systems {
+        let mut born = Vec::new();
         let mut cx = Cx {
             sys_name: s.name.clone(),
             decisions: Vec::new(),
@@ -113,8 +135,12 @@ pub fn cleanup(program: &Program) -> Result<(Program, Vec<Decision>), SdrError> 
         for _ in 0..MAX_ROUNDS {
             let before = cx.decisions.iter().filter(|d| d.applied).count();
             pointwise::run(&mut cx, s)?;
+            selected::run(&mut cx, s)?;
             empty::run(&mut cx, s)?;
             inline::run(&mut cx, s)?;
+            // the readers inlined away must not count as reads
+            dead::run(&mut cx, s)?;
+            specialize::run(&mut cx, s, &mut born)?;
             dead::run(&mut cx, s)?;
             s.number_reductions();
             if cx.decisions.iter().filter(|d| d.applied).count() == before {
@@ -122,8 +148,9 @@ pub fn cleanup(program: &Program) -> Result<(Program, Vec<Decision>), SdrError> 
             }
         }
         decisions.append(&mut cx.decisions);
+        origins.push(born);
     }
-    Ok((out, decisions))
+    Ok((out, decisions, origins))
 }
 
 /// The domain of `eq`'s variable over the index space of its right-hand

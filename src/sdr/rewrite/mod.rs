@@ -627,6 +627,10 @@ pub(crate) fn expr_text(e: &Expr, s: &System) -> String {
                 .collect();
             format!("{}[{}]", s.vars[*var].name, idx.join(", "))
         }
+        ExprKind::IndirectRead { var, indices } => {
+            let idx: Vec<String> = indices.iter().map(|x| expr_text(x, s)).collect();
+            format!("{}[{}]", s.vars[*var].name, idx.join(", "))
+        }
         ExprKind::Binary(op, a, b) => {
             format!("({} {} {})", expr_text(a, s), op.symbol(), expr_text(b, s))
         }

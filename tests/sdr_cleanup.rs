@@ -26,6 +26,7 @@ use alphac::schedule::Scheduler;
 use alphac::sdr::cleanup::cleanup;
 use alphac::sdr::normalize::normalize;
 use alphac::sdr::{rewrite, transform, Decision, DecisionKind};
+use common::cleanup::{decided, has_var, rhs};
 use common::{all_close, Tol};
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -135,32 +136,6 @@ fn jit_agrees(p: &Program, q: &Program, params: &[i64]) {
         };
         assert!(ok, "{out}: JIT {:?} vs {:?}", got[out].data(), w.data());
     }
-}
-
-/// Whether a decision of `kind` about `var` was applied (`Some(true)`),
-/// only declined (`Some(false)`) or never taken (`None`).
-fn decided(ds: &[Decision], var: &str, kind: DecisionKind) -> Option<bool> {
-    let mine: Vec<_> = ds
-        .iter()
-        .filter(|d| d.kind == kind && d.var == var)
-        .collect();
-    if mine.is_empty() {
-        None
-    } else {
-        Some(mine.iter().any(|d| d.applied))
-    }
-}
-
-fn has_var(q: &Program, name: &str) -> bool {
-    q.systems[0].var_by_name(name).is_some()
-}
-
-fn rhs<'a>(q: &'a Program, name: &str) -> &'a ExprKind {
-    let s = &q.systems[0];
-    &s.equation_of(s.var_by_name(name).unwrap())
-        .unwrap()
-        .expr
-        .kind
 }
 
 const N: &[&[i64]] = &[&[1], &[2], &[5]];

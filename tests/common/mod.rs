@@ -7,6 +7,7 @@
 // Every test crate compiles this module; each uses only part of it.
 #![allow(dead_code)]
 
+pub mod cleanup;
 pub mod loops;
 
 /// How far two floats may differ: `|a - b| <= rel · max(|a|, |b|, floor)`.

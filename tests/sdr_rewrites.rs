@@ -13,7 +13,7 @@ mod common;
 
 use alphac::compile::{compile, parse_program, Options};
 use alphac::interp;
-use alphac::ir::{ExprKind, Program, VarKind};
+use alphac::ir::{ExprKind, Program};
 use alphac::poly::complexity::Complexity;
 use alphac::runtime::{Array, ArrayData};
 use alphac::schedule::Scheduler;
@@ -21,27 +21,15 @@ use alphac::sdr::complexity::report;
 use alphac::sdr::normalize::normalize;
 use alphac::sdr::rewrite::decompose::decompose;
 use alphac::sdr::{optimize, DecisionKind, Optimized};
+use common::cleanup::inputs_for;
 use common::{all_close, Tol};
 use proptest::prelude::*;
-use std::collections::HashMap;
 
 fn same(a: &Array, b: &Array) -> bool {
     match (a.data(), b.data()) {
         (ArrayData::Float(x), ArrayData::Float(y)) => all_close(x, y, Tol::rel_or_abs(1e-9)),
         (x, y) => x == y,
     }
-}
-
-fn inputs_for(p: &Program, params: &[i64], seed: u64) -> HashMap<String, Array> {
-    let sys = &p.systems[0];
-    sys.vars
-        .iter()
-        .filter(|v| v.kind == VarKind::Input)
-        .map(|v| {
-            let spec = interp::array_spec(v, params).unwrap();
-            (v.name.clone(), Array::random(&spec, seed).unwrap())
-        })
-        .collect()
 }
 
 /// Optimizes `src` and checks the optimized program (interpreter) and the

@@ -18,42 +18,15 @@ mod common;
 
 use alphac::compile::{compile, parse_program, Options};
 use alphac::interp;
-use alphac::ir::{check_domains, print, ExprKind, Program, VarKind};
+use alphac::ir::{check_domains, print, ExprKind, Program};
 use alphac::poly::complexity::complexity;
-use alphac::runtime::{Array, ArrayData};
+use alphac::runtime::ArrayData;
 use alphac::sdr::cleanup::cleanup;
 use alphac::sdr::normalize::normalize;
 use alphac::sdr::{Decision, DecisionKind};
-use common::cleanup::{decided, has_var, rhs};
+use common::cleanup::{decided, exact, has_var, inputs_for, rhs};
 use common::{all_close, Tol};
 use proptest::prelude::*;
-use std::collections::HashMap;
-
-/// Equal values: ints and bools exactly, floats equal (`-0.0 == 0.0`) or
-/// both NaN.
-fn exact(a: &Array, b: &Array) -> bool {
-    match (a.data(), b.data()) {
-        (ArrayData::Float(x), ArrayData::Float(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|(u, v)| u == v || (u.is_nan() && v.is_nan()))
-        }
-        (x, y) => x == y,
-    }
-}
-
-fn inputs_for(p: &Program, params: &[i64], seed: u64) -> HashMap<String, Array> {
-    p.systems[0]
-        .vars
-        .iter()
-        .filter(|v| v.kind == VarKind::Input)
-        .map(|v| {
-            let spec = interp::array_spec(v, params).unwrap();
-            (v.name.clone(), Array::random(&spec, seed).unwrap())
-        })
-        .collect()
-}
 
 /// The interpreter on `a` and `b` agree exactly, or both fail.
 fn agree(a: &Program, b: &Program, params: &[i64], seed: u64) {

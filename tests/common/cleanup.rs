@@ -1,9 +1,41 @@
-//! Helpers of the cleanup tests (`sdr_cleanup`, `sdr_specialize`): the
-//! decisions taken about a variable and the equations of a cleaned
-//! program's first system.
+//! Helpers of the optimizer's tests (`sdr_cleanup`, `sdr_specialize`,
+//! `sdr_rewrites`): random inputs of a program's first system, exact
+//! comparison of results, the decisions taken about a variable and the
+//! equations of a transformed program.
 
-use alphac::ir::{ExprKind, Program};
+use alphac::interp;
+use alphac::ir::{ExprKind, Program, VarKind};
+use alphac::runtime::{Array, ArrayData};
 use alphac::sdr::{Decision, DecisionKind};
+use std::collections::HashMap;
+
+/// Random inputs (seed `seed`) for every input of the first system of `p`
+/// at the parameter values `params`.
+pub fn inputs_for(p: &Program, params: &[i64], seed: u64) -> HashMap<String, Array> {
+    p.systems[0]
+        .vars
+        .iter()
+        .filter(|v| v.kind == VarKind::Input)
+        .map(|v| {
+            let spec = interp::array_spec(v, params).unwrap();
+            (v.name.clone(), Array::random(&spec, seed).unwrap())
+        })
+        .collect()
+}
+
+/// Equal values: ints and bools exactly, floats equal (`-0.0 == 0.0`) or
+/// both NaN.
+pub fn exact(a: &Array, b: &Array) -> bool {
+    match (a.data(), b.data()) {
+        (ArrayData::Float(x), ArrayData::Float(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(u, v)| u == v || (u.is_nan() && v.is_nan()))
+        }
+        (x, y) => x == y,
+    }
+}
 
 /// Whether a decision of `kind` about `var` was applied (`Some(true)`),
 /// only declined (`Some(false)`) or never taken (`None`).

@@ -19,6 +19,7 @@ use super::super::rewrite::identity_case;
 use super::super::rewrite::subst::pullback;
 use super::super::{DecisionKind, SdrError};
 use super::{eq_domain, identity_const, multi_aff_text, raw_domain, Cx};
+use crate::diag::Span;
 use crate::ir::*;
 use crate::poly::{Constraint, PolyError, Tuple};
 
@@ -40,6 +41,28 @@ pub(crate) fn run(cx: &mut Cx, s: &mut System) -> Result<(), SdrError> {
         cx.decide(&name, DecisionKind::Pointwise, true, "applied", detail);
     }
     Ok(())
+}
+
+/// The right-hand side of a reduction with at most one body value per
+/// result point: `body` on the image of its body domain, the identity of
+/// `op` elsewhere in the declared domain `d_x` (`case`), or one of the two
+/// alone when the image covers, or misses, the domain within the parameter
+/// context (`d_ctx`). The type is `body`'s.
+pub(crate) fn one_point_rhs(
+    d_ctx: &Set,
+    d_x: &Set,
+    image: &Set,
+    body: Expr,
+    op: ReduceOp,
+    span: Span,
+) -> Result<Expr, SdrError> {
+    Ok(if d_ctx.subtract(image)?.is_empty()? {
+        body
+    } else if d_ctx.intersect(image)?.is_empty()? {
+        identity_const(op, body.ty, span)
+    } else {
+        identity_case(d_x, image, body, op, span)?
+    })
 }
 
 /// The pointwise right-hand side of equation `eq` (defined by `r`) and the
@@ -68,15 +91,7 @@ fn rewrite_one(s: &System, eq: usize, r: &Reduction) -> Result<Option<(Expr, Mul
         };
     }
     let image = image_of(r, &g, &x_space)?;
-    // decided within the parameter context; the pieces cover the
-    // declared domain
-    let rhs = if d_ctx.subtract(&image)?.is_empty()? {
-        body
-    } else if d_ctx.intersect(&image)?.is_empty()? {
-        identity_const(r.op, ty, span)
-    } else {
-        identity_case(&d_x, &image, body, r.op, span)?
-    };
+    let rhs = one_point_rhs(&d_ctx, &d_x, &image, body, r.op, span)?;
     Ok(Some((rhs, g)))
 }
 

@@ -38,8 +38,9 @@
 //! `specialize` can then compute alone.
 
 use super::super::rewrite::subst::{dropping, independent_of, is_opaque, pullback};
-use super::super::rewrite::{coordinate_projection, expr_text, identity_case, image_in_outer};
+use super::super::rewrite::{coordinate_projection, expr_text, image_in_outer};
 use super::super::{DecisionKind, SdrError};
+use super::pointwise::one_point_rhs;
 use super::subst::{substitute, Access, Coord};
 use super::{eq_domain, identity_const, raw_domain, Cx};
 use crate::diag::Span;
@@ -250,15 +251,7 @@ fn rewrite_one(
     let Some(image) = image_in_outer(r, &kept, &x_space)? else {
         return Ok(Err("the image of the body domain is not exact".into()));
     };
-    // decided within the parameter context; the pieces cover the
-    // declared domain
-    let rhs = if d_ctx.subtract(&image)?.is_empty()? {
-        body
-    } else if d_ctx.intersect(&image)?.is_empty()? {
-        identity_const(r.op, ty, span)
-    } else {
-        identity_case(&d_x, &image, body, r.op, span)?
-    };
+    let rhs = one_point_rhs(&d_ctx, &d_x, &image, body, r.op, span)?;
     let detail = format!(
         "one body point at {} = {}",
         r.dims()[n - 1],

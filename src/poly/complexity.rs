@@ -38,20 +38,29 @@
 //!   (above), and sets that only grow on a thin cone of parameter values,
 //!   e.g. `{ [i] : N <= i <= K }` is counted `O(K)` although for `K < N` it
 //!   is empty.
-//! * A second bound, the product of the dimensions' extents (see
-//!   `extent_complexity`), is computed too and kept when it is tighter (a
-//!   lower degree, or fewer terms): for a sliding window
-//!   `{ [i, j] : 0 <= i < N and i - W <= j <= i and j >= 0 }` it gives
-//!   `N*W` (the cone degrees give `N^2 + N*W + W^2`). Both are upper
-//!   bounds; the extent product depends on the order of the dimensions.
+//! * Second bounds, products of the dimensions' extents (see
+//!   `extent_bounds`): each width is an affine function of the parameters
+//!   and the outer dimensions, bounded above by eliminating the outer
+//!   dimensions with their own bounds. For a sliding window
+//!   `{ [i, j] : 0 <= i < N and i - W <= j <= i and j >= 0 }` this gives
+//!   `N*W` (the cone degrees give `N^2 + N*W + W^2`). Where a width is a
+//!   minimum (`j <= min(K - 1, i)`), each choice gives a valid bound, so a
+//!   set can have several incomparable ones (`O(N*K)` and `O(K^2)`):
+//!   [`basic_bounds`] returns them all, [`basic_complexity`] the tightest
+//!   (lowest degree, then fewest terms). All are upper bounds; the extent
+//!   products depend on the order of the dimensions.
 //! * A union is made disjoint (`Set::make_disjoint`), then the pieces'
-//!   complexities are summed and dominated terms removed, so overlapping
-//!   pieces are not counted twice.
+//!   bounds are summed and dominated terms removed, so overlapping pieces
+//!   are not counted twice; where a piece has several bounds,
+//!   [`sum_of_bounds`] takes the one that adds least to the sum (a
+//!   triangle `min(N, K) * K` beside an `N*K*D` nest counts as `N*K`).
 
 use std::fmt;
 
 use super::basic_set::BasicSet;
+use super::constraint::combine;
 use super::error::{PolyError, PolyResult};
+use super::linalg::normalize_row;
 use super::set::Set;
 use super::space::Space;
 
@@ -131,6 +140,16 @@ impl Complexity {
         Ok(Complexity::new(self.params.clone(), t))
     }
 
+    /// `O(self) ⊆ O(other)`: every term of `self` is dominated by a term of
+    /// `other` (same parameters).
+    pub fn at_most(&self, other: &Complexity) -> bool {
+        self.params == other.params
+            && self
+                .terms
+                .iter()
+                .all(|t| other.terms.iter().any(|u| u.dominates(t)))
+    }
+
     /// The total degree of the leading terms (`None` for the empty set).
     pub fn degree(&self) -> Option<u32> {
         self.terms.iter().map(Monomial::degree).max()
@@ -171,37 +190,118 @@ impl fmt::Display for Complexity {
 }
 
 /// The asymptotic number of integer points of a set (see the module doc):
-/// the sum over the pieces of `s.make_disjoint()` of [`basic_complexity`].
+/// the sum over the pieces of `s.make_disjoint()` of their
+/// [`basic_bounds`], one chosen per piece by [`sum_of_bounds`].
 /// `Unbounded` when the set is infinite for some parameter value.
 pub fn complexity(s: &Set) -> PolyResult<Complexity> {
     let params = s.space().params.clone();
-    let mut acc = Complexity::new(params, Vec::new());
-    for p in s.make_disjoint()?.pieces() {
-        acc = acc.add(&basic_complexity(p)?)?;
-    }
-    Ok(acc)
+    let bounds = s
+        .make_disjoint()?
+        .pieces()
+        .iter()
+        .map(basic_bounds)
+        .collect::<PolyResult<Vec<_>>>()?;
+    sum_of_bounds(&params, &bounds)
 }
 
 /// The asymptotic number of integer points of one basic set (see the module
 /// doc for the method and where it is only an upper bound); `O(0)` when it
-/// has no integer point. Both bounds of the module doc (the cone degrees and
-/// the extent product) are computed and the tighter one is kept.
+/// has no integer point: the first (tightest) of [`basic_bounds`].
 pub fn basic_complexity(b: &BasicSet) -> PolyResult<Complexity> {
-    let by_cones = cone_complexity(b)?;
-    if by_cones.terms.is_empty() {
-        return Ok(by_cones);
-    }
-    match extent_complexity(b)? {
-        Some(by_extents) if tighter(&by_extents, &by_cones) => Ok(by_extents),
-        _ => Ok(by_cones),
-    }
+    let mut bounds = basic_bounds(b)?;
+    // `basic_bounds` returns at least the cone bound.
+    Ok(bounds.swap_remove(0))
 }
 
-/// `a` is a strictly better bound than `b`: a lower maximal degree, or the
-/// same degree with fewer terms.
-fn tighter(a: &Complexity, b: &Complexity) -> bool {
-    let key = |c: &Complexity| (c.degree().unwrap_or(0), c.terms.len());
-    key(a) < key(b)
+/// Upper bounds of the number of integer points of `b`, each valid on its
+/// own (the module doc's cone bound and the extent bounds, one per choice
+/// of widths), none at least as large as another; the tightest first
+/// (lowest degree, then fewest terms; the cone bound first among equals).
+/// For a set whose size is a minimum, e.g. `{ [i, j] : 0 <= i < N and
+/// 0 <= j < K and j <= i }` (`min(N, K) * K` up to constants), there are
+/// several: `O(N*K)` and `O(K^2)`; [`sum_of_bounds`] picks among them.
+pub fn basic_bounds(b: &BasicSet) -> PolyResult<Vec<Complexity>> {
+    let by_cones = cone_complexity(b)?;
+    if by_cones.terms.is_empty() {
+        return Ok(vec![by_cones]);
+    }
+    let mut all = vec![by_cones];
+    all.extend(extent_bounds(b)?);
+    let mut kept = pareto(all);
+    kept.sort_by_key(key);
+    Ok(kept)
+}
+
+/// The bounds of `all` that no other bound is at most (duplicates kept
+/// once, the first).
+fn pareto(all: Vec<Complexity>) -> Vec<Complexity> {
+    let mut kept: Vec<Complexity> = Vec::new();
+    for (k, c) in all.iter().enumerate() {
+        let beaten = all
+            .iter()
+            .enumerate()
+            .any(|(j, d)| j != k && d.at_most(c) && (!c.at_most(d) || j < k));
+        if !beaten {
+            kept.push(c.clone());
+        }
+    }
+    kept
+}
+
+/// The order of bounds: lower maximal degree first, then fewer terms.
+fn key(c: &Complexity) -> (u32, usize) {
+    (c.degree().unwrap_or(0), c.terms.len())
+}
+
+/// An upper bound of a sum of counts, given for each count its alternative
+/// upper bounds (each valid; e.g. [`basic_bounds`]): one alternative is
+/// chosen per count so that the sum is as small as the order of
+/// [`basic_bounds`] makes it, greedily: counts with one bound first, then
+/// each of the others takes the bound that adds least to the sum so far,
+/// then each chooses again knowing all the others' choices. For a loop
+/// program with an `O(N*K*D)` nest and a `min(N, K) * K` triangle, the
+/// triangle takes `O(N*K)` (absorbed) rather than `O(K^2)`.
+pub fn sum_of_bounds(params: &[String], counts: &[Vec<Complexity>]) -> PolyResult<Complexity> {
+    let zero = || Complexity::new(params.to_vec(), Vec::new());
+    let mut total = zero();
+    let mut choice: Vec<usize> = vec![0; counts.len()];
+    for c in counts.iter().filter(|c| c.len() == 1) {
+        total = total.add(&c[0])?;
+    }
+    let best = |rest: &Complexity, alts: &[Complexity]| -> PolyResult<usize> {
+        let mut pick = 0;
+        let mut pick_key = None;
+        for (a, alt) in alts.iter().enumerate() {
+            let k = key(&rest.add(alt)?);
+            if pick_key.is_none_or(|p| k < p) {
+                pick = a;
+                pick_key = Some(k);
+            }
+        }
+        Ok(pick)
+    };
+    for (i, c) in counts.iter().enumerate().filter(|(_, c)| c.len() > 1) {
+        choice[i] = best(&total, c)?;
+        total = total.add(&c[choice[i]])?;
+    }
+    // One more round: each multi-bound count chooses again against the
+    // sum of all the others' choices.
+    for i in (0..counts.len()).filter(|&i| counts[i].len() > 1) {
+        let mut rest = zero();
+        for (j, c) in counts.iter().enumerate() {
+            if j != i && !c.is_empty() {
+                rest = rest.add(&c[choice[j]])?;
+            }
+        }
+        choice[i] = best(&rest, &counts[i])?;
+    }
+    let mut total = zero();
+    for (j, c) in counts.iter().enumerate() {
+        if !c.is_empty() {
+            total = total.add(&c[choice[j]])?;
+        }
+    }
+    Ok(total)
 }
 
 /// The product of two complexities (expanded, dominated terms removed).
@@ -217,126 +317,158 @@ fn product(a: &Complexity, b: &Complexity) -> Complexity {
     Complexity::new(a.params.clone(), terms)
 }
 
-/// The extent-product bound: scanning the dimensions outermost first, the
-/// number of values of `x_k` for fixed outer dimensions is at most the width
-/// `u − l + 1` of any pair of a lower bound `l` and an upper bound `u` of
-/// `x_k` in the real shadow of the set on `(p, x_0..x_k)`; a width grows at
-/// most like the sum of the parameters it increases with (directly, or
-/// through an outer dimension whose own bounds grow with them). The bound is
-/// the product of the chosen widths (per dimension the width with the fewest
-/// parameters, preferring widths that do not go through outer dimensions;
-/// equally good widths in different parameters are summed);
-/// a dimension fixed by an equality contributes 1. For
-/// `{ [i, j] : 0 <= i < N and i - W <= j <= i and j >= 0 }` this gives
-/// `N*W` where the cone degrees only give `N^2 + N*W + W^2`. `None` when a
-/// dimension has no lower or no upper bound in a shadow.
-fn extent_complexity(b: &BasicSet) -> PolyResult<Option<Complexity>> {
+/// At most this many leaves per width in [`width_growths`]' search.
+const WIDTH_LEAVES: usize = 64;
+/// At most this many alternative widths per dimension, and alternative
+/// products per set, in [`extent_bounds`].
+const EXTENT_CHOICES: usize = 8;
+
+/// The extent-product bounds: scanning the dimensions outermost first, the
+/// number of values of `x_k` for fixed outer dimensions is at most
+/// `w/(a·b) + 1` for any pair of a lower bound `a·x_k + L >= 0` and an
+/// upper bound `−b·x_k + U >= 0` of `x_k` in the real shadow of the set on
+/// `(p, x_0..x_k)`, where `w = b·L + a·U`. `w` is affine in the parameters
+/// and the outer dimensions; [`width_growths`] bounds it above by affine
+/// functions of the parameters alone, and such a function grows like the
+/// sum of the parameters with a positive coefficient (parameters are
+/// non-negative). The count is at most the product of the widths; a
+/// dimension fixed by an equality contributes 1. Each choice of one width
+/// per dimension is a bound: for `{ [i, j] : 0 <= i < N and i - W <= j <= i
+/// and j >= 0 }` this gives `N*W` where the cone degrees only give `N^2 +
+/// N*W + W^2`; for `{ [i, j] : 0 <= i < N and i < K and 0 <= j < K }` (`i`
+/// runs to `min(N, K)`) both `N*K` and `K^2`. Empty when a dimension has no
+/// lower or no upper bound in a shadow.
+fn extent_bounds(b: &BasicSet) -> PolyResult<Vec<Complexity>> {
     let space = b.space();
     let params = space.params.clone();
     let np = space.n_params();
     let nd = space.n_dims();
     let s = b.simplify()?;
-    // growth[m]: the parameters the magnitude of x_m grows with
-    let mut growth: Vec<Vec<bool>> = Vec::with_capacity(nd);
-    let mut total = Complexity::one(params.clone());
+    let mut shadows: Vec<BasicSet> = Vec::with_capacity(nd);
+    let mut totals = vec![Complexity::one(params.clone())];
     for k in 0..nd {
         let (shadow, _) = s.project_out(k + 1, nd - k - 1)?;
+        shadows.push(shadow);
+        let sh = &shadows[k];
         let col = np + k;
-        let fixed = shadow.eqs().iter().any(|r| r[col] != 0);
-        let lowers: Vec<&Vec<i64>> = shadow.ineqs().iter().filter(|r| r[col] > 0).collect();
-        let uppers: Vec<&Vec<i64>> = shadow.ineqs().iter().filter(|r| r[col] < 0).collect();
-        // magnitude of x_k: anything its bounds involve
-        let mut mag = vec![false; np];
-        for r in shadow
-            .eqs()
-            .iter()
-            .chain(shadow.ineqs())
-            .filter(|r| r[col] != 0)
-        {
-            let (g, _) = row_growth(r, np, &growth, false);
-            for q in 0..np {
-                mag[q] |= g[q];
-            }
-        }
-        growth.push(mag);
-        if fixed {
+        if sh.eqs().iter().any(|r| r[col] != 0) {
             continue;
         }
-        if lowers.is_empty() || uppers.is_empty() {
-            return Ok(None);
-        }
-        let mut best: Option<(usize, usize, Vec<bool>)> = None;
+        let lowers: Vec<&Vec<i64>> = sh.ineqs().iter().filter(|r| r[col] > 0).collect();
+        let uppers: Vec<&Vec<i64>> = sh.ineqs().iter().filter(|r| r[col] < 0).collect();
+        let mut growths: Vec<(Vec<bool>, usize)> = Vec::new();
         for l in &lowers {
             for u in &uppers {
-                // width ∝ a·U + b·L with a = l[col] > 0, b = -u[col] > 0
-                let a = i128::from(l[col]);
-                let bb = -i128::from(u[col]);
-                let mut w = vec![0i64; col + 1];
-                for c in 0..col {
-                    let v = a * i128::from(u[c]) + bb * i128::from(l[c]);
-                    w[c] = v.signum() as i64;
-                }
-                let (g, outer) = row_growth(&w, np, &growth, true);
-                let n = g.iter().filter(|&&x| x).count();
-                best = match best {
-                    Some((bn, bo, mut bg)) if (n, outer) == (bn, bo) => {
-                        // Equally good widths growing with different
-                        // parameters (`i < N and i < K`): the extent is
-                        // their minimum, which a sum of monomials can only
-                        // bound by their union.
-                        for q in 0..np {
-                            bg[q] |= g[q];
-                        }
-                        Some((bn, bo, bg))
-                    }
-                    Some((bn, bo, bg)) if (bn, bo) < (n, outer) => Some((bn, bo, bg)),
-                    _ => Some((n, outer, g)),
+                // w = b·l + a·u with a = l[col] > 0, b = −u[col] > 0: x_k
+                // cancels.
+                let w = match combine(-u[col], l, l[col], u) {
+                    Ok(w) => w,
+                    Err(PolyError::Overflow) => continue,
+                    Err(e) => return Err(e),
                 };
+                let mut budget = WIDTH_LEAVES;
+                width_growths(w, k, 0, &shadows, np, &mut budget, &mut growths)?;
             }
         }
-        let Some((_, _, g)) = best else {
-            return Ok(None);
-        };
-        let terms: Vec<Monomial> = if g.iter().any(|&x| x) {
-            (0..np)
-                .filter(|&q| g[q])
-                .map(|q| Monomial {
-                    exps: (0..np).map(|m| u32::from(m == q)).collect(),
-                })
-                .collect()
-        } else {
-            vec![Monomial { exps: vec![0; np] }]
-        };
-        total = product(&total, &Complexity::new(params.clone(), terms));
+        if growths.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Fewest parameters first, then widths bounded directly (fewer
+        // outer dimensions eliminated: a window `i - W <= j <= i` is `W`
+        // before it is `N`), then the earlier parameters.
+        growths.sort_by_key(|(g, depth)| {
+            let n = g.iter().filter(|&&x| x).count();
+            let order: Vec<bool> = g.iter().map(|&x| !x).collect();
+            (n, *depth, order)
+        });
+        growths.truncate(EXTENT_CHOICES);
+        let mut next = Vec::new();
+        for t in &totals {
+            for (g, _) in &growths {
+                let terms: Vec<Monomial> = if g.iter().any(|&x| x) {
+                    (0..np)
+                        .filter(|&q| g[q])
+                        .map(|q| Monomial {
+                            exps: (0..np).map(|m| u32::from(m == q)).collect(),
+                        })
+                        .collect()
+                } else {
+                    vec![Monomial { exps: vec![0; np] }]
+                };
+                next.push(product(t, &Complexity::new(params.clone(), terms)));
+            }
+        }
+        totals = pareto(next);
+        totals.sort_by_key(key);
+        totals.truncate(EXTENT_CHOICES);
     }
-    Ok(Some(total))
+    Ok(totals)
 }
 
-/// The parameters a row grows with: its positive parameter coefficients
-/// (any non-zero one unless `positive_only`), and the growth of every outer
-/// dimension it involves; also the number of outer dimensions involved.
-fn row_growth(
-    r: &[i64],
+/// The parameters each of some upper bounds of the affine form `w` grows
+/// with, added to `out` with the number of outer dimensions eliminated to
+/// reach it (inclusion-minimal sets only, each with its smallest depth).
+/// `w` is a row over `(p, x_0..x_k, 1)` whose `x_k` coefficient is zero and
+/// which is non-negative on the set. The innermost outer dimension `x_m`
+/// with a non-zero coefficient `c` is eliminated with each row `r` of the
+/// shadow on `(p, x_0..x_m)` that bounds `c·x_m` from above (an upper bound
+/// of `x_m` when `c > 0`, a lower one when `c < 0`, or an equality):
+/// `|r_m|·w − sign(r_m)·c·r` is at least `|r_m|·w` on the set and has no
+/// `x_m`. With no outer dimension left the bound grows with the parameters
+/// whose coefficient is positive. The search stops after `budget` leaves.
+fn width_growths(
+    w: Vec<i64>,
+    k: usize,
+    depth: usize,
+    shadows: &[BasicSet],
     np: usize,
-    growth: &[Vec<bool>],
-    positive_only: bool,
-) -> (Vec<bool>, usize) {
-    let mut g = vec![false; np];
-    let mut outer = 0;
-    for q in 0..np {
-        if r[q] > 0 || (!positive_only && r[q] != 0) {
-            g[q] = true;
+    budget: &mut usize,
+    out: &mut Vec<(Vec<bool>, usize)>,
+) -> PolyResult<()> {
+    if *budget == 0 {
+        return Ok(());
+    }
+    let Some(m) = (0..k).rev().find(|&m| w[np + m] != 0) else {
+        *budget -= 1;
+        let g: Vec<bool> = (0..np).map(|q| w[q] > 0).collect();
+        let subset = |a: &[bool], b: &[bool]| (0..np).all(|q| b[q] || !a[q]);
+        if let Some(same) = out.iter_mut().find(|(h, _)| *h == g) {
+            same.1 = same.1.min(depth);
+        } else if !out.iter().any(|(h, _)| subset(h, &g)) {
+            out.retain(|(h, _)| !subset(&g, h));
+            out.push((g, depth));
+        }
+        return Ok(());
+    };
+    let c = w[np + m];
+    let sh = &shadows[m];
+    let rows = sh.eqs().iter().filter(|r| r[np + m] != 0).chain(
+        sh.ineqs()
+            .iter()
+            .filter(|r| (r[np + m] < 0) == (c > 0) && r[np + m] != 0),
+    );
+    for r in rows {
+        let rm = r[np + m];
+        // `r` lifted to `w`'s columns: the same parameters and outer
+        // dimensions, no `x_{m+1}..x_k`, its constant last.
+        let mut lifted = vec![0i64; w.len()];
+        lifted[..np + m + 1].copy_from_slice(&r[..np + m + 1]);
+        lifted[w.len() - 1] = r[np + m + 1];
+        let (Some(a), Some(s)) = (rm.checked_abs(), c.checked_mul(-rm.signum())) else {
+            continue;
+        };
+        let mut next = match combine(a, &w, s, &lifted) {
+            Ok(v) => v,
+            Err(PolyError::Overflow) => continue,
+            Err(e) => return Err(e),
+        };
+        normalize_row(&mut next);
+        width_growths(next, k, depth + 1, shadows, np, budget, out)?;
+        if *budget == 0 {
+            break;
         }
     }
-    for (m, gm) in growth.iter().enumerate() {
-        if r[np + m] != 0 {
-            outer += 1;
-            for q in 0..np {
-                g[q] |= gm[q];
-            }
-        }
-    }
-    (g, outer)
+    Ok(())
 }
 
 /// The cone-degree bound (see the module doc).

@@ -12,15 +12,17 @@
 //! affine inequality, so the count is an upper bound). A
 //! data-selected one-trip loop (`Stmt::Bind`) contributes one point: its
 //! variable is pinned to one value of its range. The cost is the sum of
-//! `poly::complexity::basic_complexity` over these sets (dominated terms
-//! dropped).
+//! `poly::complexity::basic_bounds` over these sets (dominated terms
+//! dropped; where a set has several incomparable bounds, such as a
+//! triangle `min(N, K) * K`, the one that adds least to the sum:
+//! `poly::complexity::sum_of_bounds`).
 //!
 //! Must not know about: schedules, the IR, Cranelift.
 
 use super::super::loop_ast::CategoricalDraw;
 use super::facts::Facts;
 use super::*;
-use crate::poly::complexity::{basic_complexity, Complexity};
+use crate::poly::complexity::{basic_bounds, sum_of_bounds, Complexity};
 use crate::poly::{BasicSet, PolyError, Space};
 use std::collections::HashSet;
 
@@ -35,14 +37,14 @@ pub fn loop_cost(f: &Function) -> Result<Complexity, PolyError> {
         sets: Vec::new(),
     };
     w.stmts(&f.body)?;
-    let mut total = Complexity::new(f.params.clone(), Vec::new());
     let mut seen = HashSet::new();
+    let mut bounds = Vec::new();
     for s in &w.sets {
         if seen.insert(s) {
-            total = total.add(&basic_complexity(s)?)?;
+            bounds.push(basic_bounds(s)?);
         }
     }
-    Ok(total)
+    sum_of_bounds(&f.params, &bounds)
 }
 
 struct CostWalk<'a> {

@@ -30,4 +30,5 @@ pub mod runtime;
 pub mod schedule;
 pub mod sdr;
 pub mod syntax;
+pub mod timing;
 pub mod vocab;

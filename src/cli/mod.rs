@@ -45,6 +45,11 @@ Examples:
 #[derive(Parser, Debug)]
 #[command(name = "alphac", version, about, after_help = EXAMPLES)]
 struct Cli {
+    /// Print the wall-clock time of each compiler phase (parsing,
+    /// optimization and its schedules, scanning, native code) on standard
+    /// error.
+    #[arg(long, global = true)]
+    timings: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -193,8 +198,18 @@ pub fn main() -> i32 {
         }
     };
     std::panic::set_hook(Box::new(|_| {}));
-    let result = std::panic::catch_unwind(|| dispatch(cli));
+    let timings = cli.timings;
+    if timings {
+        crate::timing::start();
+    }
+    let result = std::panic::catch_unwind(|| {
+        let _t = crate::timing::phase("total");
+        dispatch(cli)
+    });
     let _ = std::panic::take_hook();
+    if let Some(report) = crate::timing::finish().filter(|_| timings) {
+        eprint!("{report}");
+    }
     match result {
         Ok(Ok(out)) => {
             print!("{out}");
@@ -357,6 +372,7 @@ pub fn compile_file(path: &Path) -> Result<(SourceFile, Program), CliError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| CliError::User(format!("cannot read {}: {e}", path.display())))?;
     let file = SourceFile::new(path.display().to_string(), text);
+    let _t = crate::timing::phase("parse and check");
     let ast = crate::syntax::parse(&file).map_err(|d| CliError::Diagnostics(file.clone(), d))?;
     let checked = ir::lower::lower_with_warnings(&ast, &file)
         .map_err(|d| CliError::Diagnostics(file.clone(), d))?;

@@ -145,6 +145,7 @@ thread_local! {
 
 /// Parses and checks `src`.
 pub fn parse_program(src: &str) -> Result<ir::Program, CompileError> {
+    let _t = crate::timing::phase("parse and check");
     let file = SourceFile::new("<source>", src);
     let ast = crate::syntax::parse(&file).map_err(|d| CompileError::Source {
         diagnostics: d,
@@ -217,7 +218,9 @@ fn lower(whole: &ir::Program, options: &Options) -> Result<Lowered, CompileError
     let index = 0;
     let (program, decisions, verified, complexity) = if options.optimize {
         let o = sdr::optimize(original, Scheduler::Pluto).map_err(CompileError::Optimize)?;
+        let t = crate::timing::phase("complexity report");
         let report = sdr::complexity::report_systems(original, &o, Some(index)).ok();
+        drop(t);
         (o.program, o.decisions, Some(o.schedule), report)
     } else {
         (original.clone(), Vec::new(), None, None)
@@ -226,13 +229,19 @@ fn lower(whole: &ir::Program, options: &Options) -> Result<Lowered, CompileError
     // with Pluto: reuse that schedule when it is the one asked for.
     let sched = match verified {
         Some(s) if options.scheduler == Scheduler::Pluto => s,
-        _ => deps::schedule_program(&program, options.scheduler).map_err(CompileError::Deps)?,
+        _ => {
+            let _t = crate::timing::phase("schedule");
+            deps::schedule_program(&program, options.scheduler).map_err(CompileError::Deps)?
+        }
     };
     let s = sched
         .systems
         .get(index)
         .ok_or_else(|| CompileError::NoSystem(index.to_string()))?;
+    let t = crate::timing::phase("scan");
     let mut f = scan::scan_system(&program, index, s).map_err(CompileError::Scan)?;
+    drop(t);
+    let t = crate::timing::phase("storage mapping");
     let storage = if options.map_storage {
         let sys = program
             .systems
@@ -242,7 +251,10 @@ fn lower(whole: &ir::Program, options: &Options) -> Result<Lowered, CompileError
     } else {
         StorageMap::default()
     };
+    drop(t);
+    let t = crate::timing::phase("loop rewrites");
     let mut f = opt::optimize(&f).map_err(CompileError::LoopOpt)?;
+    drop(t);
     // Last: the marks are proven on the final loop program (storage
     // mapping and the loop rewrites may add dependences the schedule's
     // coincidence does not see).
@@ -320,6 +332,7 @@ fn build(src: &str, options: &Options) -> Result<Inner, CompileError> {
         storage,
     } = lower(&parsed, options)?;
     let system = system_index(&program, options.system.as_deref())?;
+    let t = crate::timing::phase("native code (Cranelift)");
     let jit = JitFunction::compile_with(
         &f,
         JitOptions {
@@ -327,6 +340,7 @@ fn build(src: &str, options: &Options) -> Result<Inner, CompileError> {
         },
     )
     .map_err(CompileError::Jit)?;
+    drop(t);
     Ok(Inner {
         program,
         system,

@@ -291,21 +291,32 @@ pub enum OptimizeError {
 /// is still schedulable (acyclic, with a legal sequential schedule checked
 /// by the legality checker).
 pub fn optimize(program: &Program, scheduler: Scheduler) -> Result<Optimized, OptimizeError> {
+    let _t = crate::timing::phase("optimize (SDR)");
+    let t = crate::timing::phase("normalize and rewrite");
     let (normalized, born_n) = normalize::normalize_with_origins(program)?;
     // Algebraic rewrites (merge, idempotence, higher-order operators,
     // decomposition, factorization) before SDR.
     let (rewritten, mut decisions, born_r) = rewrite::rewrite(&normalized)?;
+    drop(t);
+    let t = crate::timing::phase("schedule (directions)");
     let schedule = schedule_program(&rewritten, scheduler)?;
+    drop(t);
+    let t = crate::timing::phase("simplify");
     let (optimized, decisions_t, born_t) = transform::simplify_with_origins(&rewritten, &schedule)?;
+    drop(t);
     decisions.extend(decisions_t);
     // Cleanup (pointwise single-point reductions, identity reads, inlining
     // of pointwise locals, specialization at data-selected points, dead
     // locals): removed variables simply no longer appear in the origins,
     // specialized ones descend from the reduction they compute.
+    let t = crate::timing::phase("cleanup");
     let (optimized, decisions_c, born_c) = cleanup::cleanup_with_origins(&optimized)?;
+    drop(t);
     decisions.extend(decisions_c);
+    let t = crate::timing::phase("schedule (final)");
     let verified = reschedule_program(&optimized, scheduler, &rewritten, &schedule)
         .map_err(OptimizeError::Verification)?;
+    drop(t);
     let origin = born_n
         .iter()
         .zip(&born_r)

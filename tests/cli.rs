@@ -273,3 +273,49 @@ fn optimize_explain_prints_each_decision_with_its_complexity() {
     );
     assert!(out.contains("reuse vector (1, 0)"), "{out}");
 }
+
+#[test]
+fn timings_list_the_phases_on_stderr() {
+    let (code, out, err) = alphac(&[
+        "emit",
+        "--timings",
+        "examples/gmm_gs.alpha",
+        "--system",
+        "gmm_gs",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // the emitted code is unchanged on stdout, the phases go to stderr
+    assert!(out.contains("void gmm_gs("), "{out}");
+    assert!(!out.contains(" ms"), "{out}");
+    let line = |name: &str| {
+        err.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no `{name}` line in\n{err}"))
+            .to_string()
+    };
+    // the optimizer's two schedules, nested under it (deeper indentation)
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let opt = line("optimize (SDR)");
+    let dirs = line("schedule (directions)");
+    assert!(indent(&dirs) > indent(&opt), "{err}");
+    for name in [
+        "total",
+        "parse and check",
+        "schedule (final)",
+        "scan",
+        "band search",
+    ] {
+        let l = line(name);
+        let words: Vec<&str> = l.split_whitespace().collect();
+        let ms: f64 = words
+            .iter()
+            .position(|w| *w == "ms")
+            .and_then(|k| words.get(k.checked_sub(1)?))
+            .and_then(|x| x.parse().ok())
+            .unwrap_or_else(|| panic!("no time in `{l}`"));
+        assert!(ms >= 0.0, "{l}");
+    }
+    // without the flag, nothing on stderr
+    let (_, _, err) = alphac(&["emit", "examples/gmm_gs.alpha", "--system", "gmm_gs"]);
+    assert!(err.is_empty(), "{err}");
+}

@@ -696,7 +696,9 @@ fn schedule_system(
     k: usize,
     scheduler: Scheduler,
 ) -> Result<SystemSchedule, DepsError> {
+    let t = crate::timing::phase("dependences");
     let deps = analyze_system(program, k)?;
+    drop(t);
     let sched = match schedule::schedule(&deps.model, scheduler) {
         Ok(s) => s,
         Err(ScheduleError::Cycle { statements }) => {

@@ -283,6 +283,7 @@ impl Ctx<'_> {
                         < self.model.statements[g].n_dims
                 });
                 if needs_rank {
+                    let _t = crate::timing::phase("band search");
                     let sub = self.sub(&stmts, &pieces);
                     let (band, spent) =
                         solver::with_work_budget(self.band_work, || pluto::band(&sub));
@@ -295,6 +296,7 @@ impl Ctx<'_> {
                                 self.rows[stmts[s]].push(row);
                             }
                         }
+                        let _t = crate::timing::phase("refine");
                         pieces = self.refine(pieces, from)?;
                         continue;
                     }
@@ -304,6 +306,7 @@ impl Ctx<'_> {
             let step = if prefer_split {
                 None
             } else {
+                let _t = crate::timing::phase("Feautrier step");
                 feautrier::step(&sub)?
             };
             if let Some(step) = step {
@@ -390,7 +393,9 @@ pub fn schedule_with_budget(
     which: Scheduler,
     band_work: u64,
 ) -> ScheduleResult<Schedule> {
+    let _t = crate::timing::phase("scheduler");
     model.validate()?;
+    let t = crate::timing::phase("sizes and pieces");
     let mut sizes = Vec::with_capacity(model.statements.len());
     for (g, st) in model.statements.iter().enumerate() {
         sizes.push(
@@ -413,9 +418,11 @@ pub fn schedule_with_budget(
         budget_spent: false,
         band_work,
     };
+    drop(t);
     let all: Vec<usize> = (0..model.statements.len()).collect();
     ctx.run(all.clone(), pieces)?;
     ctx.pad(&all);
+    let t = crate::timing::phase("post-passes");
     late::place_late(model, &mut ctx.rows)?;
     let n = ctx.n_rows(&all);
     let mut sched = Schedule {
@@ -438,6 +445,7 @@ pub fn schedule_with_budget(
         ));
     }
     sched.dims = dim_flags(model, &sched, &statuses);
+    drop(t);
     Ok(sched)
 }
 

@@ -92,7 +92,7 @@ fn generated_code_costs() {
         ("gmm_mh", "O(N + K)"),
         ("gmm_lw", "O(N + K)"),
         ("lda_gs", "O(W*K + K*V + K*D)"),
-        ("lda_mh", "O(W*K + K*V + K*D)"),
+        ("lda_mh", "O(K*V + K*D + W)"),
         ("lda_lw", "O(K*V + W)"),
         ("dmm_gs", "O(D*A*K)"),
         ("dmm_mh", "O(D*A + A*K)"),

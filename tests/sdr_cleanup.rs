@@ -304,22 +304,66 @@ fn inlining_through_an_indirect_read_keeps_its_domain_check() {
 
 #[test]
 fn an_indirect_read_is_not_inlined_when_it_would_lose_its_check() {
-    // U reads V[k] (not at its own point), W reads nothing: inlined, an
-    // out-of-domain c[i] would no longer fail.
+    // U2 reads V2[i] (its `k` is not checked by any read: an out-of-domain
+    // c[i] would no longer fail), W reads nothing: both stay.
     let src = "affine nc [N, K] -> { : N > 0 and K > 0 }
-        inputs V : float [K]; c : int [N];
+        inputs V2 : float [N]; c : int [N];
         outputs Y : float [N]; Y2 : int [N];
-        locals U : float [K, N]; W : int [K, N];
+        locals U2 : float [K, N]; W : int [K, N];
         let
-          U[k, i] = V[k] + 1.0;
+          U2[k, i] = V2[i] + 1.0;
           W[k, i] = k + i;
-          Y[i] = U[c[i], i];
+          Y[i] = U2[c[i], i];
           Y2[i] = W[c[i], i];
     .";
     let (_, q, ds) = check(src, &[&[3, 10], &[5, 4]]);
-    assert_eq!(decided(&ds, "U", DecisionKind::Inline), Some(false));
+    assert_eq!(decided(&ds, "U2", DecisionKind::Inline), Some(false));
     assert_eq!(decided(&ds, "W", DecisionKind::Inline), Some(false));
-    assert!(has_var(&q, "U") && has_var(&q, "W"));
+    assert!(has_var(&q, "U2") && has_var(&q, "W"));
+}
+
+/// With every `c[i]` inside `0..K` both programs run and agree.
+fn c_in_range_runs(p: &Program, q: &Program) {
+    let mut inputs = inputs_for(p, &[5, 4], 1);
+    let c = inputs.get_mut("c").and_then(|a| a.ints_mut()).unwrap();
+    c.copy_from_slice(&[0, 1, 3, 2, 3]);
+    let want = interp::run(p, "ck", &[5, 4], &inputs, 1).unwrap();
+    let got = interp::run(q, "ck", &[5, 4], &inputs, 1).unwrap();
+    for (name, w) in &want {
+        assert!(exact(w, &got[name]), "{name}");
+    }
+}
+
+#[test]
+fn an_indirect_read_is_inlined_when_another_read_checks_the_same_index() {
+    // U[k, i] = V[k] + 1.0 read at U[c[i], i]: inlined, `V[c[i]]` fails
+    // exactly when `c[i]` is outside 0..K, as the read of U did (c takes
+    // values 0..10, so K = 4 fails and K = 10 does not: `check` compares
+    // both programs' results and failures). Under an `if` branch the read
+    // of V does not always run: not a check.
+    let src = "affine ck [N, K] -> { : N > 0 and K > 0 }
+        inputs V : float [K]; c : int [N]; b : bool [N];
+        outputs Y : float [N]; Y3 : float [N];
+        locals U : float [K, N]; U3 : float [K, N];
+        let
+          U[k, i] = V[k] + 1.0;
+          U3[k, i] = if b[i] then V[k] else 0.0;
+          Y[i] = U[c[i], i];
+          Y3[i] = U3[c[i], i];
+    .";
+    let (p, q, ds) = check(src, &[&[3, 10], &[5, 4], &[6, 11]]);
+    assert_eq!(decided(&ds, "U", DecisionKind::Inline), Some(true));
+    assert!(!has_var(&q, "U"));
+    assert_eq!(decided(&ds, "U3", DecisionKind::Inline), Some(false));
+    jit_agrees(&p, &q, &[4, 10]);
+    // c[2] = 7 is outside 0..4: both fail, the cleaned program at V
+    let mut inputs = inputs_for(&p, &[5, 4], 1);
+    let c = inputs.get_mut("c").and_then(|a| a.ints_mut()).unwrap();
+    c.copy_from_slice(&[0, 1, 7, 2, 3]);
+    let e = interp::run(&q, "ck", &[5, 4], &inputs, 1).unwrap_err();
+    assert!(format!("{e}").contains("outside the domain"), "{e}");
+    assert!(interp::run(&p, "ck", &[5, 4], &inputs, 1).is_err());
+    c_in_range_runs(&p, &q);
 }
 
 // ------------------------------------------------------------- dead locals

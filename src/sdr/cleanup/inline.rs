@@ -35,7 +35,7 @@
 use super::super::{DecisionKind, SdrError};
 use super::empty::simplify;
 use super::known::{inside, rewrite_reads_known, walk_reads_known, Known};
-use super::reads::{is_identity, read_var};
+use super::reads::read_var;
 use super::subst::{substitute, Access};
 use super::{eq_domain, not_worse, reads_var, Cx};
 use crate::ir::*;
@@ -225,7 +225,7 @@ fn plan(
         if access.n_data() == 0 {
             return Ok(Err("a read not known to be inside the domain".into()));
         }
-        if !keeps_domain_check(s, e, d_x)? {
+        if !checks_kept(s, e, &a_ext, access.n_data(), &ext_ctx, &pre_dx)? {
             return Ok(Err(
                 "an indirect read would lose its domain check (the inlined expression does not \
                  read, at the same point, a variable of the same domain)"
@@ -257,54 +257,77 @@ fn plan(
 }
 
 /// Test 3 of the module comment for the expression `e` of `X` (domain
-/// `d_x`, within the parameter context): every affine read is at the
-/// identity of a variable whose domain equals `d_x` (within the context),
-/// and one of them is evaluated unconditionally.
-fn keeps_domain_check(s: &System, e: &Expr, d_x: &Set) -> Result<bool, SdrError> {
-    let mut ok = true;
-    let mut res = Ok(());
-    check_reads(e, &mut |var, access| {
-        if !ok || res.is_err() {
-            return;
+/// `d_x`, within the parameter context), read through the access `a_ext`
+/// (`(c, q) ↦ x`, the data-dependent coordinates as free dimensions `q`)
+/// over `ext_ctx` (the reader's context, `q` free): after the
+/// substitution, each affine read `Z[ψ(x)]` of `e` is either
+/// - still affine (`ψ ∘ a_ext` has no `q`): then it must be inside `D_Z`
+///   at every point of `ext_ctx`, since nothing checks it; or
+/// - indirect (checked at run time): when it is evaluated unconditionally
+///   its check passes exactly on `(ψ ∘ a_ext)⁻¹(D_Z)`,
+///
+/// and the points where every unconditional check passes lie in
+/// `a_ext⁻¹(D_X)`: wherever the original read of `X` would fail, one of the
+/// inlined reads fails. (LDA-MH's `P[z[i], i]`, whose body reads `NK[k,
+/// i]`, `NWK[w[i], k, i]`, ...: the read of `NK` at `(z[i], i)` fails
+/// exactly when `z[i]` is outside `0..K`.) Indirect reads of `e` keep their
+/// own checks.
+fn checks_kept(
+    s: &System,
+    e: &Expr,
+    a_ext: &MultiAff,
+    n_data: usize,
+    ext_ctx: &Set,
+    pre_dx: &Set,
+) -> Result<bool, SdrError> {
+    let mut reads = Vec::new();
+    affine_reads(e, true, &mut reads);
+    let np = a_ext.n_params();
+    // the columns of `q` in rows over `(p, c, q, 1)`
+    let q_cols = np + a_ext.n_in() - n_data..np + a_ext.n_in();
+    let mut passing = ext_ctx.clone();
+    for (var, psi, unconditional) in reads {
+        let composed = psi.pullback(a_ext)?;
+        let checked = composed
+            .rows()
+            .iter()
+            .any(|r| r[q_cols.clone()].iter().any(|&c| c != 0));
+        let domain = s.vars[var].domain.intersect_params(&s.context)?;
+        let inside = domain.preimage(&composed)?;
+        if checked {
+            if unconditional {
+                passing = passing.intersect(&inside)?;
+            }
+        } else if !ext_ctx.is_subset(&inside)? {
+            return Ok(false);
         }
-        if !is_identity(access) {
-            ok = false;
-            return;
-        }
-        let same = s.vars[var]
-            .domain
-            .renamed(d_x.space().clone())
-            .and_then(|d| d.intersect_params(&s.context))
-            .and_then(|d| d.is_equal(d_x));
-        match same {
-            Ok(b) => ok &= b,
-            Err(err) => res = Err(err),
-        }
-    });
-    res?;
-    Ok(ok && unconditional_read(e))
-}
-
-/// Calls `f(var, access)` on every affine read of `e`.
-fn check_reads(e: &Expr, f: &mut dyn FnMut(VarId, &MultiAff)) {
-    if let ExprKind::Read { var, access } = &e.kind {
-        f(*var, access);
     }
-    e.for_each_child(&mut |c| check_reads(c, f));
+    Ok(passing.is_subset(pre_dx)?)
 }
-
-/// True when an affine read at the identity access is evaluated whenever
-/// `e` is (not under an `if` branch or the right operand of `and`/`or`).
-fn unconditional_read(e: &Expr) -> bool {
+/// Every affine read of `e` with its access, and whether it is evaluated
+/// whenever `e` is (`always`: not under an `if` branch or the right
+/// operand of `and`/`or`).
+fn affine_reads(e: &Expr, always: bool, out: &mut Vec<(VarId, MultiAff, bool)>) {
     match &e.kind {
-        ExprKind::Read { access, .. } => is_identity(access),
-        ExprKind::Unary(_, a) => unconditional_read(a),
-        ExprKind::Binary(BinOp::And | BinOp::Or, a, _) => unconditional_read(a),
-        ExprKind::Binary(_, a, b) => unconditional_read(a) || unconditional_read(b),
-        ExprKind::If(c, _, _) => unconditional_read(c),
-        ExprKind::Builtin(_, xs) | ExprKind::IndirectRead { indices: xs, .. } => {
-            xs.iter().any(unconditional_read)
+        ExprKind::Read { var, access } => out.push((*var, access.clone(), always)),
+        ExprKind::Binary(BinOp::And | BinOp::Or, a, b) => {
+            affine_reads(a, always, out);
+            affine_reads(b, false, out);
         }
-        _ => false,
+        ExprKind::If(c, a, b) => {
+            affine_reads(c, always, out);
+            affine_reads(a, false, out);
+            affine_reads(b, false, out);
+        }
+        // unary and binary operators, built-ins and indirect reads'
+        // indices evaluate all their operands; anything else (cases,
+        // restrictions) only some
+        ExprKind::Unary(..)
+        | ExprKind::Binary(..)
+        | ExprKind::Builtin(..)
+        | ExprKind::IndirectRead { .. } => {
+            e.for_each_child(&mut |c| affine_reads(c, always, out));
+        }
+        _ => e.for_each_child(&mut |c| affine_reads(c, false, out)),
     }
 }

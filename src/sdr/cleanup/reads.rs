@@ -107,15 +107,3 @@ pub(crate) fn read_var(e: &Expr) -> Option<VarId> {
         _ => None,
     }
 }
-
-/// True when `f` is the identity function of its index space.
-pub(crate) fn is_identity(f: &MultiAff) -> bool {
-    let np = f.n_params();
-    let n = f.n_in();
-    f.n_out() == n
-        && f.rows().iter().enumerate().all(|(k, r)| {
-            r.iter()
-                .enumerate()
-                .all(|(c, &v)| v == i64::from(c == np + k))
-        })
-}

@@ -21,13 +21,17 @@
 //!    `D_X`; inlining through it is allowed when the read is proven inside
 //!    `D_X` wherever it is evaluated (`known::inside`: the guards around it,
 //!    the range of a `categorical` label), or when the inlined `E_k`
-//!    fails there too and nowhere else: every affine read in `E_k` is at
-//!    the identity access (it becomes an indirect read at the same point,
-//!    keeping a run-time check) of a variable whose domain equals `D_X`
-//!    as a set, and one of them is evaluated unconditionally (not under
-//!    an `if` branch or the right operand of `and`/`or`). Indirect reads
-//!    inside `E_k` keep their own checks. Inside `D_X` every read of
-//!    `E_k` is inside its variable's domain (the program was checked).
+//!    fails there too and nowhere else (`checks_kept`): every affine read
+//!    of `E_k` either becomes an indirect read (its access involves a
+//!    data-dependent coordinate: a run-time check) or stays inside its
+//!    variable's domain at every point of the reader's context, and the
+//!    points where all the unconditional checks pass (reads not under an
+//!    `if` branch or the right operand of `and`/`or`) are inside `D_X`.
+//!    `P[k, i] = ... NK[k, i] ...` read at `P[z[i], i]` is inlined: the
+//!    read `NK[z[i], i]` fails exactly when `z[i]` is outside `0..K`.
+//!    Indirect reads inside `E_k` keep their own checks. Inside `D_X`
+//!    every read of `E_k` is inside its variable's domain (the program was
+//!    checked).
 //!
 //! When any test cannot be decided (a limit of the polyhedral library),
 //! nothing is inlined.

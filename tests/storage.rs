@@ -528,17 +528,22 @@ fn lda_gs_count_tables_are_in_place() {
     }
 }
 
-/// Other inference programs: every chosen mapping is legal on the
-/// optimized schedule for small sizes — LDA's count tables read at a
-/// data-dependent word (`NWK_red[w[i], k, i]`, kept `[v, k]`), LBP's
-/// messages (a modulo dimension). Their JIT runs against the interpreter
+/// Other programs: every chosen mapping is legal on the optimized
+/// schedule for small sizes — LDA's count tables read at a data-dependent
+/// word (`NWK_red[w[i], k, i]`, kept `[v, k]`), LDA-MH's (read at the
+/// proposed and the current topic), the Jacobi sweep's time dimension
+/// (modulo 2). (LBP's partial sums were kept modulo 4 along the slot
+/// while its messages `out` were a table of their own; since `out` is
+/// inlined into `msgnew`, which reads them at the neighbours' slots, they
+/// stay whole.) The inference programs' JIT runs against the interpreter
 /// are `tests/inference_suite.rs`, with mapping on.
 #[test]
 fn inference_mappings_are_legal() {
-    let cases: [(&str, &[(&str, i64)]); 3] = [
+    let cases: [(&str, &[(&str, i64)]); 4] = [
         ("gmm_counts", &[("N", 6), ("K", 2)]),
         ("lda_gs", &[("W", 6), ("K", 2), ("V", 3), ("D", 2)]),
-        ("lbp_stereo", &[("N", 6), ("K", 2), ("D", 2)]),
+        ("lda_mh", &[("W", 6), ("K", 2), ("V", 3), ("D", 2)]),
+        ("jacobi_1d", &[("T", 4), ("N", 5)]),
     ];
     for (name, values) in cases {
         let src = source(name);

@@ -371,3 +371,69 @@ fn a_condition_free_of_the_drawn_index_holds_at_all_points_or_none() {
         }
     }
 }
+
+/// Inputs of `c` at `params`: floats in `[0.1, 1.1)` from the index, `c`
+/// from `cs`, `b[i]` true exactly where `cs[i]` is inside `0..n`.
+fn invariant_inputs(c: &Compiled, params: &[i64], cs: &[i64]) -> HashMap<String, Array> {
+    let n = params[0];
+    let mut m = HashMap::new();
+    for v in &c.system().vars {
+        if v.kind != alphac::ir::VarKind::Input {
+            continue;
+        }
+        let spec = interp::array_spec(v, params).expect("a spec");
+        let len = spec.len().expect("small");
+        let data = match v.name.as_str() {
+            "c" => ArrayData::Int(cs.to_vec()),
+            "b" => ArrayData::Bool(cs.iter().map(|&x| (0..n).contains(&x)).collect()),
+            _ => ArrayData::Float((0..len).map(|j| 0.1 + (j % 7) as f64 / 7.0).collect()),
+        };
+        m.insert(
+            v.name.clone(),
+            Array::from_data(&spec, data).expect("an array"),
+        );
+    }
+    m
+}
+
+#[test]
+fn parts_of_a_weight_free_of_the_drawn_index_are_read_where_the_weight_reads_them() {
+    // Compiled code evaluates `x[i]`, `exp(x[i])` and `x[c[i]]` once per
+    // draw, before the weights (`jit::lower::draws::invariant_parts`):
+    // the draws must stay the interpreter's, a part under a branch that
+    // does not run (`x[c[i]]` where `b[i]` is false, `c[i]` out of range)
+    // must not be read, and a part that fails must fail the run.
+    let src = "affine inv [N, K] -> { : N > 0 and K > 0 }
+    inputs x : float [N]; c : int [N]; b : bool [N]; A : float [K];
+    outputs z : int [N]; z2 : int [N];
+    let
+      z[i] = categorical([k], {: 0 <= k < K} : A[k] * x[i] + exp(x[i]));
+      z2[i] = categorical([k], {: 0 <= k < K} : if b[i] then x[c[i]] + A[k] else A[k]);
+.";
+    let failing = "affine fail [N, K] -> { : N > 0 and K > 0 }
+    inputs x : float [N]; c : int [N]; A : float [K];
+    outputs z : int [N];
+    let z[i] = categorical([k], {: 0 <= k < K} : A[k] + x[c[i]]);
+.";
+    let params = [5, 6];
+    let in_range = [0, 4, 2, 1, 3];
+    let out_of_range = [0, 9, 2, -1, 3];
+    for opts in option_sets() {
+        let c = compile::compile(src, &opts).unwrap_or_else(|e| panic!("{e}"));
+        for cs in [in_range, out_of_range] {
+            let ins = invariant_inputs(&c, &params, &cs);
+            for seed in [1, 2, 3] {
+                assert_eq!(same_as_interpreter(&c, &params, &ins, seed), Ok(true));
+            }
+        }
+        let c = compile::compile(failing, &opts).unwrap_or_else(|e| panic!("{e}"));
+        let ins = invariant_inputs(&c, &params, &in_range);
+        assert_eq!(same_as_interpreter(&c, &params, &ins, 1), Ok(true));
+        let ins = invariant_inputs(&c, &params, &out_of_range);
+        assert!(interp::run(c.program(), "fail", &params, &ins, 1).is_err());
+        match c.run(&params, &ins, 1) {
+            Err(RunError::Jit(e)) => assert!(format!("{e}").contains("x"), "{e}"),
+            other => panic!("{opts:?}: {other:?}"),
+        }
+    }
+}

@@ -7,7 +7,7 @@
 use super::expr::speculable;
 use super::Lower;
 use crate::codegen::loop_ast::{
-    CategoricalDraw, Distribution, Expr, LoopVar, RandomDraw, Stmt, Sym,
+    BinOp, CategoricalDraw, Distribution, Expr, LoopVar, RandomDraw, Stmt, Sym,
 };
 use crate::jit::abi::{rt, status};
 use crate::jit::scratch::VIEW_BYTES;
@@ -199,6 +199,33 @@ impl Lower<'_, '_> {
         self.b.def_var(cap, cap0);
         let none = self.iconst(0);
         self.b.def_var(count, none);
+        // The parts of the weight that do not depend on `k` (the token's
+        // word `w[i]`, its point `x[i]`), evaluated once, before pass 1,
+        // when pass 1 evaluates the weight at all (a non-empty range where
+        // the condition holds at every point or at none): at the first
+        // point, and failing there, exactly where the weight would.
+        let mut parts = Vec::new();
+        if hoisted.is_some() || matches!(c.cond, Expr::Bool(true)) {
+            invariant_parts(&c.weight, c.var, &mut parts);
+        }
+        let after_pass1 = if parts.is_empty() {
+            None
+        } else {
+            let pre = self.b.create_block();
+            let join = self.b.create_block();
+            let nonempty = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, lo, hi);
+            let go = match hoisted {
+                Some(h) => self.b.ins().band(nonempty, h),
+                None => nonempty,
+            };
+            self.b.ins().brif(go, pre, &[], join, &[]);
+            self.b.switch_to_block(pre);
+            for e in &parts {
+                let v = self.expr(e)?;
+                self.invariant.push((*e as *const Expr, v));
+            }
+            Some(join)
+        };
         self.draw_depth += 1;
         // Pass 1.
         self.cond_range(c, lo, hi, hoisted, |l, next| {
@@ -244,6 +271,13 @@ impl Lower<'_, '_> {
             Ok(())
         })?;
         self.draw_depth -= 1;
+        if let Some(join) = after_pass1 {
+            // The values are defined in `pre`, which dominates pass 1 only.
+            let mark = self.invariant.len() - parts.len();
+            self.invariant.truncate(mark);
+            self.b.ins().jump(join, &[]);
+            self.b.switch_to_block(join);
+        }
         let tw = self.b.use_var(total);
         let okv = self.b.use_var(all_ok);
         let pos = self.b.ins().fcmp(FloatCC::GreaterThan, tw, zero);
@@ -420,6 +454,41 @@ fn draw_depth(e: &Expr) -> usize {
         }
         _ => deepest(&e.children()),
     }
+}
+
+/// The maximal sub-expressions of a categorical weight `e` worth
+/// evaluating once per draw (see `Lower::categorical`): they do not
+/// mention the drawn index `k`, hold no draw or external call, contain a
+/// load or a math call (what Cranelift cannot hoist out of the loop
+/// itself), and are evaluated whenever `e` is (not inside a branch of a
+/// `select` or the right operand of `&&`/`||`, which may not run).
+fn invariant_parts<'e>(e: &'e Expr, k: LoopVar, out: &mut Vec<&'e Expr>) {
+    if !mentions(e, k) && !has_call_or_draw(e) && costly(e) {
+        out.push(e);
+        return;
+    }
+    match e {
+        Expr::Select(c, _, _) => invariant_parts(c, k, out),
+        Expr::Binary(BinOp::And | BinOp::Or, a, _) => invariant_parts(a, k, out),
+        Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => {}
+        _ => e
+            .children()
+            .into_iter()
+            .for_each(|x| invariant_parts(x, k, out)),
+    }
+}
+
+/// `e` holds a draw or an external call.
+fn has_call_or_draw(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. }
+    ) || e.children().into_iter().any(has_call_or_draw)
+}
+
+/// `e` holds a load or a math call.
+fn costly(e: &Expr) -> bool {
+    matches!(e, Expr::Load { .. } | Expr::Math(..)) || e.children().into_iter().any(costly)
 }
 
 /// True when `e` mentions loop variable `v` outside the bounds of a

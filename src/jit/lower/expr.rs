@@ -13,6 +13,9 @@ use cranelift_codegen::ir::{types, BlockArg, InstBuilder, StackSlotData, StackSl
 
 impl Lower<'_, '_> {
     pub(super) fn expr(&mut self, e: &Expr) -> Result<Value, JitError> {
+        if let Some(&(_, v)) = self.invariant.iter().find(|(p, _)| std::ptr::eq(*p, e)) {
+            return Ok(v);
+        }
         Ok(match e {
             Expr::Int(v) => self.iconst(*v),
             Expr::Float(v) => self.b.ins().f64const(*v),

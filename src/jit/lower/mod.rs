@@ -279,6 +279,7 @@ fn compile_inner(
                 },
                 enclosing: Vec::new(),
                 key_prefixes: Vec::new(),
+                invariant: Vec::new(),
             };
             l.prologue(args[0], args[1])?;
             l.hoist_key_prefixes()?;
@@ -367,6 +368,10 @@ struct Lower<'a, 'b> {
     /// The loop and `Bind` variables enclosing the statement being
     /// lowered, outermost first.
     enclosing: Vec<LoopVar>,
+    /// Values of sub-expressions of the categorical weights being lowered
+    /// that do not depend on the drawn index, evaluated once before the
+    /// draw's first pass (`draws::invariant_parts`), by address.
+    invariant: Vec<(*const Expr, Value)>,
 }
 
 fn cl_type(t: ElemType) -> Type {

@@ -132,16 +132,21 @@ pub fn cleanup_with_origins(
             sys_name: s.name.clone(),
             decisions: Vec::new(),
         };
+        // Per pass, the system it last left unchanged (see `skip_idle`).
+        let mut idle: [Option<System>; 7] = Default::default();
         for _ in 0..MAX_ROUNDS {
             let before = cx.decisions.iter().filter(|d| d.applied).count();
-            pointwise::run(&mut cx, s)?;
-            selected::run(&mut cx, s)?;
-            empty::run(&mut cx, s)?;
-            inline::run(&mut cx, s)?;
+            let [p, sel, e, inl, d1, sp, d2] = &mut idle;
+            skip_idle("pointwise", p, &mut cx, s, pointwise::run)?;
+            skip_idle("selected", sel, &mut cx, s, selected::run)?;
+            skip_idle("empty reads", e, &mut cx, s, empty::run)?;
+            skip_idle("inline", inl, &mut cx, s, inline::run)?;
             // the readers inlined away must not count as reads
-            dead::run(&mut cx, s)?;
-            specialize::run(&mut cx, s, &mut born)?;
-            dead::run(&mut cx, s)?;
+            skip_idle("dead", d1, &mut cx, s, dead::run)?;
+            skip_idle("specialize", sp, &mut cx, s, |cx, s| {
+                specialize::run(cx, s, &mut born)
+            })?;
+            skip_idle("dead", d2, &mut cx, s, dead::run)?;
             s.number_reductions();
             if cx.decisions.iter().filter(|d| d.applied).count() == before {
                 break;
@@ -151,6 +156,32 @@ pub fn cleanup_with_origins(
         origins.push(born);
     }
     Ok((out, decisions, origins))
+}
+
+/// Runs `pass` on `s` unless `idle` holds a system equal to `s` that the
+/// same pass left unchanged before: each pass is a deterministic function
+/// of the system (its declined decisions are recorded once, see
+/// [`Cx::decide`]), so it would leave it unchanged again. Records `s` in
+/// `idle` when the pass changes nothing. The last round of the cleanup,
+/// which only confirms that nothing changes, costs comparisons instead of
+/// polyhedral work for the passes whose input did not change.
+fn skip_idle(
+    name: &'static str,
+    idle: &mut Option<System>,
+    cx: &mut Cx,
+    s: &mut System,
+    pass: impl FnOnce(&mut Cx, &mut System) -> Result<(), SdrError>,
+) -> Result<(), SdrError> {
+    if idle.as_ref() == Some(&*s) {
+        return Ok(());
+    }
+    let _t = crate::timing::phase(name);
+    let before = s.clone();
+    let applied = cx.decisions.iter().filter(|d| d.applied).count();
+    pass(cx, s)?;
+    let unchanged = *s == before && cx.decisions.iter().filter(|d| d.applied).count() == applied;
+    *idle = unchanged.then_some(before);
+    Ok(())
 }
 
 /// The domain of `eq`'s variable over the index space of its right-hand

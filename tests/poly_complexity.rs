@@ -235,30 +235,39 @@ fn two_param_polytope() -> impl Strategy<Value = (usize, Vec<(bool, Vec<i64>)>)>
     })
 }
 
+/// `[N, K] -> { [x_0 .. x_{nd-1}] : 0 <= x_d <= N + K, extra rows }`
+/// (rows over `(N, K, x, 1)`, `true` for an equality).
+fn two_param_set(nd: usize, extra: Vec<(bool, Vec<i64>)>) -> BasicSet {
+    let names: Vec<String> = ["i", "j"][..nd].iter().map(|s| s.to_string()).collect();
+    let space = alphac::poly::Space::set(&["N", "K"], &names);
+    let mut ineqs = Vec::new();
+    let mut eqs = Vec::new();
+    for d in 0..nd {
+        let mut lo = vec![0; nd + 3];
+        lo[2 + d] = 1;
+        let mut hi = vec![0; nd + 3];
+        hi[0] = 1;
+        hi[1] = 1;
+        hi[2 + d] = -1;
+        ineqs.push(lo);
+        ineqs.push(hi);
+    }
+    for (eq, r) in extra {
+        if eq {
+            eqs.push(r)
+        } else {
+            ineqs.push(r)
+        }
+    }
+    BasicSet::from_rows(space, eqs, ineqs).unwrap()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
     fn two_parameter_counts_never_outgrow_the_degree((nd, extra) in two_param_polytope()) {
-        let names: Vec<String> = ["i", "j"][..nd].iter().map(|s| s.to_string()).collect();
-        let space = alphac::poly::Space::set(&["N", "K"], &names);
-        let mut ineqs = Vec::new();
-        let mut eqs = Vec::new();
-        for d in 0..nd {
-            // 0 <= x_d <= N + K
-            let mut lo = vec![0; nd + 3];
-            lo[2 + d] = 1;
-            let mut hi = vec![0; nd + 3];
-            hi[0] = 1;
-            hi[1] = 1;
-            hi[2 + d] = -1;
-            ineqs.push(lo);
-            ineqs.push(hi);
-        }
-        for (eq, r) in extra {
-            if eq { eqs.push(r) } else { ineqs.push(r) }
-        }
-        let b = BasicSet::from_rows(space, eqs, ineqs).unwrap();
+        let b = two_param_set(nd, extra);
         let s = Set::from_basic(b);
         let c = complexity(&s).unwrap();
         for (a, bb) in [(1i64, 1i64), (1, 2), (2, 1)] {
@@ -379,24 +388,7 @@ proptest! {
     /// fails this.
     #[test]
     fn every_alternative_bound_is_an_upper_bound((nd, extra) in two_param_polytope()) {
-        let names: Vec<String> = ["i", "j"][..nd].iter().map(|s| s.to_string()).collect();
-        let space = alphac::poly::Space::set(&["N", "K"], &names);
-        let mut ineqs = Vec::new();
-        let mut eqs = Vec::new();
-        for d in 0..nd {
-            let mut lo = vec![0; nd + 3];
-            lo[2 + d] = 1;
-            let mut hi = vec![0; nd + 3];
-            hi[0] = 1;
-            hi[1] = 1;
-            hi[2 + d] = -1;
-            ineqs.push(lo);
-            ineqs.push(hi);
-        }
-        for (eq, r) in extra {
-            if eq { eqs.push(r) } else { ineqs.push(r) }
-        }
-        let b = BasicSet::from_rows(space, eqs, ineqs).unwrap();
+        let b = two_param_set(nd, extra);
         let all = basic_bounds(&b).unwrap();
         let s = Set::from_basic(b);
         // (N, K) at t and 2t along three directions: N grows, K grows, both

@@ -564,3 +564,103 @@ macro_rules! suite {
 }
 
 suite!(gmm_gs, gmm_mh, gmm_lw, lda_gs, lda_mh, lda_lw, dmm_gs, dmm_mh, dmm_lw, lbp_stereo, coxph);
+
+// ------------------------------------------------------ one running count
+
+/// A forward and a backward running count along `i` (what SDR makes of a
+/// leave-one-out count), read by `READ`.
+fn two_counts(read: &str, b_step: &str) -> String {
+    format!(
+        "affine sums [N, K] -> {{ : N > 0 and K > 0 }}
+        inputs z, zn : int [N]; x : float [N];
+        outputs Y : int {{[k, i] : 0 <= k < K and 0 <= i < N}}; F : float [N];
+        locals
+          A, B : int {{[k, i] : 0 <= k < K and 0 <= i < N}};
+          H : int [K];
+        let
+          H[k] = reduce(+, [j], {{: 1 <= j < N}} : if z[j] == k then 1 else 0);
+          A[k, i] = case {{ {{: i >= 1}} : A[k, i - 1] + (if zn[i - 1] == k then 1 else 0);
+                             {{: i = 0}} : 0; }};
+          B[k, i] = case {{ {{: i >= 1}} : {b_step};
+                             {{: i = 0}} : H[k]; }};
+          Y[k, i] = {read};
+          F[i] = x[i] * 2.0;
+    ."
+    )
+}
+
+#[test]
+fn two_running_counts_read_as_their_sum_become_one() {
+    let src = two_counts(
+        "A[k, i] + B[k, i]",
+        "B[k, i - 1] - (if z[i] == k then 1 else 0)",
+    );
+    let (p, q, ds) = check(&src, &[&[6, 3], &[1, 2], &[9, 4]]);
+    assert_eq!(decided(&ds, "A", DecisionKind::Sums), Some(true));
+    assert!(!has_var(&q, "B"), "{}", print::program_to_alpha(&q));
+    jit_agrees(&p, &q, &[7, 3]);
+    // the other order of the terms, and the sum inside a larger expression
+    let src = two_counts(
+        "2 * (B[k, i] + A[k, i]) + 1",
+        "B[k, i - 1] - (if z[i] == k then 1 else 0)",
+    );
+    let (p, q, ds) = check(&src, &[&[6, 3], &[9, 4]]);
+    // (the first term names the count that is kept)
+    assert_eq!(decided(&ds, "B", DecisionKind::Sums), Some(true));
+    assert!(!has_var(&q, "A"));
+    jit_agrees(&p, &q, &[7, 3]);
+}
+
+#[test]
+fn running_counts_are_kept_apart_when_read_alone_or_stepped_differently() {
+    // A read on its own: merging would lose it
+    let src = two_counts(
+        "A[k, i] + B[k, i] + A[k, i]",
+        "B[k, i - 1] - (if z[i] == k then 1 else 0)",
+    );
+    let (_, q, ds) = check(&src, &[&[6, 3], &[9, 4]]);
+    assert_eq!(decided(&ds, "A", DecisionKind::Sums), Some(false));
+    assert!(has_var(&q, "A") && has_var(&q, "B"));
+    // B steps by two: T[i - 1] + dA - dB is not A + B
+    let src = "affine st [N, K] -> { : N > 0 and K > 0 }
+        inputs z, zn : int [N];
+        outputs Y : int {[k, i] : 0 <= k < K and 0 <= i < N};
+        locals A, B : int {[k, i] : 0 <= k < K and 0 <= i < N};
+        let
+          A[k, i] = case { {: i >= 2} : A[k, i - 1] + (if zn[i - 1] == k then 1 else 0);
+                           {: i <= 1} : i; };
+          B[k, i] = case { {: i >= 2} : B[k, i - 2] - (if z[i] == k then 1 else 0);
+                           {: i <= 1} : k; };
+          Y[k, i] = A[k, i] + B[k, i];
+    .";
+    let (_, q, ds) = check(src, &[&[6, 3], &[9, 4]]);
+    assert_eq!(decided(&ds, "A", DecisionKind::Sums), Some(false));
+    assert!(has_var(&q, "B"));
+    // read at different points
+    let src = two_counts(
+        "A[k, i] + B[k, N - 1 - i]",
+        "B[k, i - 1] - (if z[i] == k then 1 else 0)",
+    );
+    let (_, q, ds) = check(&src, &[&[6, 3], &[9, 4]]);
+    assert_ne!(decided(&ds, "A", DecisionKind::Sums), Some(true));
+    assert!(has_var(&q, "B"));
+}
+
+#[test]
+fn float_running_sums_are_not_combined() {
+    // in floats (a + d) + (b - e) and ((a + b) + d) - e differ: left alone
+    let src = "affine fs [N, K] -> { : N > 0 and K > 0 }
+        inputs z, zn : int [N]; x : float [N];
+        outputs Y : float {[k, i] : 0 <= k < K and 0 <= i < N};
+        locals A, B : float {[k, i] : 0 <= k < K and 0 <= i < N};
+        let
+          A[k, i] = case { {: i >= 1} : A[k, i - 1] + (if zn[i - 1] == k then x[i - 1] else 0.0);
+                           {: i = 0} : 0.0; };
+          B[k, i] = case { {: i >= 1} : B[k, i - 1] - (if z[i] == k then x[i] else 0.0);
+                           {: i = 0} : 1.5; };
+          Y[k, i] = A[k, i] + B[k, i];
+    .";
+    let (_, q, ds) = check(src, &[&[6, 3]]);
+    assert_eq!(decided(&ds, "A", DecisionKind::Sums), None);
+    assert!(has_var(&q, "A") && has_var(&q, "B"));
+}

@@ -444,10 +444,11 @@ fn source(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// GMM-GS (optimized, as the pipeline compiles it): the running counts,
-/// forward (`C_red`, `S_red`: new labels before `i`) and backward
-/// (`C_red2`, `S_red2`: old labels after `i`, placed just before their
-/// reader by the scheduler's late placement), are one row of K cells,
+/// GMM-GS (optimized, as the pipeline compiles it): the running sums,
+/// forward (`S_red`: new labels before `i`) and backward (`S_red2`: old
+/// labels after `i`, placed just before their reader by the scheduler's
+/// late placement), and the leave-one-out count (`C_red`: the forward and
+/// backward counts as one, `sdr::cleanup::sums`) are one row of K cells,
 /// the mapping is legal for
 /// small sizes, `emit` shows it, the bytes drop, and one sweep of the JIT
 /// with mapping equals the JIT without it and the interpreter.
@@ -455,7 +456,8 @@ fn source(name: &str) -> String {
 fn gmm_gs_keeps_k_cells_and_runs_the_same() {
     let src = source("gmm_gs");
     let (p, k, s) = scheduled(&src, "gmm_gs", true);
-    for name in ["C_red", "S_red", "C_red2", "S_red2"] {
+    assert!(!p.systems[k].vars.iter().any(|v| v.name == "C_red2"));
+    for name in ["C_red", "S_red", "S_red2"] {
         assert_eq!(
             storage_of(&p, k, &s, name),
             Some(vec![DimStorage::Keep, DimStorage::Drop]),
@@ -471,7 +473,7 @@ fn gmm_gs_keeps_k_cells_and_runs_the_same() {
     .expect("emits");
     assert!(
         text.contains("// storage of C_red: [k, i] -> [k] (in place along i)")
-            && text.contains("// storage of C_red2: [k, i] -> [k] (in place along i)"),
+            && text.contains("// storage of S_red2: [k, i] -> [k] (in place along i)"),
         "{text}"
     );
     let mapped = compiled(&src, "gmm_gs", true, true);
@@ -505,27 +507,29 @@ fn gmm_gs_keeps_k_cells_and_runs_the_same() {
     assert_agree("mapped vs interpreter", &want, &a, Tol::rel_or_abs(1e-9));
 }
 
-/// LDA-GS: all six running count tables, the backward ones included, are
-/// updated in place along the token index (`[v, k, i] -> [v, k]`), so a
-/// sweep needs the V×K, D×K and K tables and nothing of size W×K.
+/// LDA-GS: the three leave-one-out count tables (each the forward and the
+/// backward count as one, `sdr::cleanup::sums`) are updated in place along
+/// the token index (`[v, k, i] -> [v, k]`), so a sweep needs the V×K, D×K
+/// and K tables and nothing of size W×K.
 #[test]
 fn lda_gs_count_tables_are_in_place() {
     let src = source("lda_gs");
     let (p, k, s) = scheduled(&src, "lda_gs", true);
-    for name in ["NWK_red", "NWK_red2", "NDK_red", "NDK_red2"] {
+    for gone in ["NWK_red2", "NDK_red2", "NK_red2"] {
+        assert!(!p.systems[k].vars.iter().any(|v| v.name == gone), "{gone}");
+    }
+    for name in ["NWK_red", "NDK_red"] {
         assert_eq!(
             storage_of(&p, k, &s, name),
             Some(vec![DimStorage::Keep, DimStorage::Keep, DimStorage::Drop]),
             "{name}"
         );
     }
-    for name in ["NK_red", "NK_red2"] {
-        assert_eq!(
-            storage_of(&p, k, &s, name),
-            Some(vec![DimStorage::Keep, DimStorage::Drop]),
-            "{name}"
-        );
-    }
+    assert_eq!(
+        storage_of(&p, k, &s, "NK_red"),
+        Some(vec![DimStorage::Keep, DimStorage::Drop]),
+        "NK_red"
+    );
 }
 
 /// Other programs: every chosen mapping is legal on the optimized

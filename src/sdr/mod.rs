@@ -107,6 +107,8 @@ pub enum DecisionKind {
     Specialize,
     /// Cleanup: a pointwise local substituted into its readers.
     Inline,
+    /// Cleanup: two int running counts read only as their sum became one.
+    Sums,
     /// Cleanup: a local nothing reads removed.
     Dead,
 }
@@ -129,6 +131,7 @@ impl DecisionKind {
             DecisionKind::Selected => "selected point",
             DecisionKind::Specialize => "specialize",
             DecisionKind::Inline => "inline",
+            DecisionKind::Sums => "one running count",
             DecisionKind::Dead => "dead local",
         }
     }

@@ -51,6 +51,7 @@ pub mod reads;
 pub mod selected;
 pub mod specialize;
 pub mod subst;
+pub mod sums;
 
 use super::{Decision, DecisionKind, SdrError};
 use crate::ir::*;
@@ -133,14 +134,15 @@ pub fn cleanup_with_origins(
             decisions: Vec::new(),
         };
         // Per pass, the system it last left unchanged (see `skip_idle`).
-        let mut idle: [Option<System>; 7] = Default::default();
+        let mut idle: [Option<System>; 8] = Default::default();
         for _ in 0..MAX_ROUNDS {
             let before = cx.decisions.iter().filter(|d| d.applied).count();
-            let [p, sel, e, inl, d1, sp, d2] = &mut idle;
+            let [p, sel, e, inl, sums_idle, d1, sp, d2] = &mut idle;
             skip_idle("pointwise", p, &mut cx, s, pointwise::run)?;
             skip_idle("selected", sel, &mut cx, s, selected::run)?;
             skip_idle("empty reads", e, &mut cx, s, empty::run)?;
             skip_idle("inline", inl, &mut cx, s, inline::run)?;
+            skip_idle("running counts", sums_idle, &mut cx, s, sums::run)?;
             // the readers inlined away must not count as reads
             skip_idle("dead", d1, &mut cx, s, dead::run)?;
             skip_idle("specialize", sp, &mut cx, s, |cx, s| {

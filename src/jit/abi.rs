@@ -90,8 +90,6 @@ pub(super) fn host_decls() -> Vec<RtDecl> {
         "alphac_rt_pow" = host_fns::rt_pow, (F64, F64) -> F64;
         "alphac_rt_fmod" = host_fns::rt_fmod, (F64, F64) -> F64;
         "alphac_rt_lgamma" = host_fns::rt_lgamma, (F64) -> F64;
-        "alphac_rng_absorb" = rng::alphac_rng_absorb, (I64, I64) -> I64;
-        "alphac_rng_uniform" = rng::alphac_rng_uniform, (I64) -> F64;
         "alphac_rng_normal" = rng::alphac_rng_normal, (I64, F64, F64) -> F64;
         "alphac_rng_gamma" = rng::alphac_rng_gamma, (I64, F64, F64) -> F64;
         "alphac_rng_beta" = rng::alphac_rng_beta, (I64, F64, F64) -> F64;
@@ -111,15 +109,15 @@ pub(super) mod rt {
     pub const POW: usize = 2;
     pub const FMOD: usize = 3;
     pub const LGAMMA: usize = 4;
-    pub const MIX: usize = 5;
-    pub const UNIFORM: usize = 6;
-    pub const NORMAL: usize = 7;
-    pub const GAMMA: usize = 8;
-    pub const BETA: usize = 9;
-    pub const BERNOULLI: usize = 10;
-    pub const POISSON: usize = 11;
-    pub const KEY_PREFIX: usize = 12;
-    pub const EXTERNAL: usize = 13;
-    pub const PARALLEL: usize = 14;
-    pub const SCRATCH_GROW: usize = 15;
+    // (absorbing a coordinate into a key and `uniform()` are inlined:
+    // `lower::draws`)
+    pub const NORMAL: usize = 5;
+    pub const GAMMA: usize = 6;
+    pub const BETA: usize = 7;
+    pub const BERNOULLI: usize = 8;
+    pub const POISSON: usize = 9;
+    pub const KEY_PREFIX: usize = 10;
+    pub const EXTERNAL: usize = 11;
+    pub const PARALLEL: usize = 12;
+    pub const SCRATCH_GROW: usize = 13;
 }

@@ -104,8 +104,10 @@ pub extern "C" fn rt_lgamma(x: f64) -> f64 {
 // The random number generator is the interpreter's (`runtime::rng`): these
 // entry points forward to `runtime::rng::abi`, so a draw of
 // `(seed, call site, point)` is the same in both engines. JIT code builds
-// the key with `alphac_rng_key_prefix(seed, var, ordinal, n)` and
-// `rt_rng_mix` (= `absorb`) per coordinate, as `rng::Stream::new` does.
+// the key with `alphac_rng_key_prefix(seed, var, ordinal, n)` and absorbs
+// each coordinate, as `rng::Stream::new` does; the absorbing and
+// `uniform()` are inlined there (`lower::draws`), the same arithmetic as
+// `rt_rng_mix` and `rt_uniform` below (which tests use to predict keys).
 use crate::runtime::rng::abi;
 
 /// One coordinate absorbed into a key (`runtime::rng::absorb`).

@@ -12,6 +12,7 @@ use crate::codegen::loop_ast::{
 use crate::jit::abi::{rt, status};
 use crate::jit::scratch::VIEW_BYTES;
 use crate::jit::JitError;
+use crate::runtime::rng;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
     types, Block, InstBuilder, MemFlags, StackSlotData, StackSlotKind, Value,
@@ -29,7 +30,7 @@ impl Lower<'_, '_> {
         }
         let dist = r.dist;
         Ok(match dist {
-            Distribution::Uniform => self.call(rt::UNIFORM, &vs),
+            Distribution::Uniform => self.uniform01(key),
             Distribution::Normal => self.call(rt::NORMAL, &vs),
             Distribution::Gamma => self.call(rt::GAMMA, &vs),
             Distribution::Beta => self.call(rt::BETA, &vs),
@@ -74,9 +75,46 @@ impl Lower<'_, '_> {
             None => self.key_prefix(seed, site, point.len())?,
         };
         for &pv in &point {
-            key = self.call(rt::MIX, &[key, pv]);
+            key = self.absorb(key, pv);
         }
         Ok((key, point))
+    }
+
+    /// `runtime::rng::mix64` in the compiled code (SplitMix64's finalizer,
+    /// wrapping 64-bit arithmetic): `z ^= z >> 30; z *= C1; z ^= z >> 27;
+    /// z *= C2; z ^ (z >> 31)`.
+    fn mix64(&mut self, z: Value) -> Value {
+        let s = self.b.ins().ushr_imm(z, 30);
+        let z = self.b.ins().bxor(z, s);
+        let z = self.b.ins().imul_imm(z, 0xBF58_476D_1CE4_E5B9_u64 as i64);
+        let s = self.b.ins().ushr_imm(z, 27);
+        let z = self.b.ins().bxor(z, s);
+        let z = self.b.ins().imul_imm(z, 0x94D0_49BB_1331_11EB_u64 as i64);
+        let s = self.b.ins().ushr_imm(z, 31);
+        self.b.ins().bxor(z, s)
+    }
+
+    /// `runtime::rng::absorb(h, w) = mix64(h ^ mix64(w + GOLDEN))` in the
+    /// compiled code (it was a host call per coordinate of a draw's point;
+    /// the same bits, `tests/jit_categorical.rs` and the inference suite
+    /// compare the draws with the interpreter's).
+    fn absorb(&mut self, h: Value, w: Value) -> Value {
+        let g = self.b.ins().iadd_imm(w, rng::GOLDEN as i64);
+        let m = self.mix64(g);
+        let x = self.b.ins().bxor(h, m);
+        self.mix64(x)
+    }
+
+    /// `Stream::from_key(key).uniform(0)` in the compiled code: the top 53
+    /// bits of `mix64(key + GOLDEN)` times `2^-53`, in `[0, 1)` (the
+    /// 53-bit integer converts to `f64` exactly).
+    fn uniform01(&mut self, key: Value) -> Value {
+        let g = self.b.ins().iadd_imm(key, rng::GOLDEN as i64);
+        let r = self.mix64(g);
+        let top = self.b.ins().ushr_imm(r, 11);
+        let f = self.b.ins().fcvt_from_sint(types::F64, top);
+        let scale = self.b.ins().f64const(1.0 / (1u64 << 53) as f64);
+        self.b.ins().fmul(f, scale)
     }
 
     /// `runtime::rng::key_prefix(seed, site >> 16, site & 0xffff, n)`.
@@ -285,7 +323,7 @@ impl Lower<'_, '_> {
         let ok = self.b.ins().band(pos, fin);
         let ok = self.b.ins().band(ok, okv);
         self.guard(ok, status::BAD_CATEGORICAL, c.array, &point);
-        let u = self.call(rt::UNIFORM, &[key]);
+        let u = self.uniform01(key);
         let target = self.b.ins().fmul(u, tw);
         // Pass 2, over the `count` stored weights (the same points).
         let stored = self.b.use_var(base);
@@ -352,7 +390,7 @@ impl Lower<'_, '_> {
         self.guard(ok, status::BAD_CATEGORICAL, c.array, &point);
         let n = self.b.ins().iadd_imm(span, 1);
         let nf = self.b.ins().fcvt_from_sint(types::F64, n);
-        let u = self.call(rt::UNIFORM, &[key]);
+        let u = self.uniform01(key);
         let t = self.b.ins().fmul(u, nf);
         // 0 <= t <= n < 2^53: the floor converts exactly.
         let fl = self.b.ins().floor(t);

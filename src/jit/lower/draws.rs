@@ -237,6 +237,40 @@ impl Lower<'_, '_> {
         self.b.def_var(cap, cap0);
         let none = self.iconst(0);
         self.b.def_var(count, none);
+        // When the condition holds at every point or at none, pass 1 stores
+        // `hi − lo + 1` weights or none: the buffer is grown once, here,
+        // and pass 1 stores without testing its capacity. A range of 2^62
+        // points or more asks for 2^62 + 1 elements, more than any `Vec`
+        // can hold (2^60 `f64`s): the grow fails, the `NoScratch` error the
+        // growing pass would also meet; below that `need` is exact.
+        let pregrow = hoisted.is_some() || matches!(c.cond, Expr::Bool(true));
+        if pregrow {
+            // `hi − lo` as a 64-bit pattern: the true difference when
+            // `hi >= lo`, read unsigned.
+            let span = self.b.ins().isub(hi, lo);
+            let limit = self.iconst(1 << 62);
+            let capped = self.b.ins().umin(span, limit);
+            let need = self.b.ins().iadd_imm(capped, 1);
+            let nonempty = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, hi, lo);
+            let short = self.b.ins().icmp(IntCC::UnsignedGreaterThan, need, cap0);
+            let grow_now = self.b.ins().band(nonempty, short);
+            let grow = self.b.create_block();
+            let ready = self.b.create_block();
+            self.b.set_cold_block(grow);
+            self.b.ins().brif(grow_now, grow, &[], ready, &[]);
+            self.b.switch_to_block(grow);
+            let view = self.b.ins().stack_addr(self.ptr_ty, views, view_off);
+            let d = self.iconst(depth as i64);
+            let got = self.call(rt::SCRATCH_GROW, &[self.scratch_ptr, view, d, need]);
+            let ok = self.b.ins().icmp_imm(IntCC::NotEqual, got, 0);
+            self.guard(ok, status::NO_SCRATCH, c.array, &point);
+            // The view now has a capacity of at least `need`.
+            let room = self.b.ins().stack_load(i64t, views, view_off + 8);
+            self.b.def_var(base, got);
+            self.b.def_var(cap, room);
+            self.b.ins().jump(ready, &[]);
+            self.b.switch_to_block(ready);
+        }
         // The parts of the weight that do not depend on `k` (the token's
         // word `w[i]`, its point `x[i]`), evaluated once, before pass 1,
         // when pass 1 evaluates the weight at all (a non-empty range where
@@ -277,31 +311,36 @@ impl Lower<'_, '_> {
             let t = l.b.use_var(total);
             let t2 = l.b.ins().fadd(t, w);
             l.b.def_var(total, t2);
-            // `buffer[count] = w`, growing the buffer when it is full.
+            // `buffer[count] = w`, growing the buffer when it is full
+            // (grown before pass 1 when `pregrow`).
             let n = l.b.use_var(count);
-            let room = l.b.use_var(cap);
-            let full = l.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, n, room);
-            let grow = l.b.create_block();
-            let store = l.b.create_block();
-            l.b.set_cold_block(grow);
-            l.b.ins().brif(full, grow, &[], store, &[]);
-            l.b.switch_to_block(grow);
-            let view = l.b.ins().stack_addr(l.ptr_ty, views, view_off);
-            let d = l.iconst(depth as i64);
-            let need = l.b.ins().iadd_imm(n, 1);
-            let got = l.call(rt::SCRATCH_GROW, &[l.scratch_ptr, view, d, need]);
-            let ok = l.b.ins().icmp_imm(IntCC::NotEqual, got, 0);
-            l.guard(ok, status::NO_SCRATCH, c.array, &point);
-            // The view now has a capacity of at least `need`.
-            let room = l.b.ins().stack_load(i64t, views, view_off + 8);
-            l.b.def_var(base, got);
-            l.b.def_var(cap, room);
-            l.b.ins().jump(store, &[]);
-            l.b.switch_to_block(store);
+            if !pregrow {
+                let room = l.b.use_var(cap);
+                let full = l.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, n, room);
+                let grow = l.b.create_block();
+                let store = l.b.create_block();
+                l.b.set_cold_block(grow);
+                l.b.ins().brif(full, grow, &[], store, &[]);
+                l.b.switch_to_block(grow);
+                let view = l.b.ins().stack_addr(l.ptr_ty, views, view_off);
+                let d = l.iconst(depth as i64);
+                let need = l.b.ins().iadd_imm(n, 1);
+                let got = l.call(rt::SCRATCH_GROW, &[l.scratch_ptr, view, d, need]);
+                let ok = l.b.ins().icmp_imm(IntCC::NotEqual, got, 0);
+                l.guard(ok, status::NO_SCRATCH, c.array, &point);
+                // The view now has a capacity of at least `need`.
+                let room = l.b.ins().stack_load(i64t, views, view_off + 8);
+                l.b.def_var(base, got);
+                l.b.def_var(cap, room);
+                l.b.ins().jump(store, &[]);
+                l.b.switch_to_block(store);
+            }
             let b0 = l.b.use_var(base);
             let off = l.b.ins().ishl_imm(n, 3);
             let at = l.b.ins().iadd(b0, off);
-            // In bounds: `0 <= count < capacity`.
+            // In bounds: `0 <= count < capacity` (tested above, or, when
+            // `pregrow`, `count < hi − lo + 1 <= capacity`: pass 1 stores
+            // one weight per point of the range).
             l.b.ins().store(MemFlags::trusted(), w, at, 0);
             let n1 = l.b.ins().iadd_imm(n, 1);
             l.b.def_var(count, n1);

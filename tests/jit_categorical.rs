@@ -437,3 +437,47 @@ fn parts_of_a_weight_free_of_the_drawn_index_are_read_where_the_weight_reads_the
         }
     }
 }
+
+#[test]
+fn invalid_weights_fail_in_both_engines() {
+    // One bad weight among good ones, at the start, the middle or the end
+    // of the range: a negative one, -0.0 (valid), NaN, +inf, -inf, and
+    // huge ones whose sum overflows. Compiled code checks only "below 0"
+    // per weight and lets NaN and infinities show in the total: it must
+    // refuse exactly what the interpreter refuses.
+    let src = "affine bad [N, K] -> { : N > 0 and K > 0 }
+    inputs W : { [i, k] : 0 <= i < N and 0 <= k < K }
+    outputs Z : int { [i] : 0 <= i < N }
+    let Z[i] = categorical([k], {: 0 <= k < K} : W[i, k]);
+.";
+    let bads = [
+        -1.0,
+        -1e-300,
+        -0.0,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        1.7e308,
+    ];
+    for opts in option_sets() {
+        let c = compile::compile(src, &opts).unwrap_or_else(|e| panic!("{e}"));
+        let params = [1, 5];
+        for &bad in &bads {
+            for at in [0usize, 2, 4] {
+                let ins = float_inputs(&c, &params, |j| {
+                    if j == at {
+                        bad
+                    } else if bad == 1.7e308 {
+                        1.7e308
+                    } else {
+                        0.5
+                    }
+                });
+                let ok = same_as_interpreter(&c, &params, &ins, 1)
+                    .unwrap_or_else(|e| panic!("{opts:?} weight {bad} at {at}: {e}"));
+                // -0.0 is a zero weight; the others fail the draw
+                assert_eq!(ok, bad == -0.0, "{opts:?} weight {bad} at {at}");
+            }
+        }
+    }
+}

@@ -176,9 +176,11 @@ impl Lower<'_, '_> {
     /// order, exactly as `runtime::rng::Stream::categorical`:
     /// 1. each weight `w_k` is evaluated once and stored, in order, into
     ///    the scratch buffer of the draw's nesting depth (`jit::scratch`;
-    ///    grown when full); `W = Σ w_k` (left to right) and whether every
-    ///    `w_k` is finite and `>= 0`; then the check `ok && 0 < W < ∞`
-    ///    (after all weights were evaluated, as the interpreter does);
+    ///    grown when full); `W = Σ w_k` (left to right) and whether no
+    ///    `w_k` is below 0; then the check `ok && 0 < W < ∞` (after all
+    ///    weights were evaluated, as the interpreter does), which refuses
+    ///    exactly what the interpreter refuses: a NaN or infinite weight
+    ///    shows in `W`;
     /// 2. `t = uniform · W`; over the stored weights (the condition is
     ///    evaluated again to recover the points), the first `k` with
     ///    `w_k > 0` and running sum `> t`, else the last `k` with `w_k > 0`.
@@ -302,11 +304,12 @@ impl Lower<'_, '_> {
         // Pass 1.
         self.cond_range(c, lo, hi, hoisted, |l, next| {
             let w = l.expr(&c.weight)?;
-            let ge0 = l.b.ins().fcmp(FloatCC::GreaterThanOrEqual, w, zero);
-            let fin = l.b.ins().fcmp(FloatCC::LessThan, w, inf);
-            let okw = l.b.ins().band(ge0, fin);
+            // `all_ok` only records "no weight below 0": a NaN or infinite
+            // weight makes the total NaN or infinite, which the check after
+            // pass 1 refuses (see there).
+            let neg = l.b.ins().fcmp(FloatCC::LessThan, w, zero);
             let prev_ok = l.b.use_var(all_ok);
-            let now_ok = l.b.ins().band(prev_ok, okw);
+            let now_ok = l.b.ins().band_not(prev_ok, neg);
             l.b.def_var(all_ok, now_ok);
             let t = l.b.use_var(total);
             let t2 = l.b.ins().fadd(t, w);
@@ -355,6 +358,11 @@ impl Lower<'_, '_> {
             self.b.ins().jump(join, &[]);
             self.b.switch_to_block(join);
         }
+        // Every weight finite and `>= 0`, and `0 < W < ∞`, as the
+        // interpreter requires: with no weight below 0, a NaN weight makes
+        // `W` NaN and a `+∞` one makes it `+∞` (a `−∞` one is below 0),
+        // and when all weights are `>= 0` and `W` is finite, each weight
+        // is finite (`w <= W`).
         let tw = self.b.use_var(total);
         let okv = self.b.use_var(all_ok);
         let pos = self.b.ins().fcmp(FloatCC::GreaterThan, tw, zero);

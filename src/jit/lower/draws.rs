@@ -15,8 +15,9 @@ use crate::jit::JitError;
 use crate::runtime::rng;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, Block, InstBuilder, MemFlags, StackSlotData, StackSlotKind, Value,
+    types, Block, InstBuilder, MemFlags, StackSlot, StackSlotData, StackSlotKind, Value,
 };
+use cranelift_frontend::Variable;
 
 impl Lower<'_, '_> {
     /// A draw from a distribution ([`RandomDraw`]): the counter-based key
@@ -239,6 +240,13 @@ impl Lower<'_, '_> {
         self.b.def_var(cap, cap0);
         let none = self.iconst(0);
         self.b.def_var(count, none);
+        let buf = Buffer {
+            views,
+            view_off,
+            depth,
+            base,
+            cap,
+        };
         // When the condition holds at every point or at none, pass 1 stores
         // `hi − lo + 1` weights or none: the buffer is grown once, here,
         // and pass 1 stores without testing its capacity. A range of 2^62
@@ -256,22 +264,7 @@ impl Lower<'_, '_> {
             let nonempty = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, hi, lo);
             let short = self.b.ins().icmp(IntCC::UnsignedGreaterThan, need, cap0);
             let grow_now = self.b.ins().band(nonempty, short);
-            let grow = self.b.create_block();
-            let ready = self.b.create_block();
-            self.b.set_cold_block(grow);
-            self.b.ins().brif(grow_now, grow, &[], ready, &[]);
-            self.b.switch_to_block(grow);
-            let view = self.b.ins().stack_addr(self.ptr_ty, views, view_off);
-            let d = self.iconst(depth as i64);
-            let got = self.call(rt::SCRATCH_GROW, &[self.scratch_ptr, view, d, need]);
-            let ok = self.b.ins().icmp_imm(IntCC::NotEqual, got, 0);
-            self.guard(ok, status::NO_SCRATCH, c.array, &point);
-            // The view now has a capacity of at least `need`.
-            let room = self.b.ins().stack_load(i64t, views, view_off + 8);
-            self.b.def_var(base, got);
-            self.b.def_var(cap, room);
-            self.b.ins().jump(ready, &[]);
-            self.b.switch_to_block(ready);
+            self.grow_scratch_if(grow_now, &buf, need, c, &point);
         }
         // The parts of the weight that do not depend on `k` (the token's
         // word `w[i]`, its point `x[i]`), evaluated once, before pass 1,
@@ -320,23 +313,8 @@ impl Lower<'_, '_> {
             if !pregrow {
                 let room = l.b.use_var(cap);
                 let full = l.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, n, room);
-                let grow = l.b.create_block();
-                let store = l.b.create_block();
-                l.b.set_cold_block(grow);
-                l.b.ins().brif(full, grow, &[], store, &[]);
-                l.b.switch_to_block(grow);
-                let view = l.b.ins().stack_addr(l.ptr_ty, views, view_off);
-                let d = l.iconst(depth as i64);
                 let need = l.b.ins().iadd_imm(n, 1);
-                let got = l.call(rt::SCRATCH_GROW, &[l.scratch_ptr, view, d, need]);
-                let ok = l.b.ins().icmp_imm(IntCC::NotEqual, got, 0);
-                l.guard(ok, status::NO_SCRATCH, c.array, &point);
-                // The view now has a capacity of at least `need`.
-                let room = l.b.ins().stack_load(i64t, views, view_off + 8);
-                l.b.def_var(base, got);
-                l.b.def_var(cap, room);
-                l.b.ins().jump(store, &[]);
-                l.b.switch_to_block(store);
+                l.grow_scratch_if(full, &buf, need, c, &point);
             }
             let b0 = l.b.use_var(base);
             let off = l.b.ins().ishl_imm(n, 3);
@@ -415,6 +393,43 @@ impl Lower<'_, '_> {
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
         Ok(self.b.use_var(res))
+    }
+
+    /// When `short` holds (a cold path): grows the draw's scratch buffer
+    /// `buf` to at least `need` elements through `alphac_rt_scratch_grow`
+    /// and reloads its view into `buf.base`, `buf.cap`; a failed
+    /// allocation is the draw's `NoScratch` error. Continues in a new
+    /// block either way.
+    fn grow_scratch_if(
+        &mut self,
+        short: Value,
+        buf: &Buffer,
+        need: Value,
+        c: &CategoricalDraw,
+        point: &[Value],
+    ) {
+        let grow = self.b.create_block();
+        let ready = self.b.create_block();
+        self.b.set_cold_block(grow);
+        self.b.ins().brif(short, grow, &[], ready, &[]);
+        self.b.switch_to_block(grow);
+        let view = self
+            .b
+            .ins()
+            .stack_addr(self.ptr_ty, buf.views, buf.view_off);
+        let d = self.iconst(buf.depth as i64);
+        let got = self.call(rt::SCRATCH_GROW, &[self.scratch_ptr, view, d, need]);
+        let ok = self.b.ins().icmp_imm(IntCC::NotEqual, got, 0);
+        self.guard(ok, status::NO_SCRATCH, c.array, point);
+        // The view now has a capacity of at least `need`.
+        let room = self
+            .b
+            .ins()
+            .stack_load(types::I64, buf.views, buf.view_off + 8);
+        self.b.def_var(buf.base, got);
+        self.b.def_var(buf.cap, room);
+        self.b.ins().jump(ready, &[]);
+        self.b.switch_to_block(ready);
     }
 
     /// A uniform categorical draw ([`CategoricalDraw::is_uniform`]) in
@@ -539,6 +554,17 @@ fn draw_depth(e: &Expr) -> usize {
         }
         _ => deepest(&e.children()),
     }
+}
+
+/// A categorical draw's scratch buffer as compiled code sees it: the
+/// frame's table of views, this draw's view in it, its nesting depth, and
+/// the variables holding the view's base and capacity.
+struct Buffer {
+    views: StackSlot,
+    view_off: i32,
+    depth: usize,
+    base: Variable,
+    cap: Variable,
 }
 
 /// The maximal sub-expressions of a categorical weight `e` worth

@@ -70,3 +70,26 @@ fn bad_indirect_index_names_the_variable_and_point() {
     let out = c.run(&[3], &inputs, 0).unwrap();
     assert_eq!(out["B"].data(), &ArrayData::Float(vec![3.0, 1.0, 2.0]));
 }
+
+/// An accumulation in a loop that also draws from a categorical is kept in
+/// a register when the draw does not touch the accumulated array
+/// (`codegen::opt::hoist_accumulators`): GMM-LW's log likelihood.
+#[test]
+fn an_accumulator_beside_a_draw_is_kept_in_a_register() {
+    let code = emit("gmm_lw", true);
+    let step = code
+        .find("for (t0 = 1;")
+        .unwrap_or_else(|| panic!("no step loop in\n{code}"));
+    // the loop's statements up to its draw accumulate in the locals (the
+    // last point's term follows the loop, as `loglik +=`)
+    let body: Vec<&str> = code[step..]
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.contains("categorical("))
+        .collect();
+    assert!(body.len() < 20, "no draw in the step loop:\n{code}");
+    assert!(body[0].contains("loglik_acc = (loglik_acc +"), "{code}");
+    assert!(body[1].contains("logw_red_acc = (logw_red_acc +"), "{code}");
+    assert!(!body.iter().any(|l| l.contains("loglik +=")), "{code}");
+    assert!(code[..step].contains("loglik_acc = loglik;"), "{code}");
+}

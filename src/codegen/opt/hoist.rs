@@ -218,8 +218,10 @@ pub(super) fn only_accesses_at(body: &[Stmt], array: ArrayId, idx: &[Expr]) -> b
                     && expr_ok(&r.seed, array, idx)
             }
             Expr::External { args, .. } => args.iter().all(|x| expr_ok(x, array, idx)),
-            // Conservative: its weight is evaluated in a loop of its own.
-            Expr::Categorical(_) => false,
+            // Its weight is evaluated in a loop of its own, which
+            // `replace_expr` does not enter: allowed only when nothing in
+            // it (condition, weight, seed, point) touches `array`.
+            Expr::Categorical(_) => !reads_array(e, array),
         }
     }
     body.iter().all(|s| match s {
@@ -253,6 +255,12 @@ pub(super) fn only_accesses_at(body: &[Stmt], array: ArrayId, idx: &[Expr]) -> b
                 && only_accesses_at(&b.body, array, idx)
         }
     })
+}
+
+/// `e` loads from `array` somewhere.
+fn reads_array(e: &Expr, array: ArrayId) -> bool {
+    matches!(e, Expr::Load { array: a, .. } if *a == array)
+        || e.children().into_iter().any(|x| reads_array(x, array))
 }
 
 /// `e` with loads of `array[idx]` replaced by the local `t`.

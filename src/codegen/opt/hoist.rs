@@ -221,7 +221,7 @@ pub(super) fn only_accesses_at(body: &[Stmt], array: ArrayId, idx: &[Expr]) -> b
             // Its weight is evaluated in a loop of its own, which
             // `replace_expr` does not enter: allowed only when nothing in
             // it (condition, weight, seed, point) touches `array`.
-            Expr::Categorical(_) => !reads_array(e, array),
+            Expr::Categorical(_) => !loads_inside(e, array),
         }
     }
     body.iter().all(|s| match s {
@@ -257,10 +257,13 @@ pub(super) fn only_accesses_at(body: &[Stmt], array: ArrayId, idx: &[Expr]) -> b
     })
 }
 
-/// `e` loads from `array` somewhere.
-fn reads_array(e: &Expr, array: ArrayId) -> bool {
+/// `e` has a load from `array` anywhere, inside draws too (unlike
+/// `sparse`'s conservative `reads_array`, which counts any draw as a read:
+/// the hoisted accumulator is a plain array here, which a draw can only
+/// read through a load).
+fn loads_inside(e: &Expr, array: ArrayId) -> bool {
     matches!(e, Expr::Load { array: a, .. } if *a == array)
-        || e.children().into_iter().any(|x| reads_array(x, array))
+        || e.children().into_iter().any(|x| loads_inside(x, array))
 }
 
 /// `e` with loads of `array[idx]` replaced by the local `t`.

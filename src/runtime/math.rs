@@ -124,6 +124,25 @@ mod tests {
             x += 0.37;
         }
     }
+
+    #[test]
+    fn lgamma_is_finite_on_the_band_of_skipped_zero_terms() {
+        // `codegen::opt::skip_zero_terms` relies on lgamma being finite on
+        // [1e-300, 1e300] (and ln there): the ends, values near the poles'
+        // neighbours and the zeros, and a log-uniform sweep of the band.
+        let mut xs = vec![1e-300, 1e300, 0.5, 1.0, 2.0, 1.0 - 1e-16, 2.0 + 4e-16];
+        let mut e = -300.0f64;
+        while e <= 300.0 {
+            for m in [1.0, 1.7, 3.3, 9.99] {
+                xs.push(m * 10f64.powf(e));
+            }
+            e += 0.25;
+        }
+        for x in xs.into_iter().filter(|x| (1e-300..=1e300).contains(x)) {
+            assert!(lgamma(x).is_finite(), "lgamma({x}) = {}", lgamma(x));
+            assert!(x.ln().is_finite(), "ln({x})");
+        }
+    }
 }
 
 /// IEEE 754-2019 `maximum` (as the JIT's `fmax`): NaN if either operand is

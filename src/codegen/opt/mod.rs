@@ -1,10 +1,10 @@
 //! Loop-AST optimization: semantics-preserving rewrites of a scanned loop
 //! program ([`Function`]) before it is printed or JIT-compiled.
 //!
-//! Owns six rewrites, applied by [`optimize`] in the order: degenerate
+//! Owns seven rewrites, applied by [`optimize`] in the order: degenerate
 //! loops, splitting, degenerate loops again (pieces `[e, e]`), guards,
-//! invariant guards out of loops, sparse updates, accumulators, guards
-//! again (the non-emptiness guards hoisting adds):
+//! invariant guards out of loops, sparse updates, accumulators, zero
+//! terms, guards again (the non-emptiness guards hoisting adds):
 //! 1. [`remove_degenerate_loops`]: a `for` whose lower and upper bounds are
 //!    syntactically the same single affine value `e` (one term each,
 //!    divisor 1, equal after merging terms) runs exactly once with
@@ -31,6 +31,11 @@
 //! 6. [`unswitch_guards`]: affine guard conjuncts common to every
 //!    statement of a loop body and independent of the loop move out of
 //!    it (`for i { if (t == 0) S }` → `if (t == 0) { for i { S } }`).
+//! 7. [`skip_zero_terms`]: a float sum term `f(u') − f(u)` (`f` one of
+//!    `lgamma`, `log`, `exp`) where `u'` is `u` plus an int datum `R` is
+//!    skipped where `R == 0` and `f(u)` is finite (DMM's per-term
+//!    predictive: a hand-written sampler visits a document's non-zero
+//!    terms only).
 //!
 //! Every rewrite is conservative: whenever a precondition cannot be
 //! established (an unknown statement form, an overflow while substituting,
@@ -60,8 +65,9 @@
 //! Files: `affine` (arithmetic on [`Affine`]), `walk` (generic walks over
 //! statements and expressions), `facts` (the linear facts known at a
 //! statement and the solver questions on them), `degenerate`, `hoist`,
-//! `guards`, `split`, `fold`, `sparse` and `unswitch` (the six rewrites; `fold`
-//! decides and folds the atoms of a split loop's pieces), `tests`.
+//! `guards`, `split`, `fold`, `sparse`, `unswitch` and `zero` (the seven
+//! rewrites; `fold` decides and folds the atoms of a split loop's pieces),
+//! `tests`.
 //!
 //! Must not know about: schedules, the IR, Cranelift. It reads and writes
 //! only the loop AST (`super::loop_ast`) and asks `crate::poly::solver`
@@ -85,6 +91,7 @@ mod split;
 mod tests;
 mod unswitch;
 mod walk;
+mod zero;
 
 pub use cost::loop_cost;
 pub use degenerate::remove_degenerate_loops;
@@ -93,6 +100,7 @@ pub use hoist::hoist_accumulators;
 pub use sparse::{sparse_updates, SparseCounts};
 pub use split::{split_loops, SPLIT_GROWTH, SPLIT_MAX_BODY, SPLIT_MAX_CUTS};
 pub use unswitch::unswitch_guards;
+pub use zero::skip_zero_terms;
 
 /// Why the optimizer refused a program.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -129,11 +137,13 @@ pub struct OptStats {
     pub scatter_loops: usize,
     /// Invariant guard conjuncts moved out of loops ([`unswitch_guards`]).
     pub unswitched_guards: usize,
+    /// Sum terms skipped where an int datum is zero ([`skip_zero_terms`]).
+    pub zero_terms: usize,
 }
 
 /// Applies the rewrites of this module in order (degenerate loops,
-/// splitting, degenerate loops, guards, sparse updates, accumulators,
-/// guards) to a copy
+/// splitting, degenerate loops, guards, sparse updates, accumulators, zero
+/// terms, guards) to a copy
 /// of `f`. The result computes the same
 /// array contents as `f` for every parameter vector of the context, bit for
 /// bit (the same operations on the same values in the same order).
@@ -167,6 +177,8 @@ pub fn optimize_with_stats(f: &Function) -> Result<(Function, OptStats), OptErro
     stats.selected_loops = sparse.selected;
     stats.scatter_loops = sparse.interchanged;
     stats.accumulators = hoist_accumulators(&mut g);
+    // After hoisting (an update under an `if` is not hoisted).
+    stats.zero_terms = skip_zero_terms(&mut g);
     stats.guard_conjuncts += simplify_guards(&mut g);
     g.check().map_err(OptError::Internal)?;
     Ok((g, stats))

@@ -93,3 +93,73 @@ fn an_accumulator_beside_a_draw_is_kept_in_a_register() {
     assert!(!body.iter().any(|l| l.contains("loglik +=")), "{code}");
     assert!(code[..step].contains("loglik_acc = loglik;"), "{code}");
 }
+
+/// An array whose domain is its bounding box (within the context) carries
+/// no domain predicate: the box check of a data-dependent access checks
+/// it. A triangle, or a domain the context does not fill, keeps it, and a
+/// data-dependent read outside the triangle but inside the box still fails.
+#[test]
+fn only_domains_smaller_than_their_box_are_kept() {
+    let src = "affine doms [N, M] -> { : N > 0 and M >= 0 }
+    inputs
+        idx : int [N];
+        A : float [N];
+    outputs
+        B : float [N];
+    locals
+        Sq : float {[i, j] : 0 <= i < N and 0 <= j < N and N > 0};
+        Tri : float {[i, j] : 0 <= j <= i < N};
+        Cut : float {[i] : 0 <= i < N and i < M + 1};
+    let
+        Sq[i, j] = A[i] * A[j];
+        Tri[i, j] = A[i] - A[j];
+        Cut[i] = A[i];
+        B[i] = Sq[idx[i], i] + Tri[i, idx[i]] + Cut[idx[i]];
+.";
+    // unoptimized: the cleanup would inline the locals
+    let opts = Options {
+        optimize: false,
+        ..Options::default()
+    };
+    let c = compile::compile(src, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let f = c.function();
+    let has_domain = |name: &str| {
+        f.arrays
+            .iter()
+            .find(|a| a.name == name)
+            .unwrap_or_else(|| panic!("no {name} in\n{}", f.to_c()))
+            .domain
+            .is_some()
+    };
+    assert!(!has_domain("Sq"), "{}", f.to_c());
+    assert!(!has_domain("A"), "{}", f.to_c());
+    assert!(has_domain("Tri"), "{}", f.to_c());
+    // `i < M + 1` is not implied by the box `0 <= i < N`
+    assert!(has_domain("Cut"), "{}", f.to_c());
+    // N = 3, M = 2; idx = [0, 1, 2] reads inside every domain; idx = [0,
+    // 2, 0] reads Tri[1, 2], inside the box, not the triangle
+    let ins = |v: Vec<i64>| {
+        let mut m = std::collections::HashMap::new();
+        for var in &c.system().vars {
+            if var.kind != alphac::ir::VarKind::Input {
+                continue;
+            }
+            let spec = alphac::interp::array_spec(var, &[3, 2]).expect("spec");
+            let data = if var.name == "idx" {
+                alphac::runtime::ArrayData::Int(v.clone())
+            } else {
+                alphac::runtime::ArrayData::Float(vec![1.5, 2.5, 4.0])
+            };
+            m.insert(
+                var.name.clone(),
+                alphac::runtime::Array::from_data(&spec, data).expect("array"),
+            );
+        }
+        m
+    };
+    assert!(c.run(&[3, 2], &ins(vec![0, 1, 2]), 0).is_ok());
+    let err = c
+        .run(&[3, 2], &ins(vec![0, 2, 0]), 0)
+        .expect_err("Tri[1, 2] is outside the triangle");
+    assert!(err.to_string().contains("Tri"), "{err}");
+}

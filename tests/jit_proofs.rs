@@ -5,8 +5,12 @@
 //! is not an error (the checked variant runs), but it costs a second
 //! compilation and slower code, so it is pinned here per program.
 
+mod common;
+
+use alphac::codegen::loop_ast::{Affine, Expr, Stmt};
 use alphac::compile::{self, Options};
-use alphac::jit::JitFunction;
+use alphac::jit::{ExecError, JitFunction};
+use common::loops::*;
 
 const PROGRAMS: &[(&str, &[i64])] = &[
     ("gmm_gs", &[200, 10]),
@@ -50,5 +54,51 @@ fn every_affine_access_of_the_examples_is_proven_in_bounds() {
             "{name}: {}",
             f.to_c()
         );
+    }
+}
+
+/// The affine index of a data-dependent access is proven in the box like
+/// an affine access's (the fast variant checks only the data-dependent
+/// index): `F[w[i]][i + s]` over `0 <= i < N` with `F` of `V × K` is
+/// proven for `N <= K − s` and refused otherwise, and then the checked
+/// variant reports the access instead of reading outside `F`.
+#[test]
+fn the_affine_index_of_a_data_dependent_access_is_proven_or_checked() {
+    for s in [0, 1] {
+        // x[i] = F[w[i]][i + s]
+        let load = Expr::load(
+            F,
+            vec![
+                Expr::load(W, vec![var(I)]),
+                Expr::Aff(Affine::var(I).offset(s).expect("small")),
+            ],
+        );
+        let body = vec![for_(
+            I,
+            (zero(), below(0, 1)),
+            vec![Stmt::Assign {
+                array: X,
+                index: vec![var(I)],
+                value: load,
+            }],
+        )];
+        let f = func(body);
+        let jit = JitFunction::compile(&f).expect("compiles");
+        // N = K = 6, V = 4
+        let params = [6, 4, 6];
+        assert_eq!(jit.proves_affine_accesses(&params), Ok(s == 0), "shift {s}");
+        let mut bufs = jit.zeroed_buffers(&params).expect("buffers");
+        let r = jit.run(&params, &mut bufs);
+        if s == 0 {
+            assert_eq!(r, Ok(()));
+        } else {
+            // i = 5 reads F[0][6], outside the box: the error names it
+            match r {
+                Err(ExecError::OutOfBounds { ref point, .. }) => {
+                    assert_eq!(point, &vec![0, 6], "{r:?}")
+                }
+                other => panic!("shift {s}: {other:?}"),
+            }
+        }
     }
 }

@@ -24,18 +24,20 @@
 //! # The access contract
 //! An access (load, store, accumulation) is *affine* when every index is an
 //! [`Expr::Aff`] or [`Expr::Int`]; otherwise it is *data-dependent*.
-//! - Data-dependent accesses are always bounds-checked at run time against
-//!   the array's box and, when the array has a `domain`, against that
-//!   domain predicate; a failure is a run-time error naming the array and
-//!   the point (never undefined behaviour).
-//! - Affine accesses are the scanner's responsibility: it only emits
-//!   statement instances inside their domains, and domains are inside the
-//!   boxes, so affine accesses are in bounds *by construction*. The JIT
-//!   does not trust this blindly: before a run it proves it with an
-//!   interval analysis for the given parameters, and falls back to a
-//!   variant that checks every access when the proof fails (a violated
-//!   contract is then reported as an error). A checked mode that checks
-//!   every access is available for tests.
+//! - Data-dependent accesses are always checked at run time: their
+//!   data-dependent indices against the array's box and, when the array
+//!   has a `domain`, the whole point against that domain predicate; a
+//!   failure is a run-time error naming the array and the point (never
+//!   undefined behaviour).
+//! - Affine accesses, and the affine indices of data-dependent ones, are
+//!   the scanner's responsibility: it only emits statement instances
+//!   inside their domains, and domains are inside the boxes, so they are
+//!   in bounds *by construction*. The JIT does not trust this blindly:
+//!   before a run it proves it with an interval analysis for the given
+//!   parameters, and falls back to a variant that checks every index of
+//!   every access when the proof fails (a violated contract is then
+//!   reported as an error). A checked mode that checks every access is
+//!   available for tests.
 //!
 //! # Semantics of the operations
 //! - Int arithmetic (`+ - *`, negation, `abs`, division) on data is

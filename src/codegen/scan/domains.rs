@@ -136,6 +136,85 @@ pub(super) fn symbolic_box(pieces: &[System], d: usize, n_par: usize, name: &str
     Ok(dims)
 }
 
+/// Whether a domain of one piece without equalities, `pieces`, holds
+/// every point of its box `dims` for the parameters of the context `ctx`
+/// (scanner rows as [`domain_polys`] gives them, the context with no
+/// dimension): then a check against the box checks the domain. Each
+/// inequality of the piece is a row of the box or of the context, or the
+/// solver proves that no integer point of box ∩ context violates it.
+/// `false` for other domains.
+pub(super) fn box_is_domain(
+    pieces: &[System],
+    dims: &[Dim],
+    ctx: &[System],
+    n_par: usize,
+) -> R<bool> {
+    let [piece] = pieces else {
+        return Ok(false);
+    };
+    let d = dims.len();
+    if !piece.eqs.is_empty() || ctx.len() != 1 || !ctx[0].eqs.is_empty() {
+        return Ok(false);
+    }
+    // `x_k − lo_k >= 0` and `lo_k + extent_k − 1 − x_k >= 0`.
+    let mut rows = Vec::new();
+    for (k, dim) in dims.iter().enumerate() {
+        let (Some(lo), Some(up)) = (
+            param_row(&dim.lower, n_par),
+            param_row(&dim_upper(dim)?, n_par),
+        ) else {
+            return Ok(false);
+        };
+        let mut r = vec![0i64; d + n_par + 1];
+        r[k] = 1;
+        for (j, &c) in lo.iter().enumerate() {
+            r[d + j] = ov(c.checked_neg())?;
+        }
+        rows.push(r);
+        let mut r = vec![0i64; d + n_par + 1];
+        r[k] = -1;
+        r[d..].copy_from_slice(&up);
+        rows.push(r);
+    }
+    for c in &ctx[0].ineqs {
+        let mut r = vec![0i64; d];
+        r.extend_from_slice(c);
+        rows.push(r);
+    }
+    for q in &piece.ineqs {
+        if rows.contains(q) {
+            continue;
+        }
+        // box ∩ context ∩ {q <= −1} has no integer point
+        let mut s = System::new(d + n_par);
+        for r in &rows {
+            s.add_ineq(r.clone());
+        }
+        let mut neg: Vec<i64> = ov(q.iter().map(|x| x.checked_neg()).collect())?;
+        if let Some(c) = neg.last_mut() {
+            *c = ov(c.checked_sub(1))?;
+        }
+        s.add_ineq(neg);
+        if solver::integer_sample(&s)?.is_some() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The row `(params, 1)` of an affine function of the parameters (`None`
+/// when it mentions a loop variable).
+fn param_row(a: &Affine, n_par: usize) -> Option<Vec<i64>> {
+    let mut r = vec![0i64; n_par + 1];
+    for &(s, c) in &a.terms {
+        let Sym::Param(p) = s else { return None };
+        let slot = r.get_mut(p)?;
+        *slot = slot.checked_add(c)?;
+    }
+    r[n_par] = a.constant;
+    Some(r)
+}
+
 /// The pieces of a domain as scanner rows over `(dims, params, 1)`
 /// (equalities first, as in the set).
 pub(super) fn domain_polys(d: &Set, n_par: usize) -> Vec<System> {

@@ -80,7 +80,7 @@ mod matcher;
 mod separate;
 mod time_space;
 
-use domains::{constraint_row, dim_upper, domain_polys, symbolic_box};
+use domains::{box_is_domain, constraint_row, dim_upper, domain_polys, symbolic_box};
 use loops::{Gen, Level, Names};
 use matcher::{Action, Matcher};
 use time_space::time_space;
@@ -129,18 +129,21 @@ pub fn scan_system(program: &ir::Program, index: usize, sched: &SystemSchedule) 
     let n_par = sys.params.len();
     let stmts = &sched.deps.stmts;
     let mut arrays = Vec::new();
+    let ctx = domain_polys(&sys.context, n_par);
     for v in &sys.vars {
-        let dims = symbolic_box(
-            &domain_polys(&v.domain, n_par),
-            v.domain.n_dims(),
-            n_par,
-            &v.name,
-        )?;
+        let pieces = domain_polys(&v.domain, n_par);
+        let dims = symbolic_box(&pieces, v.domain.n_dims(), n_par, &v.name)?;
+        // A domain that is its box needs no check beyond the box's.
+        let domain = if box_is_domain(&pieces, &dims, &ctx, n_par)? {
+            None
+        } else {
+            Some(v.domain.clone())
+        };
         arrays.push(loop_ast::Array {
             name: v.name.clone(),
             ty: v.ty,
             dims,
-            domain: Some(v.domain.clone()),
+            domain,
         });
     }
     let index = deps::index_by_key(stmts)

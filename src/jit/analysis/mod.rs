@@ -1,6 +1,8 @@
 //! Run-time interval analysis of a loop program for given parameter
 //! values: proves that no affine evaluation overflows `i64` and decides
-//! whether every affine access is inside its array's box.
+//! whether every affine index is inside its array's box: every index of an
+//! affine access, and the affine indices of a data-dependent access (whose
+//! other indices compiled code checks at run time).
 //!
 //! Owns: the soundness argument of unchecked JIT code. Compiled code
 //! evaluates affine expressions, loop bounds and domain predicates with
@@ -226,7 +228,6 @@ impl An<'_> {
     }
 
     fn access(&mut self, array: usize, index: &[Expr]) {
-        let affine = index.iter().all(Expr::is_affine);
         for (k, e) in index.iter().enumerate() {
             let iv = match e {
                 Expr::Aff(a) => self.affine(a),
@@ -239,19 +240,17 @@ impl An<'_> {
                     continue;
                 }
             };
-            if affine {
-                let (lo, ext) = self.boxes[array][k];
-                let (lo, hi) = (i128::from(lo), i128::from(lo) + i128::from(ext) - 1);
-                if iv.lo < lo || iv.hi > hi {
-                    // The intervals lose correlations between loop
-                    // variables: try the exact proof from the facts.
-                    let proven = match e {
-                        Expr::Aff(a) => self.facts.prove_within(a, lo, hi),
-                        _ => false,
-                    };
-                    if !proven {
-                        self.unproven = true;
-                    }
+            let (lo, ext) = self.boxes[array][k];
+            let (lo, hi) = (i128::from(lo), i128::from(lo) + i128::from(ext) - 1);
+            if iv.lo < lo || iv.hi > hi {
+                // The intervals lose correlations between loop variables:
+                // try the exact proof from the facts.
+                let proven = match e {
+                    Expr::Aff(a) => self.facts.prove_within(a, lo, hi),
+                    _ => false,
+                };
+                if !proven {
+                    self.unproven = true;
                 }
             }
         }

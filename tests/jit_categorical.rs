@@ -481,3 +481,65 @@ fn invalid_weights_fail_in_both_engines() {
         }
     }
 }
+
+#[test]
+fn rows_of_a_weight_are_checked_once_where_the_weight_reads_them_first() {
+    // `T[c[i], k]` and `U[k, c[i]]` read one row (column) chosen by `c[i]`:
+    // compiled code checks `c[i]` once per draw and then only adds `k`
+    // (`jit::lower::rows`). The draws stay the interpreter's; an
+    // out-of-range `c[i]` fails at the point the weight reads first
+    // (`k = 0`); and where something that may fail comes first in the
+    // weight (`x[e[k]]`), that is what fails.
+    let src = "affine rows [N, V, K] -> { : N > 0 and V > 0 and K > 0 }
+    inputs x : float [N]; c : int [N]; e : int [K]; T : float [V, K]; U : float [K, V];
+    outputs z : int [N];
+    let z[i] = categorical([k], {: 0 <= k < K} : T[c[i], k] * U[k, c[i]] + x[i]);
+.";
+    let first = src.replace(
+        "T[c[i], k] * U[k, c[i]] + x[i]",
+        "x[e[k]] + T[c[i], k] * U[k, c[i]]",
+    );
+    let params = [5, 4, 3];
+    let ins = |c: &Compiled, cs: [i64; 5], es: [i64; 3]| {
+        let mut m = HashMap::new();
+        for v in &c.system().vars {
+            if v.kind != alphac::ir::VarKind::Input {
+                continue;
+            }
+            let spec = interp::array_spec(v, &params).expect("a spec");
+            let len = spec.len().expect("small");
+            let data = match v.name.as_str() {
+                "c" => ArrayData::Int(cs.to_vec()),
+                "e" => ArrayData::Int(es.to_vec()),
+                _ => ArrayData::Float((0..len).map(|j| 0.1 + (j % 7) as f64 / 7.0).collect()),
+            };
+            m.insert(
+                v.name.clone(),
+                Array::from_data(&spec, data).expect("an array"),
+            );
+        }
+        m
+    };
+    let oob = |r: Result<HashMap<String, Array>, RunError>| match r {
+        Err(RunError::Jit(ExecError::OutOfBounds { array, point })) => (array, point),
+        other => panic!("{other:?}"),
+    };
+    for opts in option_sets() {
+        let c = compile::compile(src, &opts).unwrap_or_else(|e| panic!("{e}"));
+        for seed in [1, 2, 3] {
+            let good = ins(&c, [0, 3, 2, 1, 3], [0, 1, 2]);
+            assert_eq!(same_as_interpreter(&c, &params, &good, seed), Ok(true));
+        }
+        let bad = ins(&c, [0, 7, 2, 1, 3], [0, 1, 2]);
+        let want = interp::run(c.program(), "rows", &params, &bad, 1).expect_err("fails");
+        assert!(want.to_string().contains('T'), "{want}");
+        assert_eq!(oob(c.run(&params, &bad, 1)), ("T".to_string(), vec![7, 0]));
+
+        let c = compile::compile(&first, &opts).unwrap_or_else(|e| panic!("{e}"));
+        // at the first point both `x[e[0]]` and `T[c[0], 0]` are out
+        let bad = ins(&c, [7, 1, 2, 1, 3], [9, 1, 2]);
+        let want = interp::run(c.program(), "rows", &params, &bad, 1).expect_err("fails");
+        assert!(want.to_string().contains('x'), "{want}");
+        assert_eq!(oob(c.run(&params, &bad, 1)), ("x".to_string(), vec![9]));
+    }
+}

@@ -272,10 +272,16 @@ impl Lower<'_, '_> {
         // the condition holds at every point or at none): at the first
         // point, and failing there, exactly where the weight would.
         let mut parts = Vec::new();
+        // The rows of the weight's data-selected loads, checked there
+        // first (`rows`), in the fast variant.
+        let mut rows = Vec::new();
         if hoisted.is_some() || matches!(c.cond, Expr::Bool(true)) {
             invariant_parts(&c.weight, c.var, &mut parts);
+            if !self.check_all {
+                self.row_loads(&c.weight, c.var, &mut rows);
+            }
         }
-        let after_pass1 = if parts.is_empty() {
+        let after_pass1 = if parts.is_empty() && rows.is_empty() {
             None
         } else {
             let pre = self.b.create_block();
@@ -287,6 +293,7 @@ impl Lower<'_, '_> {
             };
             self.b.ins().brif(go, pre, &[], join, &[]);
             self.b.switch_to_block(pre);
+            self.check_rows(&rows, c.var, lo)?;
             for e in &parts {
                 let v = self.expr(e)?;
                 self.invariant.push((*e as *const Expr, v));
@@ -333,6 +340,8 @@ impl Lower<'_, '_> {
             // The values are defined in `pre`, which dominates pass 1 only.
             let mark = self.invariant.len() - parts.len();
             self.invariant.truncate(mark);
+            let mark = self.rows.len() - rows.len();
+            self.rows.truncate(mark);
             self.b.ins().jump(join, &[]);
             self.b.switch_to_block(join);
         }
@@ -604,7 +613,7 @@ fn costly(e: &Expr) -> bool {
 
 /// True when `e` mentions loop variable `v` outside the bounds of a
 /// nested draw (enough for a [`speculable`] expression, which has none).
-fn mentions(e: &Expr, v: LoopVar) -> bool {
+pub(super) fn mentions(e: &Expr, v: LoopVar) -> bool {
     match e {
         Expr::Aff(a) => a.terms.iter().any(|&(s, c)| c != 0 && s == Sym::Loop(v)),
         _ => e.children().into_iter().any(|x| mentions(x, v)),

@@ -245,7 +245,7 @@ impl Lower<'_, '_> {
     /// The type of an expression of the checked function (no validation:
     /// `Function::check` passed; only the spine of the expression is
     /// visited).
-    fn expr_type(&self, e: &Expr) -> ElemType {
+    pub(super) fn expr_type(&self, e: &Expr) -> ElemType {
         match e {
             Expr::Int(_) | Expr::Aff(_) => ElemType::Int,
             Expr::Float(_) => ElemType::Float,

@@ -25,6 +25,7 @@
 mod draws;
 mod expr;
 mod loops;
+mod rows;
 mod vector;
 
 use super::abi::{host_decls, status};
@@ -280,6 +281,7 @@ fn compile_inner(
                 enclosing: Vec::new(),
                 key_prefixes: Vec::new(),
                 invariant: Vec::new(),
+                rows: Vec::new(),
             };
             l.prologue(args[0], args[1])?;
             l.hoist_key_prefixes()?;
@@ -372,6 +374,12 @@ struct Lower<'a, 'b> {
     /// that do not depend on the drawn index, evaluated once before the
     /// draw's first pass (`draws::invariant_parts`), by address.
     invariant: Vec<(*const Expr, Value)>,
+    /// The loads of the categorical weights being lowered whose
+    /// data-dependent indices do not depend on the drawn index `k`: by the
+    /// address of their index list, `k` and the part of their offset from
+    /// the other indices, checked once before the draw's first pass
+    /// (`rows`).
+    rows: Vec<(*const Expr, LoopVar, Value)>,
 }
 
 fn cl_type(t: ElemType) -> Type {
@@ -569,6 +577,9 @@ impl Lower<'_, '_> {
     /// contract requires (data-dependent indices, or every access in
     /// checked mode).
     fn address(&mut self, array: ArrayId, index: &[Expr]) -> Result<Value, JitError> {
+        if let Some(a) = self.row_address(array, index)? {
+            return Ok(a);
+        }
         let mut xs = Vec::with_capacity(index.len());
         for e in index {
             xs.push(self.expr(e)?);
@@ -633,14 +644,23 @@ impl Lower<'_, '_> {
                 }
             }
         }
+        let positions: Vec<(usize, Value)> = xs.into_iter().enumerate().collect();
+        let off = self.offset_of(array, &positions, None);
+        Ok(self.byte_address(array, off))
+    }
+
+    /// `start + Σ (x_k − lo_k)·stride_k` over the positions `(k, x_k)` of
+    /// an index of `array` (the last dimension's stride is 1); `0` when
+    /// there are none and no `start`.
+    fn offset_of(&mut self, array: ArrayId, xs: &[(usize, Value)], start: Option<Value>) -> Value {
         let info = &self.arrays[array];
-        let (base, size_log2) = (info.base, info.size_log2);
+        let rank = info.lo.len();
         let los = info.lo.clone();
         let strides = info.stride.clone();
-        let mut off: Option<Value> = None;
-        for (k, &x) in xs.iter().enumerate() {
+        let mut off = start;
+        for &(k, x) in xs {
             let rel = self.b.ins().isub(x, los[k]);
-            let t = if k + 1 == xs.len() {
+            let t = if k + 1 == rank {
                 rel
             } else {
                 self.b.ins().imul(rel, strides[k])
@@ -650,10 +670,16 @@ impl Lower<'_, '_> {
                 Some(o) => self.b.ins().iadd(o, t),
             });
         }
-        let off = match off {
+        match off {
             Some(o) => o,
             None => self.iconst(0),
-        };
+        }
+    }
+
+    /// The address of element offset `off` of `array`.
+    fn byte_address(&mut self, array: ArrayId, off: Value) -> Value {
+        let info = &self.arrays[array];
+        let (base, size_log2) = (info.base, info.size_log2);
         let bytes = if size_log2 == 0 {
             off
         } else {
@@ -664,7 +690,7 @@ impl Lower<'_, '_> {
         } else {
             self.b.ins().ireduce(self.ptr_ty, bytes)
         };
-        Ok(self.b.ins().iadd(base, bytes))
+        self.b.ins().iadd(base, bytes)
     }
 
     fn call(&mut self, which: usize, args: &[Value]) -> Value {

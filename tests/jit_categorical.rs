@@ -8,11 +8,14 @@
 //! point, non-convex ranges), on draws nested in a weight, and on draws
 //! inside parallel loops split into chunks on several threads.
 
+mod common;
+
 use alphac::compile::{self, Compiled, Options, RunError};
 use alphac::interp::{self, ExternalFn};
 use alphac::jit::parallel::{set_split_mode, SplitMode};
 use alphac::jit::ExecError;
 use alphac::runtime::{Array, ArrayData};
+use common::option_sets;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::collections::HashMap;
@@ -21,21 +24,6 @@ use std::sync::{Arc, Mutex};
 
 /// The split mode is process-wide: the tests that set it take turns.
 static MODE: Mutex<()> = Mutex::new(());
-
-/// The option sets every comparison runs under.
-fn option_sets() -> Vec<Options> {
-    let mut out = Vec::new();
-    for optimize in [false, true] {
-        for checked in [false, true] {
-            out.push(Options {
-                optimize,
-                checked,
-                ..Options::default()
-            });
-        }
-    }
-    out
-}
 
 /// An external `h(x) = x² + 0.25` (positive) that counts its calls.
 fn counting_h() -> (Arc<AtomicUsize>, HashMap<String, ExternalFn>) {

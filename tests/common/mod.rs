@@ -10,6 +10,22 @@
 pub mod cleanup;
 pub mod loops;
 
+/// The four option sets compiled programs are compared under: optimized
+/// or not, checked or not.
+pub fn option_sets() -> Vec<alphac::compile::Options> {
+    let mut out = Vec::new();
+    for optimize in [false, true] {
+        for checked in [false, true] {
+            out.push(alphac::compile::Options {
+                optimize,
+                checked,
+                ..alphac::compile::Options::default()
+            });
+        }
+    }
+    out
+}
+
 /// How far two floats may differ: `|a - b| <= rel · max(|a|, |b|, floor)`.
 /// With `floor = 0` the tolerance is purely relative; with `floor = 1` it is
 /// also an absolute `rel` for values of magnitude below 1 (where a relative

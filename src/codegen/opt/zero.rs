@@ -32,8 +32,9 @@ const EXP_HI: f64 = 700.0;
 /// if (R != 0 || !fin_f(u)) S
 /// ```
 ///
-/// with `fin_f(u)` = `1e-300 <= u && u <= 1e300` for `lgamma` and `log`,
-/// `u <= 700` for `exp`. `u'` and `u` contain no draw, categorical or
+/// with `fin_f(u)` = `1e-300 <= u && u <= 1e300` for `lgamma` and `log`
+/// (`m >= 0` when `u = float(m) + c` with `1e-300 <= c <= 1e299`: then
+/// `c <= u < c + 1e19`), `u <= 700` for `exp`. `u'` and `u` contain no draw, categorical or
 /// external call.
 ///
 /// Why this is exact: when `R != 0` (an affine load: it cannot fail under
@@ -41,8 +42,9 @@ const EXP_HI: f64 = 700.0;
 /// 0`, `u'` evaluates the operations of `u` on the same values, plus
 /// additions of an int `0` (which cannot overflow) and constant folds the
 /// JIT computes identically, so `u'` and `u` have the same value and fail
-/// (overflow) at the same operation; the guard evaluates `u` first, so it
-/// fails where the original fails. When `fin_f(u)` holds, `f(u)` is finite
+/// (overflow) at the same operation; the guard evaluates `u` first (or
+/// `m`, which holds every operation of `u = float(m) + c` that may fail),
+/// so it fails where the original fails. When `fin_f(u)` holds, `f(u)` is finite
 /// (`runtime::math::lgamma` is finite on `[1e-300, 1e300]`: the reflection
 /// formula's `π / |sin πx|` stays below `1e301` there and the Lanczos sum
 /// is positive; `ln` is finite on positive finite numbers; `exp` below
@@ -217,6 +219,15 @@ fn is_affine_index(e: &Expr) -> bool {
 /// `fin_f(u)`: a condition under which `f(u)` is finite (see
 /// [`skip_zero_terms`]); `None` for the other functions.
 fn finite_band(f: MathFn, u: &Expr) -> Option<Expr> {
+    // `float(m) + c` with `c` in the band, far below its top: `m >= 0`
+    // suffices (`0 <= float(m) < 2^63`, so `c <= u < c + 1e19`)
+    if let (MathFn::Lgamma | MathFn::Log, Expr::Binary(BinOp::Add, a, b)) = (f, u) {
+        if let (Expr::Cast(Cast::IntToFloat, m), Expr::Float(c)) = (&**a, &**b) {
+            if (FINITE_LO..=1e299).contains(c) {
+                return Some(Expr::bin(BinOp::Ge, (**m).clone(), Expr::Int(0)));
+            }
+        }
+    }
     match f {
         MathFn::Lgamma | MathFn::Log => Some(Expr::bin(
             BinOp::And,
@@ -246,42 +257,25 @@ fn decide(c: &Expr) -> Option<bool> {
 /// `e` is made of constants, affine values, locals, loads, operators,
 /// casts and math functions only (no draw, categorical or external call).
 fn plain(e: &Expr) -> bool {
-    match e {
-        Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => true,
-        Expr::Load { index, .. } => index.iter().all(plain),
-        Expr::Unary(_, a) | Expr::Cast(_, a) => plain(a),
-        Expr::Binary(_, a, b) => plain(a) && plain(b),
-        Expr::Select(c, a, b) => plain(c) && plain(a) && plain(b),
-        Expr::Math(_, args) => args.iter().all(plain),
-        Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => false,
-    }
+    !matches!(
+        e,
+        Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. }
+    ) && e.children().into_iter().all(plain)
 }
 
 /// The distinct affine loads of int arrays in the plain expression `e`,
 /// in order of appearance.
 fn int_loads(e: &Expr, types: &[ElemType], out: &mut Vec<Expr>) {
-    match e {
-        Expr::Load { array, index } => {
-            if types.get(*array) == Some(&ElemType::Int)
-                && index.iter().all(is_affine_index)
-                && !out.contains(e)
-            {
-                out.push(e.clone());
-            }
-            index.iter().for_each(|i| int_loads(i, types, out));
+    if let Expr::Load { array, index } = e {
+        if types.get(*array) == Some(&ElemType::Int)
+            && index.iter().all(is_affine_index)
+            && !out.contains(e)
+        {
+            out.push(e.clone());
         }
-        Expr::Unary(_, a) | Expr::Cast(_, a) => int_loads(a, types, out),
-        Expr::Binary(_, a, b) => {
-            int_loads(a, types, out);
-            int_loads(b, types, out);
-        }
-        Expr::Select(c, a, b) => {
-            int_loads(c, types, out);
-            int_loads(a, types, out);
-            int_loads(b, types, out);
-        }
-        Expr::Math(_, args) => args.iter().for_each(|a| int_loads(a, types, out)),
-        _ => {}
+    }
+    for c in e.children() {
+        int_loads(c, types, out);
     }
 }
 
@@ -328,20 +322,10 @@ fn same(a: &Expr, b: &Expr) -> bool {
 
 /// The bits of the float constants of the plain expression `e`, in order.
 fn float_bits(e: &Expr, out: &mut Vec<u64>) {
-    match e {
-        Expr::Float(x) => out.push(x.to_bits()),
-        Expr::Load { index, .. } => index.iter().for_each(|i| float_bits(i, out)),
-        Expr::Unary(_, a) | Expr::Cast(_, a) => float_bits(a, out),
-        Expr::Binary(_, a, b) => {
-            float_bits(a, out);
-            float_bits(b, out);
-        }
-        Expr::Select(c, a, b) => {
-            float_bits(c, out);
-            float_bits(a, out);
-            float_bits(b, out);
-        }
-        Expr::Math(_, args) => args.iter().for_each(|a| float_bits(a, out)),
-        _ => {}
+    if let Expr::Float(x) = e {
+        out.push(x.to_bits());
+    }
+    for c in e.children() {
+        float_bits(c, out);
     }
 }

@@ -30,7 +30,10 @@
 //!    becomes a one-trip [`Binding`] `v := e`; see its documentation.
 //! 6. [`unswitch_guards`]: affine guard conjuncts common to every
 //!    statement of a loop body and independent of the loop move out of
-//!    it (`for i { if (t == 0) S }` → `if (t == 0) { for i { S } }`).
+//!    it (`for i { if (t == 0) S }` → `if (t == 0) { for i { S } }`); a
+//!    one-statement body choosing by a condition invariant in the loop
+//!    (affine comparisons, or affine loads of data the loop does not
+//!    write) becomes two loops under that choice.
 //! 7. [`skip_zero_terms`]: a float sum term `f(u') − f(u)` (`f` one of
 //!    `lgamma`, `log`, `exp`) where `u'` is `u` plus an int datum `R` is
 //!    skipped where `R == 0` and `f(u)` is finite (DMM's per-term

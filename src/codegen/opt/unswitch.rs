@@ -3,9 +3,11 @@
 //! Must not know about: facts, the solver, accumulators.
 
 use super::affine::mentions;
-use super::hoist::bound_vars;
+use super::hoist::{bound_vars, nonempty_cond, Guard};
+use super::sparse::Writes;
 use super::walk::*;
 use super::*;
+use crate::vocab::UnOp;
 
 /// Moves affine guards that do not depend on a loop out of it.
 ///
@@ -111,11 +113,35 @@ impl StmtRewrite for Unswitch {
 /// Exact for the same reasons: `c` has no effect, cannot fail and has
 /// one value over the whole loop, and `?:` is lazy like `if`. `Err(l)`
 /// when the loop has another form.
+///
+/// In the first two forms a conjunct may also read data
+/// ([`invariant_data`]: `valid[i][d]` around a loop over `k`; an
+/// accumulation keeps such a condition for the sparse updates, which make
+/// it a guarded update): the result is then guarded by the loop's
+/// non-emptiness, `if (lo <= hi) { if (c) … else … }`, so that `c`'s loads
+/// run only where the original evaluates `c` (first in the loop's first
+/// iteration: `if` and `?:` evaluate their condition first, an assignment
+/// its value before its address, an accumulation after its affine
+/// address and load), on the same values (nothing they read is written in
+/// the loop).
 fn two_way(l: ForLoop, inner: &[LoopVar]) -> Result<Stmt, ForLoop> {
-    let all_invariant = |c: &Expr| {
-        conjuncts(c)
-            .into_iter()
-            .all(|x| invariant_comparison(x, inner))
+    let written: Vec<ArrayId> = Writes::of(&l.body)
+        .arrays
+        .into_iter()
+        .map(|(a, _)| a)
+        .collect();
+    // Whether `c` reads data (then it is evaluated only where the loop
+    // runs: see `data_guard`).
+    let mut reads_data = false;
+    let mut all_invariant = |c: &Expr| {
+        conjuncts(c).into_iter().all(|x| {
+            if invariant_comparison(x, inner) {
+                return true;
+            }
+            let data = invariant_data(x, inner, &written);
+            reads_data |= data;
+            data
+        })
     };
     let arms = match &l.body[..] {
         [Stmt::If { cond, then, els }] if !els.is_empty() && all_invariant(cond) => {
@@ -134,7 +160,14 @@ fn two_way(l: ForLoop, inner: &[LoopVar]) -> Result<Stmt, ForLoop> {
             Some(((**c).clone(), vec![arm(a)], vec![arm(b)]))
         }
         [Stmt::Accumulate(acc)] => match &acc.value {
-            Expr::Select(c, a, b) if all_invariant(c) => {
+            // Affine conditions only: `A[x] op= (c ? d : id)` with a data
+            // `c` is a sparse update's (`sparse_updates`: `if (c) A[x] op=
+            // d`), cheaper than two loops.
+            Expr::Select(c, a, b)
+                if conjuncts(c)
+                    .into_iter()
+                    .all(|x| invariant_comparison(x, inner)) =>
+            {
                 let arm = |v: &Expr| {
                     Stmt::Accumulate(Accumulation {
                         value: v.clone(),
@@ -159,11 +192,57 @@ fn two_way(l: ForLoop, inner: &[LoopVar]) -> Result<Stmt, ForLoop> {
             parallel: l.parallel,
         })
     };
-    Ok(Stmt::If {
+    let two = Stmt::If {
         cond,
         then: vec![with(then)],
         els: vec![with(els)],
+    };
+    if !reads_data {
+        return Ok(two);
+    }
+    Ok(match nonempty_cond(&l.lower, &l.upper) {
+        Guard::Always => two,
+        Guard::Never => Stmt::Block(Vec::new()),
+        Guard::Cond(c) => Stmt::If {
+            cond: c,
+            then: vec![two],
+            els: Vec::new(),
+        },
     })
+}
+
+/// `e` is made of affine loads whose indices mention none of `inner`, of
+/// arrays not in `written`, and constants, affine values mentioning none
+/// of `inner`, comparisons, `!`, `&&` and `||`: it cannot fail (affine
+/// accesses are in bounds where the loop runs, by the access contract),
+/// has no effect, and has one value over the whole loop.
+fn invariant_data(e: &Expr, inner: &[LoopVar], written: &[ArrayId]) -> bool {
+    match e {
+        Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) => true,
+        Expr::Aff(a) => inner.iter().all(|&v| !mentions(a, v)),
+        Expr::Load { array, index } => {
+            !written.contains(array)
+                && index.iter().all(|x| match x {
+                    Expr::Int(_) => true,
+                    Expr::Aff(a) => inner.iter().all(|&v| !mentions(a, v)),
+                    _ => false,
+                })
+        }
+        Expr::Unary(UnOp::Not, a) => invariant_data(a, inner, written),
+        Expr::Binary(
+            BinOp::Eq
+            | BinOp::Ne
+            | BinOp::Lt
+            | BinOp::Le
+            | BinOp::Gt
+            | BinOp::Ge
+            | BinOp::And
+            | BinOp::Or,
+            a,
+            b,
+        ) => invariant_data(a, inner, written) && invariant_data(b, inner, written),
+        _ => false,
+    }
 }
 
 /// The conjuncts `G` of the rule of [`unswitch_guards`] for a loop body

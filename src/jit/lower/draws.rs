@@ -5,6 +5,7 @@
 //! draws (`runtime::rng`).
 
 use super::expr::speculable;
+use super::rows::Scope;
 use super::Lower;
 use crate::codegen::loop_ast::{
     BinOp, CategoricalDraw, Distribution, Expr, LoopVar, RandomDraw, Stmt, Sym,
@@ -278,12 +279,13 @@ impl Lower<'_, '_> {
         if hoisted.is_some() || matches!(c.cond, Expr::Bool(true)) {
             invariant_parts(&c.weight, c.var, &mut parts);
             if !self.check_all {
-                self.row_loads(&c.weight, c.var, &mut rows);
+                self.row_loads(&c.weight, &Scope::draw(c.var), &mut rows);
             }
         }
         let after_pass1 = if parts.is_empty() && rows.is_empty() {
             None
         } else {
+            let row_vars = self.declare_rows(&rows, c.var);
             let pre = self.b.create_block();
             let join = self.b.create_block();
             let nonempty = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, lo, hi);
@@ -293,7 +295,7 @@ impl Lower<'_, '_> {
             };
             self.b.ins().brif(go, pre, &[], join, &[]);
             self.b.switch_to_block(pre);
-            self.check_rows(&rows, c.var, lo)?;
+            self.check_rows(&rows, &row_vars, c.var, lo)?;
             for e in &parts {
                 let v = self.expr(e)?;
                 self.invariant.push((*e as *const Expr, v));

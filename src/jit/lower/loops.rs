@@ -1,6 +1,7 @@
 //! Lowering of statements, and the shape of loops: rotation, unrolling of
 //! small innermost loops, and the choice of the vector form (`vector`).
 
+use super::rows::Scope;
 use super::vector::{vectorizable, LANES};
 use super::{mem, Lower};
 use crate::codegen::loop_ast::Affine;
@@ -143,19 +144,56 @@ impl Lower<'_, '_> {
     /// The loop `l` over `[lo, hi]`.
     pub(super) fn for_loop(&mut self, l: &ForLoop, lo: Value, hi: Value) -> Result<(), JitError> {
         let (var, body) = (l.var, &l.body);
+        let vector = !self.check_all && vectorizable(self.f, var, body);
+        // The rows of the body's data-selected loads, checked before the
+        // first iteration (`rows`), in the fast variant.
+        let mark = self.rows.len();
+        if !self.check_all && !vector {
+            let mut rows = Vec::new();
+            self.body_row_loads(body, &self.loop_scope(l), &mut rows);
+            if !rows.is_empty() {
+                let vars = self.declare_rows(&rows, var);
+                let pre = self.b.create_block();
+                let cont = self.b.create_block();
+                let nonempty = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, lo, hi);
+                self.b.ins().brif(nonempty, pre, &[], cont, &[]);
+                self.b.seal_block(pre);
+                self.b.switch_to_block(pre);
+                self.check_rows(&rows, &vars, var, lo)?;
+                self.b.ins().jump(cont, &[]);
+                self.b.seal_block(cont);
+                self.b.switch_to_block(cont);
+            }
+        }
         self.b.def_var(self.loop_vars[var.0], lo);
         // Main loop over blocks of UNROLL iterations while
         // `i <= hi − (UNROLL − 1)`, then the remainder loop. Scalar
         // copies run the iterations in order; the vector form is
         // used only where iterations commute (`vectorizable`).
-        if !self.check_all && vectorizable(self.f, var, body) {
+        if vector {
             let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
             self.rotated_loop(var, hi_main, body, UNROLL / LANES, LANES)?;
         } else if is_innermost(body) && size(body) <= UNROLL_MAX_SIZE {
             let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
             self.rotated_loop(var, hi_main, body, UNROLL, 1)?;
         }
-        self.rotated_loop(var, hi, body, 1, 1)
+        self.rotated_loop(var, hi, body, 1, 1)?;
+        self.rows.truncate(mark);
+        Ok(())
+    }
+
+    /// The [`Scope`] of loop `l`'s variable: the variables bound in `l`,
+    /// the arrays and locals its body writes.
+    fn loop_scope(&self, l: &ForLoop) -> Scope {
+        let mut scope = Scope {
+            var: l.var,
+            inner: vec![l.var],
+            arrays: Vec::new(),
+            locals: Vec::new(),
+            whole: true,
+        };
+        writes(&l.body, &mut scope);
+        scope
     }
 
     /// Parallel loop `l` (id `id`) over `[lo, hi]`: when it has at least
@@ -351,5 +389,30 @@ impl Lower<'_, '_> {
         self.b.seal_block(exit);
         self.b.switch_to_block(exit);
         Ok(())
+    }
+}
+
+/// Adds the variables bound in `body` and the arrays and locals it
+/// writes, at any depth, to `scope`.
+fn writes(body: &[Stmt], scope: &mut Scope) {
+    for s in body {
+        match s {
+            Stmt::For(l) => {
+                scope.inner.push(l.var);
+                writes(&l.body, scope);
+            }
+            Stmt::Bind(b) => {
+                scope.inner.push(b.var);
+                writes(&b.body, scope);
+            }
+            Stmt::If { then, els, .. } => {
+                writes(then, scope);
+                writes(els, scope);
+            }
+            Stmt::Block(b) => writes(b, scope),
+            Stmt::Assign { array, .. } => scope.arrays.push(*array),
+            Stmt::Accumulate(acc) => scope.arrays.push(acc.array),
+            Stmt::SetLocal { local, .. } => scope.locals.push(*local),
+        }
     }
 }

@@ -374,12 +374,13 @@ struct Lower<'a, 'b> {
     /// that do not depend on the drawn index, evaluated once before the
     /// draw's first pass (`draws::invariant_parts`), by address.
     invariant: Vec<(*const Expr, Value)>,
-    /// The loads of the categorical weights being lowered whose
-    /// data-dependent indices do not depend on the drawn index `k`: by the
-    /// address of their index list, `k` and the part of their offset from
-    /// the other indices, checked once before the draw's first pass
-    /// (`rows`).
-    rows: Vec<(*const Expr, LoopVar, Value)>,
+    /// The loads of the categorical weights and loop bodies being lowered
+    /// whose data-dependent indices do not change while the drawn index or
+    /// the loop variable `k` runs: by the address of their index list,
+    /// `k` and the variable holding the part of their offset from the
+    /// other indices, checked once before the draw's first pass or the
+    /// loop's first iteration (`rows`).
+    rows: Vec<(*const Expr, LoopVar, Variable)>,
 }
 
 fn cl_type(t: ElemType) -> Type {

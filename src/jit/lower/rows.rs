@@ -1,62 +1,114 @@
-//! Rows of a categorical weight's data-selected loads: a load such as
-//! `NWK[w[i]][k]` in the weight of a draw over `k` reads one row, chosen
-//! by data that does not depend on `k`. Its data-dependent indices are
-//! checked, and its offset from them computed, once per draw before the
-//! first pass; each weight then adds the offset of `k` (an affine index,
+//! Rows of data-selected loads: a load such as `NWK[w[i]][k]` in the
+//! weight of a draw over `k`, or `cost[nbr[i][d]][k]` in the body of a loop
+//! over `k`, reads one row, chosen by data that does not change while `k`
+//! runs. Its data-dependent indices are checked, and its offset from them
+//! computed, once before the draw's first pass or the loop's first
+//! iteration; each access then adds the offset of `k` (an affine index,
 //! proven in the box by `analysis` in the fast variant).
 //!
-//! Must not know about: the scratch buffer and the passes of a draw
-//! (`draws` calls [`Lower::row_loads`] and [`Lower::check_rows`]).
+//! Must not know about: the scratch buffer and the passes of a draw, how
+//! loops are unrolled (`draws` and `loops` call [`Lower::row_loads`],
+//! [`Lower::body_row_loads`], [`Lower::declare_rows`] and
+//! [`Lower::check_rows`]).
 
 use super::draws::mentions;
 use super::Lower;
-use crate::codegen::loop_ast::{BinOp, Cast, Expr, LoopVar, MathFn, UnOp};
+use crate::codegen::loop_ast::{
+    ArrayId, BinOp, Cast, Expr, LocalId, LoopVar, MathFn, ReduceOp, Stmt, UnOp,
+};
 use crate::jit::abi::status;
 use crate::jit::JitError;
 use crate::vocab::ElemType;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
+use cranelift_frontend::Variable;
+
+/// What stays fixed while a draw's or a loop's variable `var` runs: an
+/// index is fixed when it mentions none of `inner` (`var` and the
+/// variables bound inside), reads none of the arrays and locals written
+/// there, and calls nothing.
+pub(super) struct Scope {
+    pub var: LoopVar,
+    pub inner: Vec<LoopVar>,
+    pub arrays: Vec<ArrayId>,
+    pub locals: Vec<LocalId>,
+    /// Loads with no index that mentions `var` are rows too (a loop's);
+    /// a draw leaves them to its invariant parts.
+    pub whole: bool,
+}
+
+impl Scope {
+    /// The scope of a categorical weight over `k`: it writes nothing.
+    pub fn draw(k: LoopVar) -> Scope {
+        Scope {
+            var: k,
+            inner: vec![k],
+            arrays: Vec::new(),
+            locals: Vec::new(),
+            whole: false,
+        }
+    }
+
+    /// `x` has one value while `var` runs.
+    fn fixed(&self, x: &Expr) -> bool {
+        match x {
+            Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) => true,
+            Expr::Aff(_) => self.inner.iter().all(|&v| !mentions(x, v)),
+            Expr::Local(l) => !self.locals.contains(l),
+            Expr::Load { array, index } => {
+                !self.arrays.contains(array) && index.iter().all(|i| self.fixed(i))
+            }
+            Expr::Unary(_, a) | Expr::Cast(_, a) => self.fixed(a),
+            Expr::Binary(_, a, b) => self.fixed(a) && self.fixed(b),
+            Expr::Select(c, a, b) => self.fixed(c) && self.fixed(a) && self.fixed(b),
+            Expr::Math(_, args) => args.iter().all(|a| self.fixed(a)),
+            Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => false,
+        }
+    }
+}
 
 impl Lower<'_, '_> {
-    /// The loads of the weight `e` of a draw over `k` whose row can be
-    /// checked once per draw, in evaluation order: data-dependent loads
-    /// of an array without a domain predicate whose data-dependent
-    /// indices do not mention `k`, whose other indices are affine and
-    /// mention `k`, and before which (in the weight's evaluation order)
-    /// nothing may fail. The walk stops at the first operation that may
-    /// fail (int arithmetic, another data-dependent load, an int `abs`,
-    /// a draw or external call) or that is evaluated lazily (`?:`, `&&`,
-    /// `||`). Returns `false` when it stopped.
+    /// The loads of `e` whose row can be checked before `scope`'s
+    /// variable runs, in evaluation order: data-dependent loads of an
+    /// array without a domain predicate whose data-dependent indices are
+    /// fixed ([`Scope`]), whose other indices are affine, and before which
+    /// (in evaluation order) nothing may fail. The walk stops at the first
+    /// operation that may fail (int arithmetic, another data-dependent
+    /// load, an int `abs`, a draw or external call) or that is evaluated
+    /// lazily (`?:`, `&&`, `||`). Returns `false` when it stopped.
     ///
-    /// Why checking them first is exact: at the first point of pass 1
-    /// the weight evaluates these checks, on the same values (their
-    /// indices do not depend on `k` and nothing before them has an
-    /// effect), before anything else that may fail; at every later point
-    /// the same checks pass again. Only the fast variant uses it: the
-    /// checked one checks every index where it is.
-    pub(super) fn row_loads<'e>(&self, e: &'e Expr, k: LoopVar, out: &mut Vec<&'e Expr>) -> bool {
+    /// Why checking them first is exact: at the first point (of the draw's
+    /// pass 1, or the loop's first iteration) these checks are evaluated
+    /// on the same values (their indices are fixed and nothing before them
+    /// has an effect), before anything else that may fail; at every later
+    /// point the same checks pass again. Only the fast variant uses it:
+    /// the checked one checks every index where it is.
+    pub(super) fn row_loads<'e>(
+        &self,
+        e: &'e Expr,
+        scope: &Scope,
+        out: &mut Vec<&'e Expr>,
+    ) -> bool {
         match e {
             Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => true,
             Expr::Load { array, index } => {
-                if !index.iter().all(|x| self.row_loads(x, k, out)) {
+                if !index.iter().all(|x| self.row_loads(x, scope, out)) {
                     return false;
                 }
                 if index.iter().all(Expr::is_affine) {
                     return true;
                 }
                 let row = self.f.arrays[*array].domain.is_none()
-                    && index.iter().any(|x| mentions(x, k))
-                    && index
-                        .iter()
-                        .all(|x| if x.is_affine() { true } else { !mentions(x, k) });
+                    && (scope.whole || index.iter().any(|x| mentions(x, scope.var)))
+                    && index.iter().all(|x| x.is_affine() || scope.fixed(x));
                 if row {
                     out.push(e);
                 }
                 row
             }
-            Expr::Unary(UnOp::Not, a) => self.row_loads(a, k, out),
+            Expr::Unary(UnOp::Not, a) => self.row_loads(a, scope, out),
             Expr::Unary(UnOp::Neg, a) => {
-                self.expr_type(a) == ElemType::Float && self.row_loads(a, k, out)
+                self.expr_type(a) == ElemType::Float && self.row_loads(a, scope, out)
             }
             Expr::Binary(BinOp::And | BinOp::Or, _, _) | Expr::Select(..) => false,
             Expr::Binary(op, a, b) => {
@@ -72,37 +124,102 @@ impl Lower<'_, '_> {
                             | BinOp::Min
                             | BinOp::Max
                     );
-                safe && self.row_loads(a, k, out) && self.row_loads(b, k, out)
+                safe && self.row_loads(a, scope, out) && self.row_loads(b, scope, out)
             }
             Expr::Cast(
                 Cast::IntToFloat | Cast::FloatToInt | Cast::BoolToInt | Cast::BoolToFloat,
                 a,
-            ) => self.row_loads(a, k, out),
+            ) => self.row_loads(a, scope, out),
             Expr::Math(f, args) => {
                 let int_abs = *f == MathFn::Abs
                     && args.first().map(|a| self.expr_type(a)) == Some(ElemType::Int);
-                !int_abs && args.iter().all(|a| self.row_loads(a, k, out))
+                !int_abs && args.iter().all(|a| self.row_loads(a, scope, out))
             }
             Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => false,
         }
     }
 
-    /// Checks the rows of `loads` (from [`Lower::row_loads`] for a draw over
-    /// `k` that starts at `lo`), in order, and records their partial
-    /// offsets for [`Lower::row_address`]. A failing check reports the
-    /// load's point at `k = lo`, the first point where the weight reads it.
+    /// [`Lower::row_loads`] over a loop body, in the order the lowering
+    /// evaluates it: an assignment's value, then its index; an
+    /// accumulation's index, then its value (a float `+ − * min max`
+    /// only: on ints the update may overflow); a local's value. The walk
+    /// stops at an `if` (after its condition), a loop, a binding, a
+    /// data-dependent store or accumulation, and anything that stops
+    /// [`Lower::row_loads`].
+    pub(super) fn body_row_loads<'e>(
+        &self,
+        body: &'e [Stmt],
+        scope: &Scope,
+        out: &mut Vec<&'e Expr>,
+    ) -> bool {
+        for s in body {
+            let go = match s {
+                Stmt::Assign { index, value, .. } => {
+                    self.row_loads(value, scope, out)
+                        && index.iter().all(|x| self.row_loads(x, scope, out))
+                        && index.iter().all(Expr::is_affine)
+                }
+                Stmt::Accumulate(acc) => {
+                    let float = self.f.arrays[acc.array].ty == ElemType::Float;
+                    acc.index.iter().all(|x| self.row_loads(x, scope, out))
+                        && acc.index.iter().all(Expr::is_affine)
+                        && float
+                        && !matches!(acc.op, ReduceOp::And | ReduceOp::Or)
+                        && self.row_loads(&acc.value, scope, out)
+                }
+                Stmt::SetLocal { value, .. } => self.row_loads(value, scope, out),
+                Stmt::Block(b) => self.body_row_loads(b, scope, out),
+                Stmt::If { cond, .. } => {
+                    self.row_loads(cond, scope, out);
+                    false
+                }
+                Stmt::For(_) | Stmt::Bind(_) => false,
+            };
+            if !go {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// One variable per load of `loads` (in [`Lower::row_loads`]'s
+    /// order) for its row's offset, recorded for [`Lower::row_address`]
+    /// and defined as `0` here, where the checks may not run (the code
+    /// that reads them runs only after [`Lower::check_rows`] defined
+    /// them).
+    pub(super) fn declare_rows(&mut self, loads: &[&Expr], k: LoopVar) -> Vec<Variable> {
+        let zero = self.iconst(0);
+        let mut vars = Vec::with_capacity(loads.len());
+        for e in loads {
+            let Expr::Load { index, .. } = e else {
+                continue;
+            };
+            let v = self.b.declare_var(types::I64);
+            self.b.def_var(v, zero);
+            self.rows.push((index.as_ptr(), k, v));
+            vars.push(v);
+        }
+        vars
+    }
+
+    /// Checks the rows of `loads` (declared by [`Lower::declare_rows`] as
+    /// `vars`, for a variable `k` that starts at `lo`), in order, and
+    /// defines their partial offsets. A failing check reports the load's
+    /// point at `k = lo`, the first point where it is read.
     pub(super) fn check_rows(
         &mut self,
         loads: &[&Expr],
+        vars: &[Variable],
         k: LoopVar,
         lo: Value,
     ) -> Result<(), JitError> {
         let kv = self.loop_vars[k.0];
         self.b.def_var(kv, lo);
-        for e in loads {
-            let Expr::Load { array, index } = e else {
-                continue;
-            };
+        let loads = loads.iter().filter_map(|e| match e {
+            Expr::Load { array, index } => Some((*array, index)),
+            _ => None,
+        });
+        for ((array, index), &var) in loads.zip(vars) {
             let mut xs = Vec::with_capacity(index.len());
             for x in index {
                 xs.push(self.expr(x)?);
@@ -116,24 +233,24 @@ impl Lower<'_, '_> {
                 if x.is_affine() {
                     continue;
                 }
-                let lo = self.arrays[*array].lo[j];
-                let hi = self.arrays[*array].hi[j];
+                let lo = self.arrays[array].lo[j];
+                let hi = self.arrays[array].hi[j];
                 let c1 = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, v, lo);
                 let c2 = self.b.ins().icmp(IntCC::SignedLessThan, v, hi);
                 let c = self.b.ins().band(c1, c2);
                 ok = self.b.ins().band(ok, c);
             }
-            self.guard(ok, status::OUT_OF_BOUNDS, Some(*array), &xs);
-            let partial = self.offset_of(*array, &fixed, None);
-            self.rows.push((index.as_ptr(), k, partial));
+            self.guard(ok, status::OUT_OF_BOUNDS, Some(array), &xs);
+            let partial = self.offset_of(array, &fixed, None);
+            self.b.def_var(var, partial);
         }
         Ok(())
     }
 
-    /// The address of a load recorded by [`Lower::check_rows`]: its
+    /// The address of a load recorded by [`Lower::declare_rows`]: its
     /// partial offset plus the offsets of the indices that mention the
-    /// drawn index (affine). `None` for another access, and always in the
-    /// checked variant.
+    /// running variable (affine). `None` for another access, and always in
+    /// the checked variant.
     pub(super) fn row_address(
         &mut self,
         array: usize,
@@ -142,13 +259,14 @@ impl Lower<'_, '_> {
         if self.check_all {
             return Ok(None);
         }
-        let Some(&(_, k, partial)) = self
+        let Some(&(_, k, var)) = self
             .rows
             .iter()
             .find(|(p, _, _)| std::ptr::eq(*p, index.as_ptr()))
         else {
             return Ok(None);
         };
+        let partial = self.b.use_var(var);
         let mut moving = Vec::new();
         for (j, x) in index.iter().enumerate() {
             if mentions(x, k) {

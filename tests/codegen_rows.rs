@@ -1,0 +1,118 @@
+//! Loops over `k` whose body reads rows chosen by data fixed while `k`
+//! runs (LBP's `cost[nbr[i][d]][k]` under `valid[i][d] ? … : 0`):
+//! `codegen::opt::unswitch_guards` moves an invariant data condition out
+//! of the loop (guarded by the loop's non-emptiness), and the JIT checks
+//! each row once before the loop's first iteration (`jit::lower::rows`).
+//! Both must leave every run as it was: outcomes (errors with their
+//! point) and buffers bit for bit, checked and unchecked.
+
+mod common;
+
+use alphac::codegen::loop_ast::{BinOp, Cast, Expr, Function, Stmt};
+use alphac::codegen::opt;
+use alphac::jit::ExecError;
+use common::loops::*;
+
+/// `for v < V { for k < K { F[v][k] = c ? float(A[z[v]][k]) + x[v] : 0.0 } }`.
+fn program(c: Expr) -> Function {
+    let row = Expr::load(A, vec![Expr::load(Z, vec![var(V)]), var(K)]);
+    let value = Expr::select(
+        c,
+        Expr::bin(
+            BinOp::Add,
+            Expr::Cast(Cast::IntToFloat, Box::new(row)),
+            Expr::load(X, vec![var(V)]),
+        ),
+        Expr::Float(0.0),
+    );
+    func(vec![for_(
+        V,
+        (zero(), below(1, 1)),
+        vec![for_(
+            K,
+            (zero(), below(2, 1)),
+            vec![Stmt::Assign {
+                array: F,
+                index: vec![var(V), var(K)],
+                value,
+            }],
+        )],
+    )])
+}
+
+/// `Bo[v][0]`.
+fn valid() -> Expr {
+    Expr::load(B, vec![var(V), Expr::Int(0)])
+}
+
+#[test]
+fn an_invariant_data_condition_leaves_the_loop() {
+    let f = program(valid());
+    let mut g = f.clone();
+    // the condition, then the non-emptiness guard of the `k` loops out of
+    // the `v` loop
+    assert_eq!(opt::unswitch_guards(&mut g), 2);
+    let text = g.to_c();
+    assert!(text.contains("if (Bo[v][0]) {"), "{text}");
+    assert_eq!(text.matches("for (k =").count(), 2, "{text}");
+    for seed in 0..8 {
+        same_all(&f, &g, seed);
+    }
+    // `!Bo[v][0] && v >= 1` is invariant data too
+    let c = and(
+        Expr::Unary(alphac::vocab::UnOp::Not, Box::new(valid())),
+        ge(var(V), Expr::Int(1)),
+    );
+    let f = program(c);
+    let mut g = f.clone();
+    assert!(opt::unswitch_guards(&mut g) >= 1, "{}", g.to_c());
+    assert!(g.to_c().contains("if (!Bo[v][0]"), "{}", g.to_c());
+    for seed in 0..8 {
+        same_all(&f, &g, seed);
+    }
+}
+
+#[test]
+fn a_condition_that_varies_or_is_written_stays() {
+    for c in [
+        // mentions k
+        Expr::load(B, vec![var(V), var(K)]),
+        // reads F, which the loop writes
+        gt(Expr::load(F, vec![var(V), Expr::Int(0)]), Expr::Float(1.0)),
+        // data-dependent index
+        Expr::load(B, vec![Expr::load(W, vec![var(V)]), Expr::Int(0)]),
+    ] {
+        let f = program(c);
+        let mut g = f.clone();
+        assert_eq!(opt::unswitch_guards(&mut g), 0, "{}", g.to_c());
+    }
+}
+
+#[test]
+fn rows_checked_before_the_loop_fail_where_the_loop_would() {
+    // The unswitched loop reads `A[z[v]][k]` first in its body: the JIT
+    // checks `z[v]` once per loop (fast variant). Against the checked
+    // variant, which checks every access where it is: the same outcome
+    // (an out-of-range `z[v]` reported at `[z[v], 0]`) and buffers.
+    let mut g = program(valid());
+    opt::unswitch_guards(&mut g);
+    let mut failures = 0;
+    for params in PARAMS {
+        for seed in 0..16 {
+            let (fast, bf) = run(&g, &params, seed, false);
+            let (checked, bc) = run(&g, &params, seed, true);
+            assert_eq!(fast, checked, "params {params:?} seed {seed}\n{}", g.to_c());
+            match fast {
+                Ok(()) => assert!(bitwise_equal(&bf, &bc), "params {params:?} seed {seed}"),
+                Err(ExecError::OutOfBounds { array, point }) => {
+                    assert_eq!(array, "A");
+                    assert_eq!(point.get(1), Some(&0), "{point:?}");
+                    failures += 1;
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+    // the data puts some `z[v]` out of range
+    assert!(failures > 0);
+}

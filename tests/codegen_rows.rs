@@ -116,3 +116,38 @@ fn rows_checked_before_the_loop_fail_where_the_loop_would() {
     // the data puts some `z[v]` out of range
     assert!(failures > 0);
 }
+
+#[test]
+fn an_accumulation_under_an_invariant_data_condition_leaves_the_loop() {
+    // for v < V { for k < K { h[0] += (w[v] >= 1) ? A[z[v]][k] : 0 } }
+    // → for v < V { if (0 <= K − 1) { if (w[v] >= 1) { for k { h[0] += A[z[v]][k] } } } }
+    let acc = Stmt::Accumulate(alphac::codegen::loop_ast::Accumulation {
+        array: H,
+        index: vec![Expr::Int(0)],
+        op: alphac::codegen::loop_ast::ReduceOp::Add,
+        value: Expr::select(
+            ge(Expr::load(W, vec![var(V)]), Expr::Int(1)),
+            Expr::load(A, vec![Expr::load(Z, vec![var(V)]), var(K)]),
+            Expr::Int(0),
+        ),
+    });
+    let f = func(vec![for_(
+        V,
+        (zero(), below(1, 1)),
+        vec![for_(K, (zero(), below(2, 1)), vec![acc])],
+    )]);
+    let mut g = f.clone();
+    assert!(opt::unswitch_guards(&mut g) >= 1, "{}", g.to_c());
+    let text = g.to_c();
+    assert!(text.contains("if (w[v] >= 1) {"), "{text}");
+    assert!(text.contains("h[0] += A[z[v]][k];"), "{text}");
+    assert_eq!(text.matches("for (k =").count(), 1, "{text}");
+    for seed in 0..8 {
+        same_all(&f, &g, seed);
+    }
+    // the whole optimizer: the same runs too
+    let h = opt::optimize(&f).expect("optimizes");
+    for seed in 0..8 {
+        same_all(&f, &h, seed);
+    }
+}

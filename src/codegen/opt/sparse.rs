@@ -317,7 +317,7 @@ pub(super) fn guarded_update(s: &Stmt, types: &[ElemType]) -> Option<Vec<Stmt>> 
 
 /// `(c, d)` when `e` is `c ? d : id` with `id` the right identity of `op`
 /// at type `ty` (see [`sparse_updates`]).
-fn selected_operand(e: &Expr, op: BinOp, ty: ElemType) -> Option<(&Expr, &Expr)> {
+pub(super) fn selected_operand(e: &Expr, op: BinOp, ty: ElemType) -> Option<(&Expr, &Expr)> {
     let Expr::Select(c, d, id) = e else {
         return None;
     };

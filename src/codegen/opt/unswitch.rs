@@ -4,10 +4,10 @@
 
 use super::affine::mentions;
 use super::hoist::{bound_vars, nonempty_cond, Guard};
-use super::sparse::Writes;
+use super::sparse::{selected_operand, Writes};
 use super::walk::*;
 use super::*;
-use crate::vocab::UnOp;
+use crate::vocab::{ElemType, UnOp};
 
 /// Moves affine guards that do not depend on a loop out of it.
 ///
@@ -40,7 +40,10 @@ use crate::vocab::UnOp;
 ///
 /// Returns the number of guards moved.
 pub fn unswitch_guards(f: &mut Function) -> usize {
-    let mut u = Unswitch { moved: 0 };
+    let mut u = Unswitch {
+        moved: 0,
+        types: f.arrays.iter().map(|a| a.ty).collect(),
+    };
     f.body = rewrite_stmts(&mut u, std::mem::take(&mut f.body));
     u.moved
 }
@@ -48,6 +51,8 @@ pub fn unswitch_guards(f: &mut Function) -> usize {
 /// The rewrite of [`unswitch_guards`] and the number of guards moved.
 struct Unswitch {
     moved: usize,
+    /// The element type of each array.
+    types: Vec<ElemType>,
 }
 
 impl StmtRewrite for Unswitch {
@@ -55,7 +60,7 @@ impl StmtRewrite for Unswitch {
         let l = l.map_body(|b| rewrite_stmts(self, b));
         let mut inner = vec![l.var];
         bound_vars(&l.body, &mut inner);
-        let l = match two_way(l, &inner) {
+        let l = match two_way(l, &inner, &self.types) {
             Ok(s) => {
                 self.moved += 1;
                 out.push(s);
@@ -115,21 +120,25 @@ impl StmtRewrite for Unswitch {
 /// when the loop has another form.
 ///
 /// In the first two forms a conjunct may also read data
-/// ([`invariant_data`]: `valid[i][d]` around a loop over `k`; an
-/// accumulation keeps such a condition for the sparse updates, which make
-/// it a guarded update): the result is then guarded by the loop's
+/// ([`invariant_data`]: `valid[i][d]` around a loop over `k`), and in the
+/// third when the other side is the operator's identity and no conjunct
+/// selects a value of a loop variable (`znew[t] == k` is left to the
+/// sparse updates): `for v { X[idx] op= c ? a : id }` becomes `if (c) {
+/// for v { X[idx] op= a } }` (where `c` is false the original stores `X[idx]
+/// op id`, the same value but for a `−0.0` made `+0.0`, as in
+/// `sparse_updates`). The result is then guarded by the loop's
 /// non-emptiness, `if (lo <= hi) { if (c) … else … }`, so that `c`'s loads
 /// run only where the original evaluates `c` (first in the loop's first
 /// iteration: `if` and `?:` evaluate their condition first, an assignment
 /// its value before its address, an accumulation after its affine
 /// address and load), on the same values (nothing they read is written in
 /// the loop).
-fn two_way(l: ForLoop, inner: &[LoopVar]) -> Result<Stmt, ForLoop> {
-    let written: Vec<ArrayId> = Writes::of(&l.body)
-        .arrays
-        .into_iter()
-        .map(|(a, _)| a)
-        .collect();
+fn two_way(l: ForLoop, inner: &[LoopVar], types: &[ElemType]) -> Result<Stmt, ForLoop> {
+    let writes = Writes::of(&l.body);
+    let written = Written {
+        arrays: writes.arrays.into_iter().map(|(a, _)| a).collect(),
+        locals: writes.locals,
+    };
     // Whether `c` reads data (then it is evaluated only where the loop
     // runs: see `data_guard`).
     let mut reads_data = false;
@@ -160,9 +169,33 @@ fn two_way(l: ForLoop, inner: &[LoopVar]) -> Result<Stmt, ForLoop> {
             Some(((**c).clone(), vec![arm(a)], vec![arm(b)]))
         }
         [Stmt::Accumulate(acc)] => match &acc.value {
-            // Affine conditions only: `A[x] op= (c ? d : id)` with a data
-            // `c` is a sparse update's (`sparse_updates`: `if (c) A[x] op=
-            // d`), cheaper than two loops.
+            // A data condition with the identity on the other side: `if (c)
+            // { for v { A[x] op= d } }` (a condition that selects a value
+            // of an enclosing variable, `znew[t] == k`, is left to the
+            // sparse updates' selected loops).
+            Expr::Select(c, _, _)
+                if !conjuncts(c).into_iter().any(selects_loop_var)
+                    && conjuncts(c).into_iter().all(|x| {
+                        invariant_comparison(x, inner) || invariant_data(x, inner, &written)
+                    })
+                    && types.get(acc.array).is_some_and(|&ty| {
+                        selected_operand(&acc.value, acc_bin_op(acc.op), ty).is_some()
+                    }) =>
+            {
+                reads_data = true;
+                let d = match &acc.value {
+                    Expr::Select(_, d, _) => (**d).clone(),
+                    other => other.clone(),
+                };
+                let arm = Stmt::Accumulate(Accumulation {
+                    value: d,
+                    ..acc.clone()
+                });
+                Some(((**c).clone(), vec![arm], Vec::new()))
+            }
+            // Otherwise affine conditions only: `A[x] op= (c ? d : id)` with
+            // a data `c` is a sparse update's (`sparse_updates`: `if (c)
+            // A[x] op= d`), cheaper than two loops.
             Expr::Select(c, a, b)
                 if conjuncts(c)
                     .into_iter()
@@ -195,7 +228,11 @@ fn two_way(l: ForLoop, inner: &[LoopVar]) -> Result<Stmt, ForLoop> {
     let two = Stmt::If {
         cond,
         then: vec![with(then)],
-        els: vec![with(els)],
+        els: if els.is_empty() {
+            Vec::new()
+        } else {
+            vec![with(els)]
+        },
     };
     if !reads_data {
         return Ok(two);
@@ -212,16 +249,17 @@ fn two_way(l: ForLoop, inner: &[LoopVar]) -> Result<Stmt, ForLoop> {
 }
 
 /// `e` is made of affine loads whose indices mention none of `inner`, of
-/// arrays not in `written`, and constants, affine values mentioning none
-/// of `inner`, comparisons, `!`, `&&` and `||`: it cannot fail (affine
+/// arrays not in `written`, locals not in `written`, and constants, affine
+/// values mentioning none of `inner`, comparisons, `!`, `&&` and `||`: it cannot fail (affine
 /// accesses are in bounds where the loop runs, by the access contract),
 /// has no effect, and has one value over the whole loop.
-fn invariant_data(e: &Expr, inner: &[LoopVar], written: &[ArrayId]) -> bool {
+fn invariant_data(e: &Expr, inner: &[LoopVar], written: &Written) -> bool {
     match e {
         Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) => true,
         Expr::Aff(a) => inner.iter().all(|&v| !mentions(a, v)),
+        Expr::Local(l) => !written.locals.contains(l),
         Expr::Load { array, index } => {
-            !written.contains(array)
+            !written.arrays.contains(array)
                 && index.iter().all(|x| match x {
                     Expr::Int(_) => true,
                     Expr::Aff(a) => inner.iter().all(|&v| !mentions(a, v)),
@@ -243,6 +281,28 @@ fn invariant_data(e: &Expr, inner: &[LoopVar], written: &[ArrayId]) -> bool {
         ) => invariant_data(a, inner, written) && invariant_data(b, inner, written),
         _ => false,
     }
+}
+
+/// The arrays and locals a loop body writes.
+struct Written {
+    arrays: Vec<ArrayId>,
+    locals: Vec<LocalId>,
+}
+
+/// `e` is `a == b` with one side an affine value that mentions a loop
+/// variable (a data-dependent selection of that variable's value).
+fn selects_loop_var(e: &Expr) -> bool {
+    let Expr::Binary(BinOp::Eq, a, b) = e else {
+        return false;
+    };
+    let loop_aff = |x: &Expr| match x {
+        Expr::Aff(a) => a
+            .terms
+            .iter()
+            .any(|&(s, c)| c != 0 && matches!(s, Sym::Loop(_))),
+        _ => false,
+    };
+    loop_aff(a) || loop_aff(b)
 }
 
 /// The conjuncts `G` of the rule of [`unswitch_guards`] for a loop body

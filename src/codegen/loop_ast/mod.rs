@@ -270,6 +270,17 @@ pub enum BinOp {
     Or,
 }
 
+impl BinOp {
+    /// `== != < <= > >=`: a bool from two operands of one type, which
+    /// cannot fail.
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
+    }
+}
+
 /// Conversions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Cast {

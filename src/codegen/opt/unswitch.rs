@@ -267,18 +267,9 @@ fn invariant_data(e: &Expr, inner: &[LoopVar], written: &Written) -> bool {
                 })
         }
         Expr::Unary(UnOp::Not, a) => invariant_data(a, inner, written),
-        Expr::Binary(
-            BinOp::Eq
-            | BinOp::Ne
-            | BinOp::Lt
-            | BinOp::Le
-            | BinOp::Gt
-            | BinOp::Ge
-            | BinOp::And
-            | BinOp::Or,
-            a,
-            b,
-        ) => invariant_data(a, inner, written) && invariant_data(b, inner, written),
+        Expr::Binary(op, a, b) if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) => {
+            invariant_data(a, inner, written) && invariant_data(b, inner, written)
+        }
         _ => false,
     }
 }
@@ -333,10 +324,7 @@ fn invariant_comparison(e: &Expr, inner: &[LoopVar]) -> bool {
     let Expr::Binary(op, a, b) = e else {
         return false;
     };
-    let comparison = matches!(
-        op,
-        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
-    );
+    let comparison = op.is_comparison();
     let invariant = |x: &Expr| match x {
         Expr::Int(_) => true,
         Expr::Aff(a) => inner.iter().all(|&v| !mentions(a, v)),

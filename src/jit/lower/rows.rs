@@ -113,17 +113,8 @@ impl Lower<'_, '_> {
             Expr::Binary(BinOp::And | BinOp::Or, _, _) | Expr::Select(..) => false,
             Expr::Binary(op, a, b) => {
                 let safe = self.expr_type(a) == ElemType::Float
-                    || matches!(
-                        op,
-                        BinOp::Eq
-                            | BinOp::Ne
-                            | BinOp::Lt
-                            | BinOp::Le
-                            | BinOp::Gt
-                            | BinOp::Ge
-                            | BinOp::Min
-                            | BinOp::Max
-                    );
+                    || op.is_comparison()
+                    || matches!(op, BinOp::Min | BinOp::Max);
                 safe && self.row_loads(a, scope, out) && self.row_loads(b, scope, out)
             }
             Expr::Cast(

@@ -594,11 +594,7 @@ impl Lower<'_, '_> {
                 if !self.check_all && index[k].is_affine() {
                     continue;
                 }
-                let lo = self.arrays[array].lo[k];
-                let hi = self.arrays[array].hi[k];
-                let c1 = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, x, lo);
-                let c2 = self.b.ins().icmp(IntCC::SignedLessThan, x, hi);
-                let c = self.b.ins().band(c1, c2);
+                let c = self.in_box(array, k, x);
                 ok = self.b.ins().band(ok, c);
             }
             let code = if data_dependent {
@@ -648,6 +644,16 @@ impl Lower<'_, '_> {
         let positions: Vec<(usize, Value)> = xs.into_iter().enumerate().collect();
         let off = self.offset_of(array, &positions, None);
         Ok(self.byte_address(array, off))
+    }
+
+    /// `lo_k <= x < lo_k + extent_k` for dimension `k` of `array`'s box
+    /// (an `i8` flag).
+    fn in_box(&mut self, array: ArrayId, k: usize, x: Value) -> Value {
+        let lo = self.arrays[array].lo[k];
+        let hi = self.arrays[array].hi[k];
+        let c1 = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, x, lo);
+        let c2 = self.b.ins().icmp(IntCC::SignedLessThan, x, hi);
+        self.b.ins().band(c1, c2)
     }
 
     /// `start + Σ (x_k − lo_k)·stride_k` over the positions `(k, x_k)` of

@@ -19,7 +19,6 @@ use crate::codegen::loop_ast::{
 use crate::jit::abi::status;
 use crate::jit::JitError;
 use crate::vocab::ElemType;
-use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use cranelift_frontend::Variable;
 
@@ -224,11 +223,7 @@ impl Lower<'_, '_> {
                 if x.is_affine() {
                     continue;
                 }
-                let lo = self.arrays[array].lo[j];
-                let hi = self.arrays[array].hi[j];
-                let c1 = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, v, lo);
-                let c2 = self.b.ins().icmp(IntCC::SignedLessThan, v, hi);
-                let c = self.b.ins().band(c1, c2);
+                let c = self.in_box(array, j, v);
                 ok = self.b.ins().band(ok, c);
             }
             self.guard(ok, status::OUT_OF_BOUNDS, Some(array), &xs);

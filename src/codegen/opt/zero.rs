@@ -33,9 +33,12 @@ const EXP_HI: f64 = 700.0;
 /// ```
 ///
 /// with `fin_f(u)` = `1e-300 <= u && u <= 1e300` for `lgamma` and `log`
-/// (`m >= 0` when `u = float(m) + c` with `1e-300 <= c <= 1e299`: then
-/// `c <= u < c + 1e19`), `u <= 700` for `exp`. `u'` and `u` contain no draw, categorical or
-/// external call.
+/// (`m >= 0` when `u = float(m) + b` with `1e-300 <= b <= 1e299`: then
+/// `b <= u < b + 1e19`), `u <= 700` for `exp`. `u'` and `u` contain no
+/// draw, categorical or external call. A term `E = c ? E' : 0.0` (`c`
+/// without a draw, categorical or external call, `E'` of that form) makes
+/// `if (c && (R != 0 || !fin_f(u))) S'` with `S'` adding `E'`: where `c`
+/// is false the original adds `+0.0`, where it holds it adds `E'`.
 ///
 /// Why this is exact: when `R != 0` (an affine load: it cannot fail under
 /// the access contract and has no effect) `S` runs as before. When `R ==
@@ -43,8 +46,9 @@ const EXP_HI: f64 = 700.0;
 /// additions of an int `0` (which cannot overflow) and constant folds the
 /// JIT computes identically, so `u'` and `u` have the same value and fail
 /// (overflow) at the same operation; the guard evaluates `u` first (or
-/// `m`, which holds every operation of `u = float(m) + c` that may fail),
-/// so it fails where the original fails. When `fin_f(u)` holds, `f(u)` is finite
+/// `m`, which holds every operation of `u = float(m) + b` that may fail),
+/// so it fails where the original fails. When `fin_f(u)` holds, `f(u)` is
+/// finite
 /// (`runtime::math::lgamma` is finite on `[1e-300, 1e300]`: the reflection
 /// formula's `π / |sin πx|` stays below `1e301` there and the Lanczos sum
 /// is positive; `ln` is finite on positive finite numbers; `exp` below
@@ -219,8 +223,8 @@ fn is_affine_index(e: &Expr) -> bool {
 /// `fin_f(u)`: a condition under which `f(u)` is finite (see
 /// [`skip_zero_terms`]); `None` for the other functions.
 fn finite_band(f: MathFn, u: &Expr) -> Option<Expr> {
-    // `float(m) + c` with `c` in the band, far below its top: `m >= 0`
-    // suffices (`0 <= float(m) < 2^63`, so `c <= u < c + 1e19`)
+    // `float(m) + b` with `b` in the band, far below its top: `m >= 0`
+    // suffices (`0 <= float(m) < 2^63`, so `b <= u < b + 1e19`)
     if let (MathFn::Lgamma | MathFn::Log, Expr::Binary(BinOp::Add, a, b)) = (f, u) {
         if let (Expr::Cast(Cast::IntToFloat, m), Expr::Float(c)) = (&**a, &**b) {
             if (FINITE_LO..=1e299).contains(c) {

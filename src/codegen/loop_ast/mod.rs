@@ -9,7 +9,7 @@
 //! Files: this one holds the types and their constructors; `check` the
 //! static check and typing, `print` the C-like printer, `parallel` the
 //! proof that a loop's iterations are independent and the marking of
-//! parallel loops.
+//! parallel loops, `writes` what a statement list writes and binds.
 //!
 //! Must not know about: schedules, dependences, Cranelift, the source
 //! syntax. It reads only `ElemType` from the IR; domains are `poly::Set`s.
@@ -63,10 +63,12 @@
 mod check;
 pub mod parallel;
 mod print;
+mod writes;
 
 use crate::poly::{ConstraintKind, Set};
 pub use crate::vocab::{Distribution, ElemType, ReduceOp, UnOp};
 pub use check::{binop_type, AstError};
+pub use writes::{bound_vars, Writes};
 
 /// Maximum number of dimensions of an array (the size of the error slot's
 /// point record).

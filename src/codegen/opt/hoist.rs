@@ -158,28 +158,6 @@ impl Hoister {
     }
 }
 
-/// Loop variables bound anywhere in `body`.
-pub(super) fn bound_vars(body: &[Stmt], out: &mut Vec<LoopVar>) {
-    for s in body {
-        match s {
-            Stmt::For(l) => {
-                out.push(l.var);
-                bound_vars(&l.body, out);
-            }
-            Stmt::If { then, els, .. } => {
-                bound_vars(then, out);
-                bound_vars(els, out);
-            }
-            Stmt::Block(b) => bound_vars(b, out),
-            Stmt::Bind(b) => {
-                out.push(b.var);
-                bound_vars(&b.body, out);
-            }
-            Stmt::Assign { .. } | Stmt::Accumulate(_) | Stmt::SetLocal { .. } => {}
-        }
-    }
-}
-
 /// `(array, index)` of the accumulations executed unconditionally by one
 /// pass over `body` (top level and `Block`s only), without duplicates.
 pub(super) fn top_level_accumulations(body: &[Stmt], out: &mut Vec<(ArrayId, Vec<Expr>)>) {

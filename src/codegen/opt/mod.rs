@@ -77,8 +77,9 @@
 //! rational implication questions.
 
 use super::loop_ast::{
-    acc_bin_op, Accumulation, Affine, ArrayId, AstError, BinOp, Binding, Bound, BoundTerm, Expr,
-    ForLoop, Function, Local, LocalId, LoopVar, RandomDraw, ReduceOp, Stmt, Sym,
+    acc_bin_op, bound_vars, Accumulation, Affine, ArrayId, AstError, BinOp, Binding, Bound,
+    BoundTerm, Expr, ForLoop, Function, Local, LocalId, LoopVar, RandomDraw, ReduceOp, Stmt, Sym,
+    Writes,
 };
 
 mod affine;

@@ -6,7 +6,7 @@
 //!
 //! Must not know about: facts, the solver, accumulators.
 
-use super::hoist::{bound_vars, nonempty_cond, Guard};
+use super::hoist::{nonempty_cond, Guard};
 use super::walk::*;
 use super::*;
 use crate::vocab::ElemType;
@@ -402,46 +402,6 @@ impl Uses {
 fn reads_array(e: &Expr, array: ArrayId) -> bool {
     let u = Uses::of(e);
     u.opaque || u.arrays.contains(&array)
-}
-
-/// What statements write: arrays (with the indices of the stores and
-/// accumulations) and locals.
-#[derive(Default)]
-pub(super) struct Writes {
-    pub(super) arrays: Vec<(ArrayId, Vec<Expr>)>,
-    pub(super) locals: Vec<LocalId>,
-}
-
-impl Writes {
-    /// The writes of `body`, at any depth.
-    pub(super) fn of(body: &[Stmt]) -> Writes {
-        let mut w = Writes::default();
-        w.add(body);
-        w
-    }
-
-    fn add(&mut self, body: &[Stmt]) {
-        for s in body {
-            match s {
-                Stmt::For(ForLoop { body, .. }) | Stmt::Block(body) => self.add(body),
-                Stmt::Bind(b) => self.add(&b.body),
-                Stmt::If { then, els, .. } => {
-                    self.add(then);
-                    self.add(els);
-                }
-                Stmt::Assign { array, index, .. }
-                | Stmt::Accumulate(Accumulation { array, index, .. }) => {
-                    self.arrays.push((*array, index.clone()));
-                }
-                Stmt::SetLocal { local, .. } => self.locals.push(*local),
-            }
-        }
-    }
-
-    /// Whether `array` is written.
-    pub(super) fn array(&self, array: ArrayId) -> bool {
-        self.arrays.iter().any(|(a, _)| *a == array)
-    }
 }
 
 /// Whether `e` may be evaluated once instead of once per iteration of a

@@ -3,8 +3,8 @@
 //! Must not know about: facts, the solver, accumulators.
 
 use super::affine::mentions;
-use super::hoist::{bound_vars, nonempty_cond, Guard};
-use super::sparse::{selected_operand, Writes};
+use super::hoist::{nonempty_cond, Guard};
+use super::sparse::selected_operand;
 use super::walk::*;
 use super::*;
 use crate::vocab::{ElemType, UnOp};
@@ -134,11 +134,7 @@ impl StmtRewrite for Unswitch {
 /// address and load), on the same values (nothing they read is written in
 /// the loop).
 fn two_way(l: ForLoop, inner: &[LoopVar], types: &[ElemType]) -> Result<Stmt, ForLoop> {
-    let writes = Writes::of(&l.body);
-    let written = Written {
-        arrays: writes.arrays.into_iter().map(|(a, _)| a).collect(),
-        locals: writes.locals,
-    };
+    let written = Writes::of(&l.body);
     // Whether `c` reads data (then it is evaluated only where the loop
     // runs: see `data_guard`).
     let mut reads_data = false;
@@ -253,13 +249,13 @@ fn two_way(l: ForLoop, inner: &[LoopVar], types: &[ElemType]) -> Result<Stmt, Fo
 /// values mentioning none of `inner`, comparisons, `!`, `&&` and `||`: it cannot fail (affine
 /// accesses are in bounds where the loop runs, by the access contract),
 /// has no effect, and has one value over the whole loop.
-fn invariant_data(e: &Expr, inner: &[LoopVar], written: &Written) -> bool {
+fn invariant_data(e: &Expr, inner: &[LoopVar], written: &Writes) -> bool {
     match e {
         Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) => true,
         Expr::Aff(a) => inner.iter().all(|&v| !mentions(a, v)),
         Expr::Local(l) => !written.locals.contains(l),
         Expr::Load { array, index } => {
-            !written.arrays.contains(array)
+            !written.array(*array)
                 && index.iter().all(|x| match x {
                     Expr::Int(_) => true,
                     Expr::Aff(a) => inner.iter().all(|&v| !mentions(a, v)),
@@ -272,12 +268,6 @@ fn invariant_data(e: &Expr, inner: &[LoopVar], written: &Written) -> bool {
         }
         _ => false,
     }
-}
-
-/// The arrays and locals a loop body writes.
-struct Written {
-    arrays: Vec<ArrayId>,
-    locals: Vec<LocalId>,
 }
 
 /// `e` is `a == b` with one side an affine value that mentions a loop

@@ -4,10 +4,10 @@
 use super::rows::Scope;
 use super::vector::{vectorizable, LANES};
 use super::{mem, Lower};
-use crate::codegen::loop_ast::Affine;
 use crate::codegen::loop_ast::{
     acc_bin_op, Accumulation, Binding, Expr, ForLoop, LoopVar, ReduceOp, Stmt,
 };
+use crate::codegen::loop_ast::{bound_vars, Affine, Writes};
 use crate::jit::abi::{rt, status};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -185,15 +185,16 @@ impl Lower<'_, '_> {
     /// The [`Scope`] of loop `l`'s variable: the variables bound in `l`,
     /// the arrays and locals its body writes.
     fn loop_scope(&self, l: &ForLoop) -> Scope {
-        let mut scope = Scope {
+        let mut inner = vec![l.var];
+        bound_vars(&l.body, &mut inner);
+        let w = Writes::of(&l.body);
+        Scope {
             var: l.var,
-            inner: vec![l.var],
-            arrays: Vec::new(),
-            locals: Vec::new(),
+            inner,
+            arrays: w.arrays.into_iter().map(|(a, _)| a).collect(),
+            locals: w.locals,
             whole: true,
-        };
-        writes(&l.body, &mut scope);
-        scope
+        }
     }
 
     /// Parallel loop `l` (id `id`) over `[lo, hi]`: when it has at least
@@ -389,30 +390,5 @@ impl Lower<'_, '_> {
         self.b.seal_block(exit);
         self.b.switch_to_block(exit);
         Ok(())
-    }
-}
-
-/// Adds the variables bound in `body` and the arrays and locals it
-/// writes, at any depth, to `scope`.
-fn writes(body: &[Stmt], scope: &mut Scope) {
-    for s in body {
-        match s {
-            Stmt::For(l) => {
-                scope.inner.push(l.var);
-                writes(&l.body, scope);
-            }
-            Stmt::Bind(b) => {
-                scope.inner.push(b.var);
-                writes(&b.body, scope);
-            }
-            Stmt::If { then, els, .. } => {
-                writes(then, scope);
-                writes(els, scope);
-            }
-            Stmt::Block(b) => writes(b, scope),
-            Stmt::Assign { array, .. } => scope.arrays.push(*array),
-            Stmt::Accumulate(acc) => scope.arrays.push(acc.array),
-            Stmt::SetLocal { local, .. } => scope.locals.push(*local),
-        }
     }
 }

@@ -134,6 +134,33 @@ fn a_constant_argument_needs_only_the_datum() {
 }
 
 #[test]
+fn a_count_plus_its_last_step_is_the_datum() {
+    // logp's `Σ lgamma(float(n + last) + 0.1) − lgamma(0.1)` once a final
+    // count is read off a running count (`sdr::rewrite::endpoint`): the
+    // whole int operand of the cast is the datum. n + 1 overflows at
+    // i64::MAX: an error in both engines, the guard's or the term's.
+    let src = program(
+        "lgamma(float(n[a] + (if X[i, a] > 2 then 1 else 0)) + 0.1)",
+        "lgamma(0.1)",
+    );
+    let code = emit(&src);
+    assert!(
+        code.contains("if ((n[t2] + ((X[t0][t2] > 2) ? 1 : 0)) != 0) {"),
+        "{code}"
+    );
+    agree_everywhere(&src, &[2, 3], &[0, 0, 5], &[0, 4, 0, 3, 0, 1]);
+    agree_everywhere(&src, &[2, 3], &[-1, 0, i64::MAX], &[3, 0, 0, 0, 0, 3]);
+    // a cast under a `select` branch is not always evaluated: no datum
+    let src = program(
+        "lgamma(if X[i, a] > 2 then float(n[a] + 1) + 0.1 else 0.1)",
+        "lgamma(0.1)",
+    );
+    let code = emit(&src);
+    assert!(!code.contains("!= 0)"), "{code}");
+    agree_everywhere(&src, &[2, 3], &[0, 0, 5], &[0, 4, 0, 3, 0, 1]);
+}
+
+#[test]
 fn a_term_that_does_not_vanish_is_kept() {
     for (f, g) in [
         // another constant: f(n + 0.1) − f(n + 0.2) is not zero at X = 0

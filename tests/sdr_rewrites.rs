@@ -1,5 +1,6 @@
 //! The algebraic rewrites of reductions (`sdr::rewrite`): merge,
-//! idempotence, higher-order operators, decomposition, factorization.
+//! idempotence, higher-order operators, decomposition, factorization, and
+//! totals read off a running count (endpoint).
 //!
 //! Every program is checked three ways against the reference interpreter
 //! on the ORIGINAL program (no optimization): the interpreter on the
@@ -496,4 +497,100 @@ proptest! {
             "{src}\ncomplexity {} -> {}", r.before, r.after
         );
     }
+}
+
+// ------------------------------------------------------------------- endpoint
+
+/// A leave-one-out count `C` (labels `y` before `i`, `z` after) with the
+/// equations `totals` of the outputs `outputs`.
+fn counts(totals: &str, outputs: &str) -> String {
+    format!(
+        "affine ep [N, K] -> {{ : N > 0 and K > 0 }}
+        inputs y, z : int [N]; X : int [N, K];
+        outputs C : int [K, N]; {outputs}
+        let
+            C[k, i] = reduce(+, [j], {{: 0 <= j < i}} : if y[j] == k then 1 else 0)
+                    + reduce(+, [j], {{: i < j < N}} : if z[j] == k then 1 else 0);
+            {totals}
+    ."
+    )
+}
+
+const NK: &[&[i64]] = &[&[1, 1], &[2, 3], &[5, 2], &[9, 4]];
+
+#[test]
+fn endpoint_reads_a_total_off_the_running_count() {
+    // F (the labels y, all of them) is C at i = N - 1 plus the last label;
+    // G (the labels z) is C at i = 0 plus the first one, where the prefix
+    // part is empty. Both were O(N K) passes of their own; now O(K).
+    let src = counts(
+        "F[k] = reduce(+, [j], {: 0 <= j < N} : if y[j] == k then 1 else 0);
+         G[k] = reduce(+, [j], {: 0 <= j < N} : if z[j] == k then 1 else 0);",
+        "F, G : int [K];",
+    );
+    let (_, o) = check(&src, NK);
+    assert_eq!(decided(&o, "F", DecisionKind::Endpoint), Some(true));
+    assert_eq!(decided(&o, "G", DecisionKind::Endpoint), Some(true));
+    assert!(reduction_free(&o, "F") && reduction_free(&o, "G"));
+    let text: Vec<&str> = o
+        .decisions
+        .iter()
+        .filter(|d| d.kind == DecisionKind::Endpoint)
+        .map(|d| d.detail.as_str())
+        .collect();
+    assert_eq!(
+        text,
+        [
+            "F = C[.., N - 1] + its last part",
+            "G = C[.., 0] + its last part"
+        ]
+    );
+}
+
+#[test]
+fn endpoint_is_declined_where_a_total_is_not_a_count_end() {
+    // H: another body (2 per label); P: a float sum (another order is
+    // another number); Q: E's body, but E at N - 1 covers only half the
+    // range (the rest costs as much as the total).
+    let src = "affine ep2 [N, K] -> { : N > 0 and K > 0 }
+        inputs y : int [N]; Y : float [N];
+        outputs H : int [K]; P : float [K]; Q : int [K];
+                C : int [K, N]; D : float [K, N]; E : int [K, N];
+        let
+            C[k, i] = reduce(+, [j], {: 0 <= j < i} : if y[j] == k then 1 else 0);
+            D[k, i] = reduce(+, [j], {: 0 <= j < i} : if y[j] == k then Y[j] else 0.0);
+            E[k, i] = reduce(+, [j], {: 0 <= 2j < i} : if y[j] == k then 3 else 0);
+            H[k] = reduce(+, [j], {: 0 <= j < N} : if y[j] == k then 2 else 0);
+            P[k] = reduce(+, [j], {: 0 <= j < N} : if y[j] == k then Y[j] else 0.0);
+            Q[k] = reduce(+, [j], {: 0 <= j < N} : if y[j] == k then 3 else 0);
+    .";
+    let (_, o) = check(src, NK);
+    for v in ["H", "P", "Q"] {
+        assert_eq!(decided(&o, v, DecisionKind::Endpoint), None, "{v}");
+    }
+}
+
+#[test]
+fn endpoint_never_makes_a_cycle() {
+    // C's suffix part reads G, which reads F: reading F off C would make F
+    // depend on itself (the suffix part is empty at i = N - 1, so only the
+    // dependence test stops that). F is read off C's prefix part instead,
+    // the local normalization gave it.
+    let src = "affine ep3 [N, K] -> { : N > 0 and K > 0 }
+        inputs y : int [N];
+        outputs C : int [K, N]; F : int [K];
+        locals G : int [N, K];
+        let
+            F[k] = reduce(+, [j], {: 0 <= j < N} : if y[j] == k then 1 else 0);
+            G[j, k] = F[k] + j;
+            C[k, i] = reduce(+, [j], {: 0 <= j < i} : if y[j] == k then 1 else 0)
+                    + reduce(+, [j], {: i < j < N} : G[j, k]);
+    .";
+    let (_, o) = check(src, NK);
+    let d = o
+        .decisions
+        .iter()
+        .find(|d| d.kind == DecisionKind::Endpoint && d.var == "F")
+        .expect("F read off a count");
+    assert_eq!(d.detail, "F = C_red[.., N - 1] + its last part");
 }

@@ -456,15 +456,10 @@ pub fn without_spans(p: &Program) -> Program {
         }
         for eq in &mut s.equations {
             eq.span = Default::default();
-            clear_expr_spans(&mut eq.expr);
+            eq.expr.clear_spans();
         }
     }
     p
-}
-
-fn clear_expr_spans(e: &mut Expr) {
-    e.span = Default::default();
-    e.for_each_child_mut(&mut clear_expr_spans);
 }
 
 #[cfg(test)]

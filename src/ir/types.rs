@@ -368,6 +368,20 @@ impl Expr {
 }
 
 impl Expr {
+    /// `self` with every span set to the default.
+    pub fn clear_spans(&mut self) {
+        self.span = Default::default();
+        self.for_each_child_mut(&mut Expr::clear_spans);
+    }
+
+    /// Structural equality up to source locations (spans).
+    pub fn same_as(&self, other: &Expr) -> bool {
+        let (mut a, mut b) = (self.clone(), other.clone());
+        a.clear_spans();
+        b.clear_spans();
+        a == b
+    }
+
     /// The reductions of `self`, nested ones included, in pre-order.
     pub fn reductions(&self) -> Vec<&Reduction> {
         fn go<'a>(e: &'a Expr, out: &mut Vec<&'a Reduction>) {

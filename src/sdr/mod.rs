@@ -86,6 +86,9 @@ pub enum DecisionKind {
     Decomposition,
     /// Merging nested reductions of one operator into one.
     Merge,
+    /// An int total read off a running count at the end of its range
+    /// (`nvk[v, k] = NWK[v, k, W − 1] + the last token`).
+    Endpoint,
     /// Splitting a reduction's domain along a hyperplane.
     Split,
     /// The simplification transformation (SDR) along a reuse vector.
@@ -123,6 +126,7 @@ impl DecisionKind {
             DecisionKind::Factorization => "factorization",
             DecisionKind::Decomposition => "decomposition",
             DecisionKind::Merge => "merge",
+            DecisionKind::Endpoint => "endpoint",
             DecisionKind::Split => "split",
             DecisionKind::Simplification => "simplification",
             DecisionKind::Pointwise => "pointwise",

@@ -570,7 +570,7 @@ fn select_loop(v: LoopVar, lower: &Bound, upper: &Bound, body: &[Stmt]) -> Optio
 /// Whether evaluating `e` can fail only by an integer overflow under the
 /// access contract: affine loads, no draws, no external calls, divisions
 /// only by a constant `>= 1`.
-fn overflow_only(e: &Expr) -> bool {
+pub(super) fn overflow_only(e: &Expr) -> bool {
     match e {
         Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => true,
         Expr::Load { index, .. } => index.iter().all(Expr::is_affine),

@@ -4,6 +4,7 @@
 //!
 //! Must not know about: facts, the solver, accumulators.
 
+use super::sparse::overflow_only;
 use super::walk::*;
 use super::*;
 use crate::codegen::loop_ast::{Cast, MathFn};
@@ -22,8 +23,13 @@ const EXP_HI: f64 = 700.0;
 /// Rule: a float update `s = s + E` (`s` a local, or `A[x] = A[x] + E`
 /// with the load at the syntactically same affine index, or `A[x] += E`)
 /// where `E = f(u') − f(u)`, `f` one of `lgamma`, `log`, `exp`, and `u'`
-/// contains an affine load `R` of an int array such that `u'` with `R := 0`
-/// simplifies to `u` (`x + 0`, `0 + x`, `x − 0` on ints; an int constant
+/// contains an int expression `R` such that `u'` with `R := 0`
+/// simplifies to `u`: `R` an affine load of an int array, or, when
+/// nothing in `u'` and `u` can fail but by an integer overflow, the
+/// operand of a cast `float(R)` that evaluating `u'` always evaluates
+/// (through float `+ − * /` and negation only; `R = n[x] + (c ? 1 : 0)`,
+/// a final count read as a running count plus its last step). The
+/// simplifications are `x + 0`, `0 + x`, `x − 0` on ints; an int constant
 /// to float; `+ − *` of two float constants, folded in IEEE double, as the
 /// JIT computes them; then syntactically equal, float constants bit for
 /// bit), becomes
@@ -41,7 +47,10 @@ const EXP_HI: f64 = 700.0;
 /// is false the original adds `+0.0`, where it holds it adds `E'`.
 ///
 /// Why this is exact: when `R != 0` (an affine load: it cannot fail under
-/// the access contract and has no effect) `S` runs as before. When `R ==
+/// the access contract and has no effect) `S` runs as before. (A cast
+/// operand `R` has no effect either; where it overflows, the original
+/// fails too, by an overflow, since it evaluates `R` in `u'` and
+/// everything it evaluates before can fail only by an overflow.) When `R ==
 /// 0`, `u'` evaluates the operations of `u` on the same values, plus
 /// additions of an int `0` (which cannot overflow) and constant folds the
 /// JIT computes identically, so `u'` and `u` have the same value and fail
@@ -169,9 +178,14 @@ impl Zero {
             (Expr::Float(_), _) if decide(&fin)? => None,
             _ => Some(fin),
         };
-        let mut loads = Vec::new();
-        int_loads(u2, &self.arrays, &mut loads);
-        let r = loads
+        let mut cands = Vec::new();
+        int_loads(u2, &self.arrays, &mut cands);
+        // the int operands of casts `u'` always evaluates, when nothing in
+        // `u'` or `u` can fail but by an overflow
+        if overflow_only(u2) && overflow_only(u) {
+            cast_operands(u2, &mut cands);
+        }
+        let r = cands
             .into_iter()
             .find(|r| same(&simplify(substitute(u2.clone(), r)), u))?;
         let nonzero = Expr::bin(BinOp::Ne, r, Expr::Int(0));
@@ -283,7 +297,23 @@ fn int_loads(e: &Expr, types: &[ElemType], out: &mut Vec<Expr>) {
     }
 }
 
-/// `e` with every occurrence of the load `r` replaced by `0`.
+/// The int operands `m` of the casts `float(m)` that evaluating `e`
+/// always evaluates (reached from `e` through float `+ − * /` and
+/// negation only: not under a `select` branch or a lazy operator), in
+/// order of appearance.
+fn cast_operands(e: &Expr, out: &mut Vec<Expr>) {
+    match e {
+        Expr::Cast(Cast::IntToFloat, m) if !out.contains(m) => out.push((**m).clone()),
+        Expr::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div, a, b) => {
+            cast_operands(a, out);
+            cast_operands(b, out);
+        }
+        Expr::Unary(UnOp::Neg, a) => cast_operands(a, out),
+        _ => {}
+    }
+}
+
+/// `e` with every occurrence of the int expression `r` replaced by `0`.
 fn substitute(e: Expr, r: &Expr) -> Expr {
     if &e == r {
         return Expr::Int(0);

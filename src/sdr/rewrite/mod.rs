@@ -6,7 +6,10 @@
 //! A reduction `X[x] = ⊕ { E(y) : y ∈ P, p(y) = x }` is rewritten when `p`
 //! is a *coordinate projection* (each result index is one body index, the
 //! form `reduce(op, [k, l], …)` lowers to); the body indices `p` drops are
-//! the reduction dimensions. Per reduction equation, in this order:
+//! the reduction dimensions. First, [`endpoint`]: an int total that a
+//! running count of the system reaches at the end of its range is read off
+//! that count (plus the rest of its range, a new local). Then, per
+//! reduction equation, in this order:
 //!
 //! 1. [`merge`]: a body that reads a local defined by a reduction of the
 //!    same operator becomes one reduction over both (kept only when a
@@ -28,6 +31,7 @@
 
 pub mod count;
 pub mod decompose;
+pub mod endpoint;
 pub mod factor;
 pub mod higher_order;
 pub mod idempotence;
@@ -116,6 +120,7 @@ pub fn rewrite(p: &Program) -> Result<(Program, Vec<Decision>, Origins), SdrErro
 }
 
 fn rewrite_system(cx: &mut Cx, s: &mut System) -> Result<(), SdrError> {
+    endpoint::run(cx, s)?;
     let mut work: VecDeque<(VarId, usize)> = s
         .equations
         .iter()

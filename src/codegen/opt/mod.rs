@@ -1,10 +1,11 @@
 //! Loop-AST optimization: semantics-preserving rewrites of a scanned loop
 //! program ([`Function`]) before it is printed or JIT-compiled.
 //!
-//! Owns seven rewrites, applied by [`optimize`] in the order: degenerate
+//! Owns eight rewrites, applied by [`optimize`] in the order: degenerate
 //! loops, splitting, degenerate loops again (pieces `[e, e]`), guards,
-//! invariant guards out of loops, sparse updates, accumulators, zero
-//! terms, guards again (the non-emptiness guards hoisting adds):
+//! interchange, invariant guards out of loops, sparse updates,
+//! accumulators, zero terms, guards again (the non-emptiness guards
+//! hoisting adds):
 //! 1. [`remove_degenerate_loops`]: a `for` whose lower and upper bounds are
 //!    syntactically the same single affine value `e` (one term each,
 //!    divisor 1, equal after merging terms) runs exactly once with
@@ -39,6 +40,11 @@
 //!    skipped where `R == 0` and `f(u)` is finite (DMM's per-term
 //!    predictive: a hand-written sampler visits a document's non-zero
 //!    terms only).
+//! 8. [`interchange_loops`]: the inner loop of an accumulation nest
+//!    `for o { for i { A[x] op= E } }` moves out past `o` when the loads
+//!    of `E` then walk memory more contiguously (matmul's `i, k, j`
+//!    order; CoxPH's subjects outside its information matrix's entries),
+//!    when `x` is injective in `o` and no failure of `E` depends on `o`.
 //!
 //! Every rewrite is conservative: whenever a precondition cannot be
 //! established (an unknown statement form, an overflow while substituting,
@@ -68,8 +74,8 @@
 //! Files: `affine` (arithmetic on [`Affine`]), `walk` (generic walks over
 //! statements and expressions), `facts` (the linear facts known at a
 //! statement and the solver questions on them), `degenerate`, `hoist`,
-//! `guards`, `split`, `fold`, `sparse`, `unswitch` and `zero` (the seven
-//! rewrites; `fold` decides and folds the atoms of a split loop's pieces),
+//! `guards`, `split`, `fold`, `sparse`, `unswitch`, `zero` and
+//! `interchange` (the eight rewrites; `fold` decides and folds the atoms of a split loop's pieces),
 //! `tests`.
 //!
 //! Must not know about: schedules, the IR, Cranelift. It reads and writes
@@ -89,6 +95,7 @@ mod facts;
 mod fold;
 mod guards;
 mod hoist;
+mod interchange;
 mod sparse;
 mod split;
 #[cfg(test)]
@@ -101,6 +108,7 @@ pub use cost::loop_cost;
 pub use degenerate::remove_degenerate_loops;
 pub use guards::simplify_guards;
 pub use hoist::hoist_accumulators;
+pub use interchange::interchange_loops;
 pub use sparse::{sparse_updates, SparseCounts};
 pub use split::{split_loops, SPLIT_GROWTH, SPLIT_MAX_BODY, SPLIT_MAX_CUTS};
 pub use unswitch::unswitch_guards;
@@ -143,11 +151,14 @@ pub struct OptStats {
     pub unswitched_guards: usize,
     /// Sum terms skipped where an int datum is zero ([`skip_zero_terms`]).
     pub zero_terms: usize,
+    /// Accumulation nests whose inner loop moved out by one level
+    /// ([`interchange_loops`]).
+    pub interchanged_loops: usize,
 }
 
 /// Applies the rewrites of this module in order (degenerate loops,
-/// splitting, degenerate loops, guards, sparse updates, accumulators, zero
-/// terms, guards) to a copy
+/// splitting, degenerate loops, guards, interchange, invariant guards,
+/// sparse updates, accumulators, zero terms, guards) to a copy
 /// of `f`. The result computes the same
 /// array contents as `f` for every parameter vector of the context, bit for
 /// bit (the same operations on the same values in the same order).
@@ -170,6 +181,9 @@ pub fn optimize_with_stats(f: &Function) -> Result<(Function, OptStats), OptErro
     // (an accumulation under an `if` is not hoisted), and the guards
     // hoisting adds are simplified after it.
     stats.guard_conjuncts = simplify_guards(&mut g);
+    // Before unswitching (a condition of the moved-out loop's variable is
+    // then invariant in the new inner loop).
+    stats.interchanged_loops = interchange_loops(&mut g);
     // Guards that do not depend on a loop leave it (before hoisting: an
     // accumulation no longer under an `if` may be hoisted).
     stats.unswitched_guards = unswitch_guards(&mut g);

@@ -1,0 +1,364 @@
+//! Loop interchange for locality ([`interchange_loops`]): the innermost
+//! loop of an accumulation nest moves out by one level when the loop it
+//! crosses walks memory more contiguously.
+//!
+//! Must not know about: schedules, accumulators, the JIT.
+
+use super::affine::{mentions, scale_affine, sub_affine};
+use super::facts::Facts;
+use super::walk::*;
+use super::*;
+use crate::codegen::loop_ast::{Cast, MathFn};
+use crate::poly::Set;
+use crate::vocab::{ElemType, UnOp};
+
+/// Cost of a load that walks memory with a stride other than 1 in the
+/// inner loop (a new cache line per iteration), against 1 for a
+/// contiguous one and 0 for one the inner loop does not move.
+const STRIDED: usize = 4;
+
+/// Swaps `for (o ...) { for (i ...) { A[x] op= E } }` into `for (i ...)
+/// { for (o ...) { A[x] op= E } }` where that walks memory better.
+///
+/// Rule: the inner loop's bounds do not mention `o`; its body is one
+/// accumulation whose affine index `x` mentions `o` and not `i`; `E`
+/// reads neither `A` nor anything with a draw, `categorical` or external
+/// call; and every operation of `E` that may fail (an int operation, a
+/// data-dependent load) does not mention `o` and is not evaluated under
+/// a condition that mentions `o` (a `select` branch, the right operand of
+/// `&&`, `||`), except that a data-dependent load may have affine index
+/// positions that mention `o` when its array has no domain predicate or
+/// every constraint of its (convex) domain that involves such a position
+/// involves no data-dependent one and is implied by the context and the
+/// two loops' bounds. Profitability: the sum over `E`'s loads and the
+/// accumulation (costed as a load and a store when `o` is inner, free
+/// when `i` is: a register) of 0 when the inner loop does not move them,
+/// 1 when their last index is the inner variable plus terms free of it
+/// (other positions free of it), [`STRIDED`] otherwise, is lower with
+/// `o` inside than with `i` inside. (`C[i][j] += A[i][k] * B[k][j]`
+/// becomes the `i, k, j` order; CoxPH's `I[a][b] += … R2[first[i]][a][b]
+/// …` runs the subjects outside the entries.)
+///
+/// Why this is exact: distinct `o` update distinct elements of `A`
+/// (`x` is injective in `o`, the other variables fixed) that `E` does
+/// not read, so each element receives the same terms in the same order
+/// of `i`, and each term is computed from the same values: the results
+/// are identical, floats included. A run that fails: whether `E` fails
+/// at `(o, i)` does not depend on `o` (the operations that may fail, and
+/// whether they run, depend on `i` and outer variables only; an affine
+/// position is inside the domain for every `o` of the loop), so the
+/// first failing point in either order is `(first o, first failing i)`,
+/// with the same error. (Affine accesses are in bounds under the access
+/// contract.)
+///
+/// Returns the number of nests interchanged.
+pub fn interchange_loops(f: &mut Function) -> usize {
+    let mut x = Interchange {
+        facts: Facts::of_context(f),
+        arrays: f.arrays.iter().map(|a| (a.ty, a.domain.clone())).collect(),
+        locals: f.locals.iter().map(|l| l.ty).collect(),
+        np: f.params.len(),
+        swapped: 0,
+    };
+    f.body = rewrite_stmts(&mut x, std::mem::take(&mut f.body));
+    x.swapped
+}
+
+struct Interchange {
+    facts: Facts,
+    arrays: Vec<(ElemType, Option<Set>)>,
+    locals: Vec<ElemType>,
+    np: usize,
+    swapped: usize,
+}
+
+impl StmtRewrite for Interchange {
+    fn on_for(&mut self, l: ForLoop, out: &mut Vec<Stmt>) {
+        let l = l.map_body(|b| rewrite_stmts(self, b));
+        match self.swap(&l) {
+            Some(s) => {
+                self.swapped += 1;
+                out.push(s);
+            }
+            None => out.push(Stmt::For(l)),
+        }
+    }
+}
+
+impl Interchange {
+    /// The interchanged nest of the loop `l` over `o`, when the rule
+    /// holds.
+    fn swap(&mut self, l: &ForLoop) -> Option<Stmt> {
+        let [Stmt::For(inner)] = l.body.as_slice() else {
+            return None;
+        };
+        let [Stmt::Accumulate(acc)] = inner.body.as_slice() else {
+            return None;
+        };
+        let (o, i) = (l.var, inner.var);
+        if bound_mentions(&inner.lower, o) || bound_mentions(&inner.upper, o) {
+            return None;
+        }
+        let idx: Vec<&Affine> = acc
+            .index
+            .iter()
+            .map(|e| match e {
+                Expr::Aff(a) => Some(a),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        if !idx.iter().any(|a| mentions(a, o)) || idx.iter().any(|a| mentions(a, i)) {
+            return None;
+        }
+        if reads_array(&acc.value, acc.array) {
+            return None;
+        }
+        let mark = self.facts.push_loop(o, &l.lower, &l.upper);
+        self.facts.push_loop(i, &inner.lower, &inner.upper);
+        let safe = self.safe(&acc.value, o, false);
+        self.facts.rows.truncate(mark);
+        if !safe {
+            return None;
+        }
+        let target = Expr::Load {
+            array: acc.array,
+            index: acc.index.clone(),
+        };
+        let mut loads = Vec::new();
+        collect_loads(&acc.value, &mut loads);
+        let cost = |v: LoopVar| loads.iter().map(|e| load_cost(e, v)).sum::<usize>();
+        let with_o_inside = cost(o) + 2 * load_cost(&target, o);
+        if with_o_inside >= cost(i) {
+            return None;
+        }
+        Some(Stmt::For(ForLoop {
+            var: i,
+            lower: inner.lower.clone(),
+            upper: inner.upper.clone(),
+            parallel: false,
+            body: vec![Stmt::For(ForLoop {
+                var: o,
+                lower: l.lower.clone(),
+                upper: l.upper.clone(),
+                parallel: false,
+                body: inner.body.clone(),
+            })],
+        }))
+    }
+
+    /// Whether `e`'s failures do not depend on `o` (see
+    /// [`interchange_loops`]); `guarded` when `e` runs under a condition
+    /// that mentions `o`.
+    fn safe(&self, e: &Expr, o: LoopVar, guarded: bool) -> bool {
+        let here = expr_mentions(e, o);
+        match e {
+            Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => true,
+            Expr::Load { array, index } => {
+                if index.iter().all(Expr::is_affine) {
+                    return true;
+                }
+                if guarded || !self.positions_inside(*array, index, o) {
+                    return false;
+                }
+                index
+                    .iter()
+                    .all(|x| x.is_affine() || self.safe(x, o, false))
+            }
+            Expr::Unary(op, a) => {
+                let fails = *op == UnOp::Neg && self.ty(a) != Some(ElemType::Float);
+                !(fails && (here || guarded)) && self.safe(a, o, guarded)
+            }
+            Expr::Binary(op, a, b) => {
+                let fails = !op.is_comparison()
+                    && !matches!(op, BinOp::And | BinOp::Or)
+                    && self.ty(a) != Some(ElemType::Float);
+                if fails && (here || guarded) {
+                    return false;
+                }
+                let lazy = matches!(op, BinOp::And | BinOp::Or);
+                self.safe(a, o, guarded)
+                    && self.safe(b, o, guarded || (lazy && expr_mentions(a, o)))
+            }
+            Expr::Select(c, a, b) => {
+                let g = guarded || expr_mentions(c, o);
+                self.safe(c, o, guarded) && self.safe(a, o, g) && self.safe(b, o, g)
+            }
+            Expr::Cast(_, a) => self.safe(a, o, guarded),
+            Expr::Math(f, args) => {
+                let fails =
+                    *f == MathFn::Abs && args.iter().any(|x| self.ty(x) != Some(ElemType::Float));
+                !(fails && (here || guarded)) && args.iter().all(|x| self.safe(x, o, guarded))
+            }
+            Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => false,
+        }
+    }
+
+    /// A data-dependent load of `array` at `index` (its data-dependent
+    /// positions free of `o`): every domain constraint that involves an
+    /// affine position mentioning `o` involves no data-dependent position
+    /// and is implied by the facts.
+    fn positions_inside(&self, array: ArrayId, index: &[Expr], o: LoopVar) -> bool {
+        let moving: Vec<bool> = index.iter().map(|x| expr_mentions(x, o)).collect();
+        if index.iter().zip(&moving).any(|(x, &m)| m && !x.is_affine()) {
+            return false;
+        }
+        let Some((_, domain)) = self.arrays.get(array) else {
+            return false;
+        };
+        let Some(domain) = domain else {
+            return true;
+        };
+        if !moving.contains(&true) {
+            return true;
+        }
+        let [piece] = domain.pieces() else {
+            return false;
+        };
+        let n = index.len();
+        for c in piece.constraints() {
+            let row = &c.row;
+            let on = |p: usize| row[self.np + p] != 0;
+            if !(0..n).any(|p| on(p) && moving[p]) {
+                continue;
+            }
+            if (0..n).any(|p| on(p) && !index[p].is_affine()) {
+                return false;
+            }
+            let Some(aff) = self.substituted(row, index) else {
+                return false;
+            };
+            let Some(fact) = self.facts.row(&aff) else {
+                return false;
+            };
+            let holds = match c.kind {
+                crate::poly::ConstraintKind::Ineq => self.facts.implies(&[], &fact),
+                crate::poly::ConstraintKind::Eq => {
+                    super::facts::neg_row(&fact).is_some_and(|neg| {
+                        self.facts.implies(&[], &fact) && self.facts.implies(&[], &neg)
+                    })
+                }
+            };
+            if !holds {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The domain constraint `row` (over the parameters, the array's
+    /// dimensions and the constant) with the affine index expressions
+    /// substituted for the dimensions.
+    fn substituted(&self, row: &[i64], index: &[Expr]) -> Option<Affine> {
+        let np = self.np;
+        let n = index.len();
+        let mut acc = Affine {
+            terms: (0..np)
+                .filter(|&p| row[p] != 0)
+                .map(|p| (Sym::Param(p), row[p]))
+                .collect(),
+            constant: *row.get(np + n)?,
+        };
+        for (p, x) in index.iter().enumerate() {
+            let c = row[np + p];
+            if c == 0 {
+                continue;
+            }
+            let a = match x {
+                Expr::Aff(a) => a.clone(),
+                Expr::Int(k) => Affine::cst(*k),
+                _ => return None,
+            };
+            acc = sub_affine(&acc, &scale_affine(&a, c.checked_neg()?)?)?;
+        }
+        Some(acc)
+    }
+
+    /// The type of a plain expression, when known without a scope.
+    fn ty(&self, e: &Expr) -> Option<ElemType> {
+        Some(match e {
+            Expr::Int(_) | Expr::Aff(_) => ElemType::Int,
+            Expr::Float(_) => ElemType::Float,
+            Expr::Bool(_) => ElemType::Bool,
+            Expr::Local(l) => *self.locals.get(*l)?,
+            Expr::Load { array, .. } => self.arrays.get(*array)?.0,
+            Expr::Unary(UnOp::Not, _) => ElemType::Bool,
+            Expr::Unary(UnOp::Neg, a) => self.ty(a)?,
+            Expr::Binary(op, a, _) => {
+                if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) {
+                    ElemType::Bool
+                } else {
+                    self.ty(a)?
+                }
+            }
+            Expr::Select(_, a, _) => self.ty(a)?,
+            Expr::Cast(c, _) => match c {
+                Cast::IntToFloat | Cast::BoolToFloat => ElemType::Float,
+                Cast::FloatToInt | Cast::BoolToInt => ElemType::Int,
+            },
+            Expr::Math(f, args) => match f {
+                MathFn::Abs => self.ty(args.first()?)?,
+                _ => ElemType::Float,
+            },
+            Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => return None,
+        })
+    }
+}
+
+fn bound_mentions(b: &Bound, v: LoopVar) -> bool {
+    b.terms.iter().any(|t| mentions(&t.expr, v))
+}
+
+/// Whether `e` mentions the loop variable `v` anywhere.
+fn expr_mentions(e: &Expr, v: LoopVar) -> bool {
+    match e {
+        Expr::Aff(a) => mentions(a, v),
+        _ => e.children().into_iter().any(|c| expr_mentions(c, v)),
+    }
+}
+
+/// Whether `e` loads from `array`.
+fn reads_array(e: &Expr, array: ArrayId) -> bool {
+    matches!(e, Expr::Load { array: a, .. } if *a == array)
+        || e.children().into_iter().any(|c| reads_array(c, array))
+}
+
+/// The loads of `e`, nested ones (in indices) included.
+fn collect_loads<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+    if matches!(e, Expr::Load { .. }) {
+        out.push(e);
+    }
+    for c in e.children() {
+        collect_loads(c, out);
+    }
+}
+
+/// The cost of the load `e` with `v` the inner loop variable (see
+/// [`interchange_loops`]).
+fn load_cost(e: &Expr, v: LoopVar) -> usize {
+    let Expr::Load { index, .. } = e else {
+        return 0;
+    };
+    let Some((last, rest)) = index.split_last() else {
+        return 0;
+    };
+    if !index.iter().any(|x| expr_mentions(x, v)) {
+        return 0;
+    }
+    let unit = match last {
+        Expr::Aff(a) => {
+            a.terms
+                .iter()
+                .filter(|(s, _)| *s == Sym::Loop(v))
+                .map(|(_, c)| *c)
+                .sum::<i64>()
+                .abs()
+                == 1
+        }
+        _ => false,
+    };
+    if unit && !rest.iter().any(|x| expr_mentions(x, v)) {
+        1
+    } else {
+        STRIDED
+    }
+}

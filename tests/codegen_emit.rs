@@ -99,6 +99,88 @@ fn an_accumulator_beside_a_draw_is_kept_in_a_register() {
 /// it. A triangle, or a domain the context does not fill, keeps it, and a
 /// data-dependent read outside the triangle but inside the box still fails.
 #[test]
+fn domains_implied_at_every_data_dependent_access_are_dropped() {
+    // T's triangle `b <= a` is implied where T is read (the reduction's
+    // `b <= a`), its rows `0 <= r < N` are its box: only the box is
+    // checked. U is read over the whole square: its domain stays.
+    let src = "affine dd [N, K] -> { : N > 0 and K > 0 }
+    inputs
+        e : int [N];
+        X : float [N, K];
+    outputs
+        O, P : float [N, K];
+    locals
+        T, U : float {[r, a, b] : 0 <= r < N and 0 <= b <= a < K};
+    let
+        T[r, a, b] = X[r, a] * X[r, b];
+        U[r, a, b] = X[r, a] - X[r, b];
+        O[i, a] = reduce(+, [b], {: 0 <= b <= a} : T[e[i], a, b]);
+        P[i, a] = reduce(+, [b], {: 0 <= b < K} : if b <= a then U[e[i], a, b] else 0.0);
+.";
+    // unoptimized (the cleanup would inline the tables), unmapped (a
+    // mapped table keeps only the projection of its domain)
+    let opts = Options {
+        optimize: false,
+        map_storage: false,
+        ..Options::default()
+    };
+    let c = compile::compile(src, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let f = c.function();
+    let domain_of = |name: &str| {
+        f.arrays
+            .iter()
+            .find(|a| a.name == name)
+            .map(|a| a.domain.is_some())
+    };
+    // U's guard `b <= a` is an `if` around the read: implied there too
+    assert_eq!(
+        (domain_of("T"), domain_of("U")),
+        (Some(false), Some(false)),
+        "{}",
+        f.to_c()
+    );
+    let ins = |v: Vec<i64>| {
+        let mut m = std::collections::HashMap::new();
+        for var in &c.system().vars {
+            if var.kind != alphac::ir::VarKind::Input {
+                continue;
+            }
+            let spec = alphac::interp::array_spec(var, &[3, 2]).expect("spec");
+            let data = if var.name == "e" {
+                alphac::runtime::ArrayData::Int(v.clone())
+            } else {
+                alphac::runtime::ArrayData::Float(vec![1.5, 2.5, 4.0, -1.0, 0.5, 3.0])
+            };
+            m.insert(
+                var.name.clone(),
+                alphac::runtime::Array::from_data(&spec, data).expect("array"),
+            );
+        }
+        m
+    };
+    let want =
+        alphac::interp::run(c.program(), "dd", &[3, 2], &ins(vec![2, 0, 1]), 0).expect("runs");
+    let got = c.run(&[3, 2], &ins(vec![2, 0, 1]), 0).expect("runs");
+    assert_eq!(want["O"].data(), got["O"].data());
+    assert_eq!(want["P"].data(), got["P"].data());
+    // a row outside the box is still an error naming the table and row
+    // (U's, read first in the schedule)
+    let err = c
+        .run(&[3, 2], &ins(vec![0, 3, 1]), 0)
+        .expect_err("row 3 of 3");
+    assert!(err.to_string().contains("`U` at [3"), "{err}");
+    // read over the whole square, outside the triangle where b > a: kept
+    let src = src.replace("if b <= a then U[e[i], a, b] else 0.0", "U[e[i], a, b]");
+    let c = compile::compile(&src, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let kept = c
+        .function()
+        .arrays
+        .iter()
+        .any(|a| a.name == "U" && a.domain.is_some());
+    assert!(kept, "{}", c.function().to_c());
+}
+
+#[test]
 fn only_domains_smaller_than_their_box_are_kept() {
     let src = "affine doms [N, M] -> { : N > 0 and M >= 0 }
     inputs

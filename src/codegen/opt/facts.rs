@@ -151,6 +151,17 @@ impl Facts {
         }
     }
 
+    /// Whether the facts imply `row >= 0` (`kind` inequality) or `row ==
+    /// 0` (equality).
+    pub(super) fn holds(&self, row: &[i64], kind: ConstraintKind) -> bool {
+        match kind {
+            ConstraintKind::Ineq => self.implies(&[], row),
+            ConstraintKind::Eq => {
+                neg_row(row).is_some_and(|neg| self.implies(&[], row) && self.implies(&[], &neg))
+            }
+        }
+    }
+
     /// Adds the facts of the bounds of a loop over `var` (see
     /// [`Facts::bound_facts`]); returns the number of rows before, to
     /// truncate back to when leaving the loop.
@@ -217,4 +228,32 @@ impl Facts {
             }
         }
     }
+}
+
+/// The constraint `row` of an array's domain (over the parameters
+/// (`np`), the array's dimensions and the constant) at an access whose
+/// indices `index` are affine where the row is non-zero: the affine
+/// function of the loop variables and parameters it becomes; `None` on a
+/// data-dependent index there or an overflow.
+pub(super) fn constraint_at(np: usize, row: &[i64], index: &[Expr]) -> Option<Affine> {
+    let mut acc = Affine {
+        terms: (0..np)
+            .filter(|&p| row[p] != 0)
+            .map(|p| (Sym::Param(p), row[p]))
+            .collect(),
+        constant: *row.get(np + index.len())?,
+    };
+    for (p, x) in index.iter().enumerate() {
+        let c = row[np + p];
+        if c == 0 {
+            continue;
+        }
+        let a = match x {
+            Expr::Aff(a) => a.clone(),
+            Expr::Int(k) => Affine::cst(*k),
+            _ => return None,
+        };
+        acc = sub_affine(&acc, &scale_affine(&a, c.checked_neg()?)?)?;
+    }
+    Some(acc)
 }

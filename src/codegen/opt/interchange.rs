@@ -4,8 +4,8 @@
 //!
 //! Must not know about: schedules, accumulators, the JIT.
 
-use super::affine::{mentions, scale_affine, sub_affine};
-use super::facts::Facts;
+use super::affine::mentions;
+use super::facts::{constraint_at, Facts};
 use super::walk::*;
 use super::*;
 use crate::codegen::loop_ast::{Cast, MathFn};
@@ -224,53 +224,14 @@ impl Interchange {
             if (0..n).any(|p| on(p) && !index[p].is_affine()) {
                 return false;
             }
-            let Some(aff) = self.substituted(row, index) else {
-                return false;
-            };
-            let Some(fact) = self.facts.row(&aff) else {
-                return false;
-            };
-            let holds = match c.kind {
-                crate::poly::ConstraintKind::Ineq => self.facts.implies(&[], &fact),
-                crate::poly::ConstraintKind::Eq => {
-                    super::facts::neg_row(&fact).is_some_and(|neg| {
-                        self.facts.implies(&[], &fact) && self.facts.implies(&[], &neg)
-                    })
-                }
-            };
+            let holds = constraint_at(self.np, row, index)
+                .and_then(|a| self.facts.row(&a))
+                .is_some_and(|r| self.facts.holds(&r, c.kind));
             if !holds {
                 return false;
             }
         }
         true
-    }
-
-    /// The domain constraint `row` (over the parameters, the array's
-    /// dimensions and the constant) with the affine index expressions
-    /// substituted for the dimensions.
-    fn substituted(&self, row: &[i64], index: &[Expr]) -> Option<Affine> {
-        let np = self.np;
-        let n = index.len();
-        let mut acc = Affine {
-            terms: (0..np)
-                .filter(|&p| row[p] != 0)
-                .map(|p| (Sym::Param(p), row[p]))
-                .collect(),
-            constant: *row.get(np + n)?,
-        };
-        for (p, x) in index.iter().enumerate() {
-            let c = row[np + p];
-            if c == 0 {
-                continue;
-            }
-            let a = match x {
-                Expr::Aff(a) => a.clone(),
-                Expr::Int(k) => Affine::cst(*k),
-                _ => return None,
-            };
-            acc = sub_affine(&acc, &scale_affine(&a, c.checked_neg()?)?)?;
-        }
-        Some(acc)
     }
 
     /// The type of a plain expression, when known without a scope.

@@ -1,11 +1,11 @@
 //! Loop-AST optimization: semantics-preserving rewrites of a scanned loop
 //! program ([`Function`]) before it is printed or JIT-compiled.
 //!
-//! Owns eight rewrites, applied by [`optimize`] in the order: degenerate
-//! loops, splitting, degenerate loops again (pieces `[e, e]`), guards,
-//! interchange, invariant guards out of loops, sparse updates,
-//! accumulators, zero terms, guards again (the non-emptiness guards
-//! hoisting adds):
+//! Owns nine rewrites, applied by [`optimize`] in the order: degenerate
+//! loops, splitting, degenerate loops again (pieces `[e, e]`), implied
+//! domains, guards, interchange, invariant guards out of loops, sparse
+//! updates, accumulators, zero terms, guards again (the non-emptiness
+//! guards hoisting adds):
 //! 1. [`remove_degenerate_loops`]: a `for` whose lower and upper bounds are
 //!    syntactically the same single affine value `e` (one term each,
 //!    divisor 1, equal after merging terms) runs exactly once with
@@ -45,6 +45,10 @@
 //!    of `E` then walk memory more contiguously (matmul's `i, k, j`
 //!    order; CoxPH's subjects outside its information matrix's entries),
 //!    when `x` is injective in `o` and no failure of `E` depends on `o`.
+//! 9. [`drop_implied_domains`]: an array's domain predicate (checked on
+//!    its data-dependent accesses) is dropped when the loops and guards
+//!    around each such access imply it, given the box check (CoxPH's
+//!    triangular `R2[first[i]][a][b]` inside `b <= a`).
 //!
 //! Every rewrite is conservative: whenever a precondition cannot be
 //! established (an unknown statement form, an overflow while substituting,
@@ -74,8 +78,8 @@
 //! Files: `affine` (arithmetic on [`Affine`]), `walk` (generic walks over
 //! statements and expressions), `facts` (the linear facts known at a
 //! statement and the solver questions on them), `degenerate`, `hoist`,
-//! `guards`, `split`, `fold`, `sparse`, `unswitch`, `zero` and
-//! `interchange` (the eight rewrites; `fold` decides and folds the atoms of a split loop's pieces),
+//! `guards`, `split`, `fold`, `sparse`, `unswitch`, `zero`,
+//! `interchange` and `domains` (the nine rewrites; `fold` decides and folds the atoms of a split loop's pieces),
 //! `tests`.
 //!
 //! Must not know about: schedules, the IR, Cranelift. It reads and writes
@@ -91,6 +95,7 @@ use super::loop_ast::{
 mod affine;
 mod cost;
 mod degenerate;
+mod domains;
 mod facts;
 mod fold;
 mod guards;
@@ -106,6 +111,7 @@ mod zero;
 
 pub use cost::loop_cost;
 pub use degenerate::remove_degenerate_loops;
+pub use domains::drop_implied_domains;
 pub use guards::simplify_guards;
 pub use hoist::hoist_accumulators;
 pub use interchange::interchange_loops;
@@ -154,11 +160,15 @@ pub struct OptStats {
     /// Accumulation nests whose inner loop moved out by one level
     /// ([`interchange_loops`]).
     pub interchanged_loops: usize,
+    /// Array domain predicates implied at every data-dependent access
+    /// ([`drop_implied_domains`]).
+    pub dropped_domains: usize,
 }
 
 /// Applies the rewrites of this module in order (degenerate loops,
-/// splitting, degenerate loops, guards, interchange, invariant guards,
-/// sparse updates, accumulators, zero terms, guards) to a copy
+/// splitting, degenerate loops, implied domains, guards, interchange,
+/// invariant guards, sparse updates, accumulators, zero terms, guards) to
+/// a copy
 /// of `f`. The result computes the same
 /// array contents as `f` for every parameter vector of the context, bit for
 /// bit (the same operations on the same values in the same order).
@@ -177,6 +187,8 @@ pub fn optimize_with_stats(f: &Function) -> Result<(Function, OptStats), OptErro
     stats.split_loops = split_loops(&mut g);
     // Pieces `[e, e]` of split loops run once.
     stats.degenerate_loops += remove_degenerate_loops(&mut g);
+    // After splitting: a split loop's bounds are facts at the accesses.
+    stats.dropped_domains = drop_implied_domains(&mut g);
     // Guards made redundant by the pieces' bounds go before hoisting
     // (an accumulation under an `if` is not hoisted), and the guards
     // hoisting adds are simplified after it.

@@ -216,6 +216,48 @@ fn matmul_runs_in_the_i_k_j_order() {
     }
 }
 
+#[test]
+fn a_binding_fixed_in_a_loop_leaves_it() {
+    // DMM's per-term running count: after SDR, step dd adds document
+    // dd − 1's terms at its label, `for a { Bind k := z[dd − 1] { n[k][a]
+    // += X[dd − 1][a] } }` once the scatter is made; the label does not
+    // change with `a`: one range check per document, the loop inside.
+    // (Int data in 0..5: with K = 5 every label is in range; with K = 3
+    // some are not, and reading n at one is an error in both runs.)
+    let src = "affine hb [D, A, K] -> { : D > 0 and A > 0 and K > 0 }
+        inputs X : int [D, A]; z : int [D];
+        outputs S : int [D];
+        locals n : int {[k, a, dd] : 0 <= k < K and 0 <= a < A and 0 <= dd < D};
+        let
+            n[k, a, dd] = reduce(+, [d], {: 0 <= d < dd} : if z[d] == k then X[d, a] else 0);
+            S[dd] = reduce(+, [a], {: 0 <= a < A} : n[z[dd], a, dd]);
+    .";
+    // scanned after SDR, with storage mapped (the counts in place)
+    let p = compile::parse_program(src).expect("parses");
+    let p = alphac::sdr::optimize(&p, Scheduler::Pluto)
+        .expect("optimizes")
+        .program;
+    let sched = alphac::deps::schedule_program(&p, Scheduler::Pluto).expect("schedules");
+    let mut f = scan::scan_system(&p, 0, &sched.systems[0]).expect("scans");
+    alphac::codegen::storage::map_storage(&mut f, &p.systems[0], &sched.systems[0]).expect("maps");
+    let (g, st) = opt_stats(&f);
+    assert_eq!(st.hoisted_bindings, 1, "{}", g.to_c());
+    // the binding's body is the loop over the terms
+    fn bind_of_a_loop(body: &[Stmt]) -> bool {
+        body.iter().any(|s| match s {
+            Stmt::Bind(b) => matches!(b.body.as_slice(), [Stmt::For(_)]) || bind_of_a_loop(&b.body),
+            Stmt::For(l) => bind_of_a_loop(&l.body),
+            Stmt::If { then, els, .. } => bind_of_a_loop(then) || bind_of_a_loop(els),
+            Stmt::Block(b) => bind_of_a_loop(b),
+            _ => false,
+        })
+    }
+    assert!(bind_of_a_loop(&g.body), "{}", g.to_c());
+    for params in [[1, 1, 5], [4, 3, 5], [6, 5, 5], [6, 5, 3]] {
+        same_runs(&f, &g, &params, 5);
+    }
+}
+
 /// `examples/prefix_sum.alpha` as SDR leaves it before `sdr::cleanup`
 /// (which turns the single-point `B_add` into `A[i]` and removes it): the
 /// shape whose one-iteration loops this test is about.

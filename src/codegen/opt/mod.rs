@@ -1,11 +1,11 @@
 //! Loop-AST optimization: semantics-preserving rewrites of a scanned loop
 //! program ([`Function`]) before it is printed or JIT-compiled.
 //!
-//! Owns nine rewrites, applied by [`optimize`] in the order: degenerate
+//! Owns ten rewrites, applied by [`optimize`] in the order: degenerate
 //! loops, splitting, degenerate loops again (pieces `[e, e]`), implied
 //! domains, guards, interchange, invariant guards out of loops, sparse
-//! updates, accumulators, zero terms, guards again (the non-emptiness
-//! guards hoisting adds):
+//! updates, invariant bindings out of loops, accumulators, zero terms,
+//! guards again (the non-emptiness guards hoisting adds):
 //! 1. [`remove_degenerate_loops`]: a `for` whose lower and upper bounds are
 //!    syntactically the same single affine value `e` (one term each,
 //!    divisor 1, equal after merging terms) runs exactly once with
@@ -49,6 +49,10 @@
 //!    its data-dependent accesses) is dropped when the loops and guards
 //!    around each such access imply it, given the box check (CoxPH's
 //!    triangular `R2[first[i]][a][b]` inside `b <= a`).
+//! 10. [`hoist_bindings`] (in `unswitch`): a loop whose body is one
+//!     data-selected binding that does not depend on the loop becomes the
+//!     binding around the loop (DMM's `for a { Bind k := z[d] { n[k][a]
+//!     += X[d][a] } }`: one range check per document).
 //!
 //! Every rewrite is conservative: whenever a precondition cannot be
 //! established (an unknown statement form, an overflow while substituting,
@@ -79,8 +83,8 @@
 //! statements and expressions), `facts` (the linear facts known at a
 //! statement and the solver questions on them), `degenerate`, `hoist`,
 //! `guards`, `split`, `fold`, `sparse`, `unswitch`, `zero`,
-//! `interchange` and `domains` (the nine rewrites; `fold` decides and folds the atoms of a split loop's pieces),
-//! `tests`.
+//! `interchange` and `domains` (the ten rewrites; `fold` decides and
+//! folds the atoms of a split loop's pieces), `tests`.
 //!
 //! Must not know about: schedules, the IR, Cranelift. It reads and writes
 //! only the loop AST (`super::loop_ast`) and asks `crate::poly::solver`
@@ -117,7 +121,7 @@ pub use hoist::hoist_accumulators;
 pub use interchange::interchange_loops;
 pub use sparse::{sparse_updates, SparseCounts};
 pub use split::{split_loops, SPLIT_GROWTH, SPLIT_MAX_BODY, SPLIT_MAX_CUTS};
-pub use unswitch::unswitch_guards;
+pub use unswitch::{hoist_bindings, unswitch_guards};
 pub use zero::skip_zero_terms;
 
 /// Why the optimizer refused a program.
@@ -163,12 +167,15 @@ pub struct OptStats {
     /// Array domain predicates implied at every data-dependent access
     /// ([`drop_implied_domains`]).
     pub dropped_domains: usize,
+    /// Bindings moved out of a loop they do not depend on
+    /// ([`hoist_bindings`]).
+    pub hoisted_bindings: usize,
 }
 
 /// Applies the rewrites of this module in order (degenerate loops,
 /// splitting, degenerate loops, implied domains, guards, interchange,
-/// invariant guards, sparse updates, accumulators, zero terms, guards) to
-/// a copy
+/// invariant guards, sparse updates, invariant bindings, accumulators,
+/// zero terms, guards) to a copy
 /// of `f`. The result computes the same
 /// array contents as `f` for every parameter vector of the context, bit for
 /// bit (the same operations on the same values in the same order).
@@ -206,6 +213,9 @@ pub fn optimize_with_stats(f: &Function) -> Result<(Function, OptStats), OptErro
     stats.guarded_updates = sparse.updates;
     stats.selected_loops = sparse.selected;
     stats.scatter_loops = sparse.interchanged;
+    // After the sparse updates made the bindings, before hoisting (the
+    // loop a binding left may hold an accumulation).
+    stats.hoisted_bindings = hoist_bindings(&mut g);
     stats.accumulators = hoist_accumulators(&mut g);
     // After hoisting (an update under an `if` is not hoisted).
     stats.zero_terms = skip_zero_terms(&mut g);

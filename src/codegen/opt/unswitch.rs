@@ -322,3 +322,91 @@ fn invariant_comparison(e: &Expr, inner: &[LoopVar]) -> bool {
     };
     comparison && invariant(a) && invariant(b)
 }
+
+/// Moves a data-selected binding whose selection does not change in a
+/// loop out of it.
+///
+/// Rule: `for (v = lo; v <= hi; v++) { Bind u := e in [blo, bhi] if (g)
+/// { S } }` (the loop body is the one binding) where `blo`, `bhi`, `g` and
+/// `e` do not mention `v` or a variable bound in `S`, and `g`, `e` read
+/// nothing `S` writes and cannot fail (constants, affine values, locals,
+/// affine loads, comparisons, `!`, `&&`, `||`), becomes `Bind u := e in
+/// [blo, bhi] if (g) { for (v = lo; v <= hi; v++) { S } }`. (The scatter
+/// interchange of `sparse_updates` leaves `for a { Bind k := z[d] { n[k][a]
+/// += X[d][a] } }`: one range check per document, not per term.)
+///
+/// Why this is exact: `g` and `e` have no effect, cannot fail, and have
+/// one value over the whole loop (nothing they read changes in it), so
+/// every iteration of the original takes the same decision as the
+/// binding does once: run `S` with `u = e` (in order of `v`), or nothing.
+/// An empty loop runs nothing in either form.
+///
+/// Returns the number of bindings moved.
+pub fn hoist_bindings(f: &mut Function) -> usize {
+    let mut h = HoistBindings { moved: 0 };
+    f.body = rewrite_stmts(&mut h, std::mem::take(&mut f.body));
+    h.moved
+}
+
+struct HoistBindings {
+    moved: usize,
+}
+
+impl StmtRewrite for HoistBindings {
+    fn on_for(&mut self, l: ForLoop, out: &mut Vec<Stmt>) {
+        let l = l.map_body(|b| rewrite_stmts(self, b));
+        let [Stmt::Bind(b)] = l.body.as_slice() else {
+            out.push(Stmt::For(l));
+            return;
+        };
+        let mut inner = vec![l.var];
+        bound_vars(&b.body, &mut inner);
+        let writes = Writes::of(&b.body);
+        let fixed = |e: &Expr| fixed_value(e, &inner, &writes);
+        let bounds_fixed = [&b.lower, &b.upper].iter().all(|bd| {
+            bd.terms
+                .iter()
+                .all(|t| inner.iter().all(|&x| !mentions(&t.expr, x)))
+        });
+        if !(bounds_fixed && fixed(&b.guard) && fixed(&b.value)) {
+            out.push(Stmt::For(l));
+            return;
+        }
+        let Some(Stmt::Bind(b)) = l.body.into_iter().next() else {
+            return;
+        };
+        self.moved += 1;
+        let b = *b;
+        let body = vec![Stmt::For(ForLoop {
+            var: l.var,
+            lower: l.lower,
+            upper: l.upper,
+            parallel: false,
+            body: b.body,
+        })];
+        out.push(Stmt::from(Binding { body, ..b }));
+    }
+}
+
+/// `e` cannot fail, has no effect, mentions none of `vars` and reads
+/// nothing in `writes`.
+fn fixed_value(e: &Expr, vars: &[LoopVar], writes: &Writes) -> bool {
+    match e {
+        Expr::Int(_) | Expr::Bool(_) | Expr::Float(_) => true,
+        Expr::Aff(a) => vars.iter().all(|&v| !mentions(a, v)),
+        Expr::Local(l) => !writes.locals.contains(l),
+        Expr::Load { array, index } => {
+            !writes.array(*array)
+                && index.iter().all(|x| {
+                    matches!(x, Expr::Aff(_) | Expr::Int(_)) && fixed_value(x, vars, writes)
+                })
+        }
+        Expr::Unary(UnOp::Not, a) => fixed_value(a, vars, writes),
+        Expr::Binary(op, a, b) => {
+            (op.is_comparison() || matches!(op, BinOp::And | BinOp::Or))
+                && fixed_value(a, vars, writes)
+                && fixed_value(b, vars, writes)
+        }
+        _ => false,
+    }
+}

@@ -98,6 +98,34 @@ fn an_accumulator_beside_a_draw_is_kept_in_a_register() {
 /// no domain predicate: the box check of a data-dependent access checks
 /// it. A triangle, or a domain the context does not fill, keeps it, and a
 /// data-dependent read outside the triangle but inside the box still fails.
+/// The inputs of `c` at `params`: `ints` for the int input `int_name`,
+/// `floats` for every other input.
+fn int_and_float_inputs(
+    c: &compile::Compiled,
+    params: &[i64],
+    int_name: &str,
+    ints: Vec<i64>,
+    floats: &[f64],
+) -> std::collections::HashMap<String, alphac::runtime::Array> {
+    let mut m = std::collections::HashMap::new();
+    for var in &c.system().vars {
+        if var.kind != alphac::ir::VarKind::Input {
+            continue;
+        }
+        let spec = alphac::interp::array_spec(var, params).expect("spec");
+        let data = if var.name == int_name {
+            alphac::runtime::ArrayData::Int(ints.clone())
+        } else {
+            alphac::runtime::ArrayData::Float(floats.to_vec())
+        };
+        m.insert(
+            var.name.clone(),
+            alphac::runtime::Array::from_data(&spec, data).expect("array"),
+        );
+    }
+    m
+}
+
 #[test]
 fn domains_implied_at_every_data_dependent_access_are_dropped() {
     // T's triangle `b <= a` is implied where T is read (the reduction's
@@ -139,25 +167,8 @@ fn domains_implied_at_every_data_dependent_access_are_dropped() {
         "{}",
         f.to_c()
     );
-    let ins = |v: Vec<i64>| {
-        let mut m = std::collections::HashMap::new();
-        for var in &c.system().vars {
-            if var.kind != alphac::ir::VarKind::Input {
-                continue;
-            }
-            let spec = alphac::interp::array_spec(var, &[3, 2]).expect("spec");
-            let data = if var.name == "e" {
-                alphac::runtime::ArrayData::Int(v.clone())
-            } else {
-                alphac::runtime::ArrayData::Float(vec![1.5, 2.5, 4.0, -1.0, 0.5, 3.0])
-            };
-            m.insert(
-                var.name.clone(),
-                alphac::runtime::Array::from_data(&spec, data).expect("array"),
-            );
-        }
-        m
-    };
+    let floats = [1.5, 2.5, 4.0, -1.0, 0.5, 3.0];
+    let ins = |v: Vec<i64>| int_and_float_inputs(&c, &[3, 2], "e", v, &floats);
     let want =
         alphac::interp::run(c.program(), "dd", &[3, 2], &ins(vec![2, 0, 1]), 0).expect("runs");
     let got = c.run(&[3, 2], &ins(vec![2, 0, 1]), 0).expect("runs");
@@ -220,25 +231,7 @@ fn only_domains_smaller_than_their_box_are_kept() {
     assert!(has_domain("Cut"), "{}", f.to_c());
     // N = 3, M = 2; idx = [0, 1, 2] reads inside every domain; idx = [0,
     // 2, 0] reads Tri[1, 2], inside the box, not the triangle
-    let ins = |v: Vec<i64>| {
-        let mut m = std::collections::HashMap::new();
-        for var in &c.system().vars {
-            if var.kind != alphac::ir::VarKind::Input {
-                continue;
-            }
-            let spec = alphac::interp::array_spec(var, &[3, 2]).expect("spec");
-            let data = if var.name == "idx" {
-                alphac::runtime::ArrayData::Int(v.clone())
-            } else {
-                alphac::runtime::ArrayData::Float(vec![1.5, 2.5, 4.0])
-            };
-            m.insert(
-                var.name.clone(),
-                alphac::runtime::Array::from_data(&spec, data).expect("array"),
-            );
-        }
-        m
-    };
+    let ins = |v: Vec<i64>| int_and_float_inputs(&c, &[3, 2], "idx", v, &[1.5, 2.5, 4.0]);
     assert!(c.run(&[3, 2], &ins(vec![0, 1, 2]), 0).is_ok());
     let err = c
         .run(&[3, 2], &ins(vec![0, 2, 0]), 0)

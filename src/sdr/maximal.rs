@@ -52,12 +52,18 @@ pub const MAX_SPLITS: usize = 2;
 /// Whether the body of the reduction defining `target` reads `target`
 /// neither directly nor through the equations of the variables it reads.
 pub fn is_independent(s: &System, target: VarId, body: &Expr) -> bool {
+    !reaches(s, body, target)
+}
+
+/// Whether `e` reads `target` directly or through the equations of the
+/// variables it reads.
+pub fn reaches(s: &System, e: &Expr, target: VarId) -> bool {
     let mut stack = Vec::new();
-    reads(body, &mut stack);
+    reads(e, &mut stack);
     let mut seen = HashSet::new();
     while let Some(v) = stack.pop() {
         if v == target {
-            return false;
+            return true;
         }
         if seen.insert(v) {
             if let Some(eq) = s.equation_of(v) {
@@ -65,7 +71,7 @@ pub fn is_independent(s: &System, target: VarId, body: &Expr) -> bool {
             }
         }
     }
-    true
+    false
 }
 
 fn reads(e: &Expr, out: &mut Vec<VarId>) {

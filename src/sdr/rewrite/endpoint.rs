@@ -38,14 +38,13 @@
 //! other equations (no cycle appears). `i0` is tried at each bound of
 //! `C`'s last dimension, `i <= u(params)` and `i >= l(params)`.
 
-use super::super::maximal::better;
+use super::super::maximal::{better, reaches};
 use super::super::normalize::identity_read;
 use super::super::{DecisionKind, SdrError};
 use super::subst::{is_opaque, pullback};
 use super::{coordinate_projection, Cx};
 use crate::ir::*;
 use crate::poly::complexity::complexity;
-use std::collections::HashSet;
 
 /// Rewrites every int sum of the system that is the endpoint of a running
 /// count (see the module comment).
@@ -113,7 +112,7 @@ fn find(s: &System, f: VarId) -> Result<Option<Found>, SdrError> {
         if c == f
             || s.vars[c].ty != ElemType::Int
             || eq_c.indices.len() != n_x + 1
-            || depends_on(s, c, f)
+            || reaches(s, &eq_c.expr, f)
         {
             continue;
         }
@@ -348,36 +347,6 @@ fn bounds_of_last(domain: &Set, n_x: usize) -> Result<Vec<Vec<i64>>, SdrError> {
 
 fn overflow() -> SdrError {
     SdrError::Internal("overflow in a bound".into())
-}
-
-/// Whether the equation of `from` reads `to`, directly or through other
-/// equations.
-fn depends_on(s: &System, from: VarId, to: VarId) -> bool {
-    let mut seen = HashSet::new();
-    let mut stack = vec![from];
-    while let Some(v) = stack.pop() {
-        if !seen.insert(v) {
-            continue;
-        }
-        let Some(eq) = s.equation_of(v) else {
-            continue;
-        };
-        let mut read = Vec::new();
-        reads(&eq.expr, &mut read);
-        if read.contains(&to) {
-            return true;
-        }
-        stack.extend(read);
-    }
-    false
-}
-
-fn reads(e: &Expr, out: &mut Vec<VarId>) {
-    match &e.kind {
-        ExprKind::Read { var, .. } | ExprKind::IndirectRead { var, .. } => out.push(*var),
-        _ => {}
-    }
-    e.for_each_child(&mut |c| reads(c, out));
 }
 
 /// `a(params)` as text, for the decision.

@@ -372,11 +372,8 @@ impl StmtRewrite for HoistBindings {
             out.push(Stmt::For(l));
             return;
         }
-        let Some(Stmt::Bind(b)) = l.body.into_iter().next() else {
-            return;
-        };
+        let b = (**b).clone();
         self.moved += 1;
-        let b = *b;
         let body = vec![Stmt::For(ForLoop {
             var: l.var,
             lower: l.lower,

@@ -104,11 +104,14 @@ fn agree(src: &str, params: &[i64], e: &[i64]) {
 /// Rows inside `T`'s domain (`e >= 2 = K − 1` or negative: skipped),
 /// then rows outside it: e[3] = 7 is outside T's rows, so the first
 /// failing point is (0, 0, 3) in both loop orders (e[4] = 9 names
-/// another row).
+/// another row); and e[1] = 0, a row of the box outside the domain `b <=
+/// r` of the coupled case (an error there, a value elsewhere: the table
+/// is not storage-mapped, so the JIT checks its whole domain).
 fn agree_on_data(src: &str) {
     agree(src, &[5, 3], &[4, -1, 2, 3, 2]);
     agree(src, &[1, 1], &[0]);
     agree(src, &[5, 3], &[4, 2, -1, 7, 9]);
+    agree(src, &[5, 3], &[4, 0, -1, 2, 2]);
 }
 
 #[test]

@@ -31,12 +31,15 @@
 //! a variable gets no modulo dimension (a modulo dimension is kept whole
 //! instead: finer, hence still legal), so that its array keeps a domain:
 //! the projection of the variable's domain on the kept dimensions, which
-//! the JIT checks on the data-dependent accesses. The check is therefore
-//! the original one on the kept coordinates; the coordinates of dropped
-//! dimensions are no longer checked (a program whose indirect read along
-//! a dropped dimension leaves the domain, a run-time error of the
-//! unmapped code, reads a cell instead). Programs that run without error
-//! compute the same values.
+//! the JIT checks on the data-dependent accesses. When that domain is not
+//! the variable's box (the scanner gave its array a domain predicate), the
+//! variable is kept whole: a constraint that ties a kept coordinate to a
+//! dropped one (`T[r, a, b]` over `b <= r`, read at `T[e[i], a, b]`) would
+//! otherwise go unchecked, and a read outside the domain, a run-time error
+//! of the unmapped code, would read a stale cell. With a box domain the
+//! check is the original one on the kept coordinates, and a dropped
+//! coordinate's bounds are those of an affine index (the access
+//! contract). Programs that run without error compute the same values.
 //!
 //! The mapping `σ(p) = (p_d mod m_d)_d` (a dropped dimension, `m_d = 1`,
 //! disappears; a kept one is `p_d` itself): see [`choose_storage`] for the
@@ -340,6 +343,16 @@ pub fn map_storage(
                 "array {} does not match variable {}",
                 arr.name, s.name
             )));
+        }
+        // Read through data and not its box: kept whole, so that the JIT
+        // checks the whole domain (see the module comment).
+        let data_read = sched
+            .deps
+            .accesses
+            .iter()
+            .any(|x| x.var == a && !x.write && !x.is_affine());
+        if data_read && arr.domain.is_some() {
+            continue;
         }
         for (d, dim) in s.dims.iter_mut().zip(&arr.dims) {
             if let DimStorage::Modulo(m) = *d {

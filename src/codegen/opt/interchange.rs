@@ -6,6 +6,7 @@
 
 use super::affine::mentions;
 use super::facts::{constraint_at, Facts};
+use super::sparse::{reads_array, Uses};
 use super::walk::*;
 use super::*;
 use crate::codegen::loop_ast::{Cast, MathFn};
@@ -269,18 +270,11 @@ fn bound_mentions(b: &Bound, v: LoopVar) -> bool {
     b.terms.iter().any(|t| mentions(&t.expr, v))
 }
 
-/// Whether `e` mentions the loop variable `v` anywhere.
+/// Whether `e` mentions the loop variable `v` anywhere (conservatively
+/// `true` when it holds a draw or a call).
 fn expr_mentions(e: &Expr, v: LoopVar) -> bool {
-    match e {
-        Expr::Aff(a) => mentions(a, v),
-        _ => e.children().into_iter().any(|c| expr_mentions(c, v)),
-    }
-}
-
-/// Whether `e` loads from `array`.
-fn reads_array(e: &Expr, array: ArrayId) -> bool {
-    matches!(e, Expr::Load { array: a, .. } if *a == array)
-        || e.children().into_iter().any(|c| reads_array(c, array))
+    let u = Uses::of(e);
+    u.opaque || u.vars.contains(&v)
 }
 
 /// The loads of `e`, nested ones (in indices) included.

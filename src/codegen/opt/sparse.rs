@@ -399,7 +399,7 @@ impl Uses {
 }
 
 /// Whether `e` loads from `array` (conservatively `true` when opaque).
-fn reads_array(e: &Expr, array: ArrayId) -> bool {
+pub(super) fn reads_array(e: &Expr, array: ArrayId) -> bool {
     let u = Uses::of(e);
     u.opaque || u.arrays.contains(&array)
 }

@@ -362,7 +362,7 @@ impl StmtRewrite for HoistBindings {
         let mut inner = vec![l.var];
         bound_vars(&b.body, &mut inner);
         let writes = Writes::of(&b.body);
-        let fixed = |e: &Expr| fixed_value(e, &inner, &writes);
+        let fixed = |e: &Expr| invariant_data(e, &inner, &writes);
         let bounds_fixed = [&b.lower, &b.upper].iter().all(|bd| {
             bd.terms
                 .iter()
@@ -382,28 +382,5 @@ impl StmtRewrite for HoistBindings {
             body: b.body,
         })];
         out.push(Stmt::from(Binding { body, ..b }));
-    }
-}
-
-/// `e` cannot fail, has no effect, mentions none of `vars` and reads
-/// nothing in `writes`.
-fn fixed_value(e: &Expr, vars: &[LoopVar], writes: &Writes) -> bool {
-    match e {
-        Expr::Int(_) | Expr::Bool(_) | Expr::Float(_) => true,
-        Expr::Aff(a) => vars.iter().all(|&v| !mentions(a, v)),
-        Expr::Local(l) => !writes.locals.contains(l),
-        Expr::Load { array, index } => {
-            !writes.array(*array)
-                && index.iter().all(|x| {
-                    matches!(x, Expr::Aff(_) | Expr::Int(_)) && fixed_value(x, vars, writes)
-                })
-        }
-        Expr::Unary(UnOp::Not, a) => fixed_value(a, vars, writes),
-        Expr::Binary(op, a, b) => {
-            (op.is_comparison() || matches!(op, BinOp::And | BinOp::Or))
-                && fixed_value(a, vars, writes)
-                && fixed_value(b, vars, writes)
-        }
-        _ => false,
     }
 }

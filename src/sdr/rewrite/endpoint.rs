@@ -109,16 +109,15 @@ fn find(s: &System, f: VarId) -> Result<Option<Found>, SdrError> {
     let cost_q = complexity(&rf.body_domain)?;
     for eq_c in &s.equations {
         let c = eq_c.var;
-        if c == f
-            || s.vars[c].ty != ElemType::Int
-            || eq_c.indices.len() != n_x + 1
-            || reaches(s, &eq_c.expr, f)
-        {
+        if c == f || s.vars[c].ty != ElemType::Int || eq_c.indices.len() != n_x + 1 {
             continue;
         }
         let Some(terms) = sum_terms(s, c, &eq_c.expr) else {
             continue;
         };
+        if reaches(s, &eq_c.expr, f) {
+            continue;
+        }
         for i0 in bounds_of_last(&s.vars[c].domain, n_x)? {
             if let Some(found) = at_point(s, f, rf, c, &terms, &i0, &cost_q)? {
                 return Ok(Some(found));
@@ -214,7 +213,16 @@ fn at_point(
     }
     Ok(Some(Found {
         count: c,
-        at_text: aff_text(&s.params, i0),
+        at_text: crate::ir::print::aff_to_alpha(
+            &Aff::from_parts(
+                Space::set(&s.params, &[] as &[String]),
+                &i0[..np],
+                &[],
+                i0[np],
+            )?,
+            &[],
+            &s.params,
+        ),
         access,
         rest,
     }))
@@ -347,23 +355,4 @@ fn bounds_of_last(domain: &Set, n_x: usize) -> Result<Vec<Vec<i64>>, SdrError> {
 
 fn overflow() -> SdrError {
     SdrError::Internal("overflow in a bound".into())
-}
-
-/// `a(params)` as text, for the decision.
-fn aff_text(params: &[String], row: &[i64]) -> String {
-    let np = params.len();
-    let mut parts: Vec<String> = Vec::new();
-    for (p, &k) in params.iter().zip(&row[..np]) {
-        match k {
-            0 => {}
-            1 => parts.push(p.clone()),
-            -1 => parts.push(format!("-{p}")),
-            k => parts.push(format!("{k}*{p}")),
-        }
-    }
-    let c = row[np];
-    if c != 0 || parts.is_empty() {
-        parts.push(c.to_string());
-    }
-    parts.join(" + ").replace("+ -", "- ")
 }

@@ -304,6 +304,12 @@ impl<T: Int> Tab<T> {
             nd = nd.neg()?;
         }
         normalize(&mut nr, &mut nd)?;
+        // The pivot row is sparse in scheduling problems (Farkas rows):
+        // the update `row_i·f + e·nr` touches only its non-zero columns
+        // beyond the scaling by `f`.
+        let nz: Vec<usize> = (0..nr.len())
+            .filter(|&k| k != j && !nr[k].is_zero())
+            .collect();
         for i in 0..self.rows.len() {
             if i == r || self.rows[i][j].is_zero() {
                 continue;
@@ -318,21 +324,17 @@ impl<T: Int> Tab<T> {
                 (nd.div_exact(&g)?, e0.div_exact(&g)?)
             };
             let row = &mut self.rows[i];
-            for k in 0..row.len() {
-                if k == j {
-                    row[k] = e.mul(&nr[k])?;
-                } else {
-                    let mut v = if row[k].is_zero() || f.is_one() {
-                        row[k].clone()
-                    } else {
-                        row[k].mul(&f)?
-                    };
-                    if !nr[k].is_zero() {
-                        v = v.add(&e.mul(&nr[k])?)?;
+            if !f.is_one() {
+                for x in row.iter_mut() {
+                    if !x.is_zero() {
+                        *x = x.mul(&f)?;
                     }
-                    row[k] = v;
                 }
             }
+            for &k in &nz {
+                row[k] = row[k].add(&e.mul(&nr[k])?)?;
+            }
+            row[j] = e.mul(&nr[j])?;
             let mut d = self.den[i].mul(&f)?;
             normalize(row, &mut d)?;
             self.den[i] = d;

@@ -54,18 +54,12 @@ const STRIDED: usize = 4;
 ///
 /// Returns the number of nests interchanged.
 pub fn interchange_loops(f: &mut Function) -> usize {
-    let mut x = Interchange {
-        facts: Facts::of_context(f),
-        arrays: f.arrays.iter().map(|a| (a.ty, a.domain.clone())).collect(),
-        locals: f.locals.iter().map(|l| l.ty).collect(),
-        np: f.params.len(),
-        swapped: 0,
-    };
+    let mut x = Interchange::new(f);
     f.body = rewrite_stmts(&mut x, std::mem::take(&mut f.body));
     x.swapped
 }
 
-struct Interchange {
+pub(super) struct Interchange {
     facts: Facts,
     arrays: Vec<(ElemType, Option<Set>)>,
     locals: Vec<ElemType>,
@@ -87,6 +81,25 @@ impl StmtRewrite for Interchange {
 }
 
 impl Interchange {
+    pub(super) fn new(f: &Function) -> Interchange {
+        Interchange {
+            facts: Facts::of_context(f),
+            arrays: f.arrays.iter().map(|a| (a.ty, a.domain.clone())).collect(),
+            locals: f.locals.iter().map(|l| l.ty).collect(),
+            np: f.params.len(),
+            swapped: 0,
+        }
+    }
+
+    /// Whether `e` can neither fail nor have an effect: its loads are
+    /// affine (in bounds under the access contract), its arithmetic is
+    /// float (an int operation may overflow), and it holds no draw or
+    /// call ([`Self::safe`] with every operation under a condition on the
+    /// moving loop).
+    pub(super) fn cannot_fail(&self, e: &Expr) -> bool {
+        self.safe(e, LoopVar(usize::MAX), true)
+    }
+
     /// The interchanged nest of the loop `l` over `o`, when the rule
     /// holds.
     fn swap(&mut self, l: &ForLoop) -> Option<Stmt> {
@@ -150,7 +163,7 @@ impl Interchange {
     /// Whether `e`'s failures do not depend on `o` (see
     /// [`interchange_loops`]); `guarded` when `e` runs under a condition
     /// that mentions `o`.
-    fn safe(&self, e: &Expr, o: LoopVar, guarded: bool) -> bool {
+    pub(super) fn safe(&self, e: &Expr, o: LoopVar, guarded: bool) -> bool {
         let here = expr_mentions(e, o);
         match e {
             Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => true,
@@ -266,13 +279,13 @@ impl Interchange {
     }
 }
 
-fn bound_mentions(b: &Bound, v: LoopVar) -> bool {
+pub(super) fn bound_mentions(b: &Bound, v: LoopVar) -> bool {
     b.terms.iter().any(|t| mentions(&t.expr, v))
 }
 
 /// Whether `e` mentions the loop variable `v` anywhere (conservatively
 /// `true` when it holds a draw or a call).
-fn expr_mentions(e: &Expr, v: LoopVar) -> bool {
+pub(super) fn expr_mentions(e: &Expr, v: LoopVar) -> bool {
     let u = Uses::of(e);
     u.opaque || u.vars.contains(&v)
 }

@@ -1,9 +1,10 @@
 //! Loop-AST optimization: semantics-preserving rewrites of a scanned loop
 //! program ([`Function`]) before it is printed or JIT-compiled.
 //!
-//! Owns ten rewrites, applied by [`optimize`] in the order: degenerate
+//! Owns eleven rewrites, applied by [`optimize`] in the order: degenerate
 //! loops, splitting, degenerate loops again (pieces `[e, e]`), implied
-//! domains, guards, interchange, invariant guards out of loops, sparse
+//! domains, guards, interchange, interchange for reuse, invariant guards
+//! out of loops, sparse
 //! updates, invariant bindings out of loops, accumulators, zero terms,
 //! guards again (the non-emptiness guards hoisting adds):
 //! 1. [`remove_degenerate_loops`]: a `for` whose lower and upper bounds are
@@ -53,6 +54,11 @@
 //!     data-selected binding that does not depend on the loop becomes the
 //!     binding around the loop (DMM's `for a { Bind k := z[d] { n[k][a]
 //!     += X[d][a] } }`: one range check per document).
+//! 11. [`interchange_for_reuse`]: a nest `for o { for i { B } }` whose
+//!     iterations of `i` touch disjoint cells of what `B` writes, across
+//!     every `o`, and whose body cannot fail, runs `i` outside when the
+//!     arrays' layout puts `i` before `o` (LBP's prefix and suffix sums
+//!     over a pixel's directions run pixel by pixel).
 //!
 //! Every rewrite is conservative: whenever a precondition cannot be
 //! established (an unknown statement form, an overflow while substituting,
@@ -83,7 +89,7 @@
 //! statements and expressions), `facts` (the linear facts known at a
 //! statement and the solver questions on them), `degenerate`, `hoist`,
 //! `guards`, `split`, `fold`, `sparse`, `unswitch`, `zero`,
-//! `interchange` and `domains` (the ten rewrites; `fold` decides and
+//! `interchange`, `reuse` and `domains` (the eleven rewrites; `fold` decides and
 //! folds the atoms of a split loop's pieces), `tests`.
 //!
 //! Must not know about: schedules, the IR, Cranelift. It reads and writes
@@ -105,6 +111,7 @@ mod fold;
 mod guards;
 mod hoist;
 mod interchange;
+mod reuse;
 mod sparse;
 mod split;
 #[cfg(test)]
@@ -119,6 +126,7 @@ pub use domains::drop_implied_domains;
 pub use guards::simplify_guards;
 pub use hoist::hoist_accumulators;
 pub use interchange::interchange_loops;
+pub use reuse::interchange_for_reuse;
 pub use sparse::{sparse_updates, SparseCounts};
 pub use split::{split_loops, SPLIT_GROWTH, SPLIT_MAX_BODY, SPLIT_MAX_CUTS};
 pub use unswitch::{hoist_bindings, unswitch_guards};
@@ -164,6 +172,9 @@ pub struct OptStats {
     /// Accumulation nests whose inner loop moved out by one level
     /// ([`interchange_loops`]).
     pub interchanged_loops: usize,
+    /// Nests `for o { for i }` run as `for i { for o }` for reuse
+    /// ([`interchange_for_reuse`]).
+    pub reuse_interchanges: usize,
     /// Array domain predicates implied at every data-dependent access
     /// ([`drop_implied_domains`]).
     pub dropped_domains: usize,
@@ -174,7 +185,7 @@ pub struct OptStats {
 
 /// Applies the rewrites of this module in order (degenerate loops,
 /// splitting, degenerate loops, implied domains, guards, interchange,
-/// invariant guards, sparse updates, invariant bindings, accumulators,
+/// interchange for reuse, invariant guards, sparse updates, invariant bindings, accumulators,
 /// zero terms, guards) to a copy
 /// of `f`. The result computes the same
 /// array contents as `f` for every parameter vector of the context, bit for
@@ -203,6 +214,9 @@ pub fn optimize_with_stats(f: &Function) -> Result<(Function, OptStats), OptErro
     // Before unswitching (a condition of the moved-out loop's variable is
     // then invariant in the new inner loop).
     stats.interchanged_loops = interchange_loops(&mut g);
+    if std::env::var("NO_REUSE").is_err() {
+        stats.reuse_interchanges = interchange_for_reuse(&mut g);
+    }
     // Guards that do not depend on a loop leave it (before hoisting: an
     // accumulation no longer under an `if` may be hoisted).
     stats.unswitched_guards = unswitch_guards(&mut g);

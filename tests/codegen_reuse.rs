@@ -74,6 +74,35 @@ fn a_recurrence_along_the_minor_index_runs_row_by_row() {
     same_all(&f, &g, 11);
 }
 
+/// Whether some `if` of `body` (at any depth) tests a condition.
+fn has_if(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::If { .. } => true,
+        Stmt::For(ForLoop { body, .. }) | Stmt::Block(body) => has_if(body),
+        Stmt::Bind(b) => has_if(&b.body),
+        _ => false,
+    })
+}
+
+/// A guard on the loop that moves inside (`if (k >= 2)`, LBP's
+/// `if (t1 >= 3)`) is split away once that loop is inner: the
+/// whole-function split could only cut the outer range.
+#[test]
+fn a_guard_of_the_loop_moved_inside_is_split_away() {
+    let f = nest(
+        K,
+        vec![Stmt::If {
+            cond: ge(var(K), Expr::Int(2)),
+            then: vec![store(F, 0, 0, add(load(F, 0, -1), data_v(X)))],
+            els: vec![],
+        }],
+    );
+    let (g, n) = reused(&f);
+    assert_eq!(n, 1, "{}", g.to_c());
+    assert!(!has_if(&g.body), "{}", g.to_c());
+    same_all(&f, &g, 17);
+}
+
 /// Cross-row reads (`F[v + 1][k − 1]`): iteration `v` reads what `v + 1`
 /// wrote at the previous `k`, so swapping would read stale values.
 #[test]

@@ -58,7 +58,8 @@
 //!     iterations of `i` touch disjoint cells of what `B` writes, across
 //!     every `o`, and whose body cannot fail, runs `i` outside when the
 //!     arrays' layout puts `i` before `o` (LBP's prefix and suffix sums
-//!     over a pixel's directions run pixel by pixel).
+//!     over a pixel's directions run pixel by pixel); the swapped nest is
+//!     then split on its own guards.
 //!
 //! Every rewrite is conservative: whenever a precondition cannot be
 //! established (an unknown statement form, an overflow while substituting,

@@ -46,6 +46,9 @@ use crate::vocab::ElemType;
 /// p { for t1 { … } }`: one pixel's `D × K` tables stay in cache instead
 /// of `D + 1` passes over all pixels.
 ///
+/// A swapped nest is then split on its own ([`Reuse::resplit`]): the
+/// loop that moved inside may be cut at its guards.
+///
 /// Returns the number of nests interchanged.
 pub fn interchange_for_reuse(f: &mut Function) -> usize {
     let snapshot = f.clone();
@@ -72,7 +75,7 @@ impl StmtRewrite for Reuse<'_> {
         match self.swap(&l) {
             Some(s) => {
                 self.swapped += 1;
-                out.push(s);
+                out.extend(self.resplit(s));
             }
             None => out.push(Stmt::For(l)),
         }
@@ -111,6 +114,26 @@ impl Reuse<'_> {
         };
         is_parallel(self.f, &swapped).ok()?;
         Some(Stmt::For(swapped))
+    }
+
+    /// The swapped nest `s` after index-set splitting ([`split_loops`]),
+    /// degenerate loops and guards, on its own: the loop that moved
+    /// inside is cut at the thresholds of its guards, which the split of
+    /// the whole function could not do when it was outside (its cuts went
+    /// to the pieces of the outer range). LBP's `if (t1 >= 3) hmin[p][t1 −
+    /// 3] = min(…)` then runs unguarded in the piece `t1 >= 3`, where its
+    /// accumulator is a register. Each pass is exact on its own; the
+    /// facts of loops and guards around the nest are not used (fewer
+    /// facts: fewer cuts and guards decided, never a wrong one).
+    fn resplit(&self, s: Stmt) -> Vec<Stmt> {
+        let mut g = Function {
+            body: vec![s],
+            ..self.f.clone()
+        };
+        split_loops(&mut g);
+        remove_degenerate_loops(&mut g);
+        simplify_guards(&mut g);
+        g.body
     }
 
     /// Rule 3 on the statements `body`.

@@ -112,7 +112,7 @@ fn jit_sweeper(
     values: &[(&str, i64)],
     data: &std::collections::HashMap<String, alphac::runtime::Array>,
 ) -> impl FnMut() {
-    let c = compiled(name, name);
+    let c = compiled(name, name).with_threads(Some(1));
     let mut sw = c
         .sweeper(&params_of(&c, values), data, SEED)
         .expect("sweeper");

@@ -17,13 +17,19 @@
 /// by index (`Function::externals`); `None` where none was supplied.
 ///
 /// Also the run's context for parallel loops: `repr(C)` with
-/// `min_parallel_trip` first, because compiled code reads it at offset 0
-/// (`Lower::parallel_call`).
+/// `min_parallel_trip` and `work_gated` first, because compiled code
+/// reads them at offsets 0 and 8 (`Lower::parallel_call`).
 #[repr(C)]
 pub struct ExternalTable {
     /// A parallel loop with fewer iterations runs inline on the calling
     /// thread, without calling `jit::parallel::rt_parallel`.
     pub(crate) min_parallel_trip: i64,
+    /// 1 when `rt_parallel` runs a loop of less work than
+    /// `jit::parallel::MIN_PARALLEL_WORK` on the calling thread (the
+    /// default), 0 when tests force every loop to split: compiled code
+    /// then also skips the call for a loop of static work below it (read
+    /// at offset 8).
+    pub(crate) work_gated: i64,
     pub fns: Vec<Option<crate::runtime::ExternalFn>>,
     /// What `jit::parallel::rt_parallel` needs to run the function's
     /// parallel loops (`None` for a function without any).

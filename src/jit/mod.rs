@@ -396,6 +396,7 @@ impl JitFunction {
         });
         let table = ExternalTable {
             min_parallel_trip: parallel::min_trip(threads),
+            work_gated: parallel::work_gated(),
             fns: f
                 .externals
                 .iter()

@@ -60,12 +60,24 @@ pub(crate) fn min_trip(threads: Option<usize>) -> i64 {
     }
 }
 
+/// 1 when a loop of less work than [`MIN_PARALLEL_WORK`] runs on the
+/// calling thread (the default split mode), 0 when tests force splits
+/// (see `ExternalTable::work_gated`).
+pub(crate) fn work_gated() -> i64 {
+    i64::from(SPLIT_MODE.load(Ordering::Relaxed) == 0)
+}
+
 /// Estimated work (nodes executed) below which a parallel loop runs on
 /// the calling thread. Handing chunks to other threads costs their
 /// wake-up, tens of microseconds on an idle machine and far more on a
 /// loaded one: CoxPH at N = 424, K = 11 ran 5× slower on 2 threads with
-/// a limit of 40,000 on a loaded 2-core machine.
-pub const MIN_PARALLEL_WORK: u128 = 400_000;
+/// a limit of 40,000 on a loaded 2-core machine. At 400,000, DMM-MH (D =
+/// 1000, A = 100) and CoxPH (N = 2000) still ran 9% and 20% slower on 2
+/// threads than on 1 on a quiet one (2026-11-26); at 2,000,000 no program
+/// of the hand-written bench is slower on 2 threads, and LBP keeps most
+/// of its gain (2.36 → 2.03 ms per sweep at N = 6912, 87 → 62 ms at N =
+/// 110592).
+pub const MIN_PARALLEL_WORK: u128 = 2_000_000;
 /// Target work of one chunk.
 pub const CHUNK_WORK: u128 = 100_000;
 /// At most this many chunks per thread.

@@ -528,6 +528,32 @@ pub fn work(l: &ForLoop, lo: i64, hi: i64, loops: &mut [i64], params: &[i64]) ->
     trip.saturating_mul(w)
 }
 
+/// The work of one iteration of a loop over `body` (as [`work`] counts
+/// it) when it is the same for every iteration and every parameter
+/// vector: `body` holds no loop or categorical draw, the only forms
+/// whose work depends on values (a binding counts its body once). Compiled code then decides
+/// `work < MIN` from the trip count alone, without calling the host.
+pub fn static_work(body: &[Stmt]) -> Option<u128> {
+    fn flat(body: &[Stmt]) -> bool {
+        body.iter().all(|s| {
+            own_exprs(s).into_iter().all(|e| !has_categorical(e))
+                && match s {
+                    Stmt::For(_) => false,
+                    // One trip (or none) whatever its bounds' values.
+                    Stmt::Bind(b) => flat(&b.body),
+                    Stmt::If { then, els, .. } => flat(then) && flat(els),
+                    Stmt::Block(b) => flat(b),
+                    Stmt::Assign { .. } | Stmt::Accumulate(_) | Stmt::SetLocal { .. } => true,
+                }
+        })
+    }
+    fn has_categorical(e: &Expr) -> bool {
+        matches!(e, Expr::Categorical(_)) || e.children().into_iter().any(has_categorical)
+    }
+    // No variable is read by the work of a flat body: empty environments.
+    flat(body).then(|| stmts_work(body, &mut [], &[]))
+}
+
 fn set_var(loops: &mut [i64], v: LoopVar, x: i64) -> Option<i64> {
     loops.get_mut(v.0).map(|slot| std::mem::replace(slot, x))
 }

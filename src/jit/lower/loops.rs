@@ -4,11 +4,13 @@
 use super::rows::Scope;
 use super::vector::{vectorizable, LANES};
 use super::{mem, Lower};
+use crate::codegen::loop_ast::parallel::static_work;
 use crate::codegen::loop_ast::{
     acc_bin_op, Accumulation, Binding, Expr, ForLoop, LoopVar, ReduceOp, Stmt,
 };
 use crate::codegen::loop_ast::{bound_vars, Affine, Writes};
 use crate::jit::abi::{rt, status};
+use crate::jit::parallel::MIN_PARALLEL_WORK;
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, MemFlags, StackSlotData, StackSlotKind, Value};
@@ -217,10 +219,25 @@ impl Lower<'_, '_> {
         // `min >= 2` and `hi − (min − 1)` is computed only when
         // `hi >= i64::MIN + min − 1` (else the trip is below `min` anyway,
         // since `lo >= i64::MIN`).
-        let min = self
+        let mut min = self
             .b
             .ins()
             .load(types::I64, MemFlags::trusted(), self.ext_ptr, 0);
+        // A loop whose iterations each do the same static work `s` runs
+        // inline below `⌈MIN_PARALLEL_WORK / s⌉` iterations too: the host
+        // would run it on the calling thread anyway (work `trip · s`
+        // below the limit), so the call and its work estimate are skipped.
+        // Not when tests force splits (`work_gated` 0).
+        if let Some(s) = static_work(&l.body).filter(|&s| s > 0) {
+            let t = i64::try_from(MIN_PARALLEL_WORK.div_ceil(s)).unwrap_or(i64::MAX);
+            let gated = self
+                .b
+                .ins()
+                .load(types::I64, MemFlags::trusted(), self.ext_ptr, 8);
+            let t = self.iconst(t);
+            let raised = self.b.ins().smax(min, t);
+            min = self.b.ins().select(gated, raised, min);
+        }
         let min_m1 = self.b.ins().iadd_imm(min, -1);
         let floor = self.b.ins().iadd_imm(min_m1, i64::MIN);
         let room = self

@@ -446,3 +446,38 @@ fn work_counts_nested_trips() {
     assert_eq!(w, 10 * (1 + 5 * 6));
     assert_eq!(loops, vec![0; 3]);
 }
+
+/// The static work of a flat body (no loop, no categorical; a binding
+/// counts its body once) is the work of one iteration for any values,
+/// so that `trip · static_work` is what [`work`] computes; a body with a
+/// loop has none.
+#[test]
+fn static_work_is_the_work_of_every_iteration() {
+    let bind = Binding {
+        var: K,
+        lower: Bound::aff(Affine::cst(0)),
+        upper: Bound::aff(Affine::param(0).offset(-1).expect("small")),
+        guard: Expr::Bool(true),
+        value: Expr::load(IDX, vec![v(I)]),
+        body: vec![add(M, vec![v(I), v(K)], Expr::Float(1.0))],
+    };
+    let flat = vec![
+        assign(
+            Y,
+            vec![v(I)],
+            Expr::bin(BinOp::Add, xij(), Expr::Float(2.0)),
+        ),
+        bind.into(),
+    ];
+    let s = static_work(&flat).expect("a flat body");
+    let l = for_n(I, flat);
+    for (lo, hi, n, j) in [(0, 0, 1, 0), (0, 9, 10, 3), (5, 104, 200, 7)] {
+        let mut loops = vec![0, j, 0];
+        assert_eq!(
+            work(&l, lo, hi, &mut loops, &[n]),
+            s * (hi - lo + 1) as u128
+        );
+    }
+    let nested = vec![for_n(J, vec![assign(Y, vec![v(I)], xij())]).into()];
+    assert_eq!(static_work(&nested), None);
+}

@@ -145,19 +145,7 @@ impl Interchange {
         if with_o_inside >= cost(i) {
             return None;
         }
-        Some(Stmt::For(ForLoop {
-            var: i,
-            lower: inner.lower.clone(),
-            upper: inner.upper.clone(),
-            parallel: false,
-            body: vec![Stmt::For(ForLoop {
-                var: o,
-                lower: l.lower.clone(),
-                upper: l.upper.clone(),
-                parallel: false,
-                body: inner.body.clone(),
-            })],
-        }))
+        Some(Stmt::For(swapped_nest(l, inner)))
     }
 
     /// Whether `e`'s failures do not depend on `o` (see
@@ -276,6 +264,25 @@ impl Interchange {
             },
             Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => return None,
         })
+    }
+}
+
+/// `for (i ...) { for (o ...) { B } }` from `outer = for (o ...) { inner
+/// }` and `inner = for (i ...) { B }` (both unmarked: the parallel marks
+/// are set on the final program).
+pub(super) fn swapped_nest(outer: &ForLoop, inner: &ForLoop) -> ForLoop {
+    ForLoop {
+        var: inner.var,
+        lower: inner.lower.clone(),
+        upper: inner.upper.clone(),
+        parallel: false,
+        body: vec![Stmt::For(ForLoop {
+            var: outer.var,
+            lower: outer.lower.clone(),
+            upper: outer.upper.clone(),
+            parallel: false,
+            body: inner.body.clone(),
+        })],
     }
 }
 

@@ -5,7 +5,7 @@
 //!
 //! Must not know about: schedules, the JIT, threads.
 
-use super::interchange::{bound_mentions, expr_mentions, Interchange};
+use super::interchange::{bound_mentions, expr_mentions, swapped_nest, Interchange};
 use super::walk::{rewrite_stmts, StmtRewrite};
 use super::*;
 use crate::codegen::loop_ast::parallel::is_parallel;
@@ -99,19 +99,7 @@ impl Reuse<'_> {
         if score <= 0 {
             return None;
         }
-        let swapped = ForLoop {
-            var: i,
-            lower: inner.lower.clone(),
-            upper: inner.upper.clone(),
-            parallel: false,
-            body: vec![Stmt::For(ForLoop {
-                var: o,
-                lower: l.lower.clone(),
-                upper: l.upper.clone(),
-                parallel: false,
-                body: inner.body.clone(),
-            })],
-        };
+        let swapped = swapped_nest(l, inner);
         is_parallel(self.f, &swapped).ok()?;
         Some(Stmt::For(swapped))
     }

@@ -119,6 +119,18 @@ fn verdict(f: &Function) -> Result<(), Refusal> {
     is_parallel(f, l)
 }
 
+/// `k := idx[i]` (when in `0 .. N − 1`) `{ M[i][k] += 1.0 }`.
+fn bind_row() -> Binding {
+    Binding {
+        var: K,
+        lower: Bound::aff(Affine::cst(0)),
+        upper: Bound::aff(Affine::param(0).offset(-1).expect("small")),
+        guard: Expr::Bool(true),
+        value: Expr::load(IDX, vec![v(I)]),
+        body: vec![add(M, vec![v(I), v(K)], Expr::Float(1.0))],
+    }
+}
+
 fn xij() -> Expr {
     Expr::load(X, vec![v(I), v(J)])
 }
@@ -194,14 +206,7 @@ fn skewed_pinned_index_and_draws_are_parallel() {
 #[test]
 fn data_selected_write_in_the_iterations_own_row_is_parallel() {
     // for i: bind k := idx[i] in [0, N-1]: M[i][k] += 1
-    let bind = Binding {
-        var: K,
-        lower: Bound::aff(Affine::cst(0)),
-        upper: Bound::aff(Affine::param(0).offset(-1).expect("small")),
-        guard: Expr::Bool(true),
-        value: Expr::load(IDX, vec![v(I)]),
-        body: vec![add(M, vec![v(I), v(K)], Expr::Float(1.0))],
-    };
+    let bind = bind_row();
     let f = func(vec![for_n(I, vec![bind.into()]).into()]);
     assert_eq!(verdict(&f), Ok(()));
 }
@@ -453,14 +458,7 @@ fn work_counts_nested_trips() {
 /// loop has none.
 #[test]
 fn static_work_is_the_work_of_every_iteration() {
-    let bind = Binding {
-        var: K,
-        lower: Bound::aff(Affine::cst(0)),
-        upper: Bound::aff(Affine::param(0).offset(-1).expect("small")),
-        guard: Expr::Bool(true),
-        value: Expr::load(IDX, vec![v(I)]),
-        body: vec![add(M, vec![v(I), v(K)], Expr::Float(1.0))],
-    };
+    let bind = bind_row();
     let flat = vec![
         assign(
             Y,

@@ -43,9 +43,17 @@ fn emit(src: &str) -> String {
     compile::emit(&p, "ic", &Options::default()).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// The accumulation runs in memory under the loop over `i` (`t3`).
+/// The accumulation runs in memory under the loop over `i` (`t3`): its
+/// innermost index is the loop over `b` (`t1`), inside `t3`. (The loop
+/// over the rows `a` may be fused with the initialization of `I`.)
 fn interchanged(code: &str) -> bool {
-    code.contains("I[t0][t1] += ") && !code.contains("I_acc")
+    let at = |p: &str| code.find(p);
+    let accumulated = code
+        .lines()
+        .any(|l| l.trim_start().starts_with("I[") && l.contains("][t1] += "));
+    accumulated
+        && !code.contains("I_acc")
+        && matches!((at("for (t3 = "), at("for (t1 = ")), (Some(i), Some(b)) if i < b)
 }
 
 fn inputs(p: &alphac::ir::Program, params: &[i64], e: &[i64]) -> HashMap<String, Array> {

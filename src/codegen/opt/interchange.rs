@@ -100,6 +100,33 @@ impl Interchange {
         self.safe(e, LoopVar(usize::MAX), true)
     }
 
+    /// Whether the statements `body` can neither fail nor have an effect
+    /// beyond their stores: every expression [`Self::cannot_fail`], every
+    /// store and accumulation at an affine index, accumulations into
+    /// float arrays or by `min`/`max` (an int sum may overflow), and no
+    /// local set or binding.
+    pub(super) fn stmts_cannot_fail(&self, body: &[Stmt]) -> bool {
+        let ok = |e: &Expr| self.cannot_fail(e);
+        body.iter().all(|s| match s {
+            Stmt::For(l) => self.stmts_cannot_fail(&l.body),
+            Stmt::If { cond, then, els } => {
+                ok(cond) && self.stmts_cannot_fail(then) && self.stmts_cannot_fail(els)
+            }
+            Stmt::Assign { index, value, .. } => index.iter().all(Expr::is_affine) && ok(value),
+            Stmt::Accumulate(acc) => {
+                let float = self
+                    .arrays
+                    .get(acc.array)
+                    .is_some_and(|a| a.0 == ElemType::Float);
+                acc.index.iter().all(Expr::is_affine)
+                    && ok(&acc.value)
+                    && (float || matches!(acc.op, ReduceOp::Min | ReduceOp::Max))
+            }
+            Stmt::Block(b) => self.stmts_cannot_fail(b),
+            Stmt::SetLocal { .. } | Stmt::Bind(_) => false,
+        })
+    }
+
     /// The interchanged nest of the loop `l` over `o`, when the rule
     /// holds.
     fn swap(&mut self, l: &ForLoop) -> Option<Stmt> {

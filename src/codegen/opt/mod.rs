@@ -1,10 +1,10 @@
 //! Loop-AST optimization: semantics-preserving rewrites of a scanned loop
 //! program ([`Function`]) before it is printed or JIT-compiled.
 //!
-//! Owns eleven rewrites, applied by [`optimize`] in the order: degenerate
+//! Owns twelve rewrites, applied by [`optimize`] in the order: degenerate
 //! loops, splitting, degenerate loops again (pieces `[e, e]`), implied
-//! domains, guards, interchange, interchange for reuse, invariant guards
-//! out of loops, sparse
+//! domains, guards, interchange, interchange for reuse, fusion, invariant
+//! guards out of loops, sparse
 //! updates, invariant bindings out of loops, accumulators, zero terms,
 //! guards again (the non-emptiness guards hoisting adds):
 //! 1. [`remove_degenerate_loops`]: a `for` whose lower and upper bounds are
@@ -60,6 +60,10 @@
 //!     arrays' layout puts `i` before `o` (LBP's prefix and suffix sums
 //!     over a pixel's directions run pixel by pixel); the swapped nest is
 //!     then split on its own guards.
+//! 12. [`fuse_loops`]: consecutive loops over the same range whose
+//!     iterations touch only their own cells of what either writes, at
+//!     most one of them able to fail, become one loop (LBP's per-pixel
+//!     passes; matmul's initialization and accumulation of a row).
 //!
 //! Every rewrite is conservative: whenever a precondition cannot be
 //! established (an unknown statement form, an overflow while substituting,
@@ -90,7 +94,7 @@
 //! statements and expressions), `facts` (the linear facts known at a
 //! statement and the solver questions on them), `degenerate`, `hoist`,
 //! `guards`, `split`, `fold`, `sparse`, `unswitch`, `zero`,
-//! `interchange`, `reuse` and `domains` (the eleven rewrites; `fold` decides and
+//! `interchange`, `reuse`, `fuse` and `domains` (the twelve rewrites; `fold` decides and
 //! folds the atoms of a split loop's pieces), `tests`.
 //!
 //! Must not know about: schedules, the IR, Cranelift. It reads and writes
@@ -109,6 +113,7 @@ mod degenerate;
 mod domains;
 mod facts;
 mod fold;
+mod fuse;
 mod guards;
 mod hoist;
 mod interchange;
@@ -124,6 +129,7 @@ mod zero;
 pub use cost::loop_cost;
 pub use degenerate::remove_degenerate_loops;
 pub use domains::drop_implied_domains;
+pub use fuse::fuse_loops;
 pub use guards::simplify_guards;
 pub use hoist::hoist_accumulators;
 pub use interchange::interchange_loops;
@@ -176,6 +182,8 @@ pub struct OptStats {
     /// Nests `for o { for i }` run as `for i { for o }` for reuse
     /// ([`interchange_for_reuse`]).
     pub reuse_interchanges: usize,
+    /// Consecutive loops over one range fused ([`fuse_loops`]).
+    pub fused_loops: usize,
     /// Array domain predicates implied at every data-dependent access
     /// ([`drop_implied_domains`]).
     pub dropped_domains: usize,
@@ -186,7 +194,7 @@ pub struct OptStats {
 
 /// Applies the rewrites of this module in order (degenerate loops,
 /// splitting, degenerate loops, implied domains, guards, interchange,
-/// interchange for reuse, invariant guards, sparse updates, invariant bindings, accumulators,
+/// interchange for reuse, fusion, invariant guards, sparse updates, invariant bindings, accumulators,
 /// zero terms, guards) to a copy
 /// of `f`. The result computes the same
 /// array contents as `f` for every parameter vector of the context, bit for
@@ -215,9 +223,10 @@ pub fn optimize_with_stats(f: &Function) -> Result<(Function, OptStats), OptErro
     // Before unswitching (a condition of the moved-out loop's variable is
     // then invariant in the new inner loop).
     stats.interchanged_loops = interchange_loops(&mut g);
-    if std::env::var("NO_REUSE").is_err() {
-        stats.reuse_interchanges = interchange_for_reuse(&mut g);
-    }
+    stats.reuse_interchanges = interchange_for_reuse(&mut g);
+    // After the interchanges (they make loops over the same outer range),
+    // before hoisting (no local is set yet).
+    stats.fused_loops = fuse_loops(&mut g);
     // Guards that do not depend on a loop leave it (before hoisting: an
     // accumulation no longer under an `if` may be hoisted).
     stats.unswitched_guards = unswitch_guards(&mut g);

@@ -9,7 +9,6 @@ use super::interchange::{bound_mentions, expr_mentions, swapped_nest, Interchang
 use super::walk::{rewrite_stmts, StmtRewrite};
 use super::*;
 use crate::codegen::loop_ast::parallel::is_parallel;
-use crate::vocab::ElemType;
 
 /// Swaps `for (o ...) { for (i ...) { B } }` into `for (i ...) { for (o
 /// ...) { B } }` (the body of the `o` loop is the `i` loop alone).
@@ -25,7 +24,7 @@ use crate::vocab::ElemType;
 /// 3. `B` sets no local, binds nothing, and cannot fail: its loads and
 ///    stores are affine, its arithmetic is float, its accumulations are
 ///    into float arrays (or `min`, `max`), it draws nothing
-///    ([`Interchange::cannot_fail`]);
+///    ([`Interchange::stmts_cannot_fail`]);
 /// 4. profitability: over the accesses of `B` that mention `i` or `o`,
 ///    the layout favours `i` outside: an access that mentions `i` and not
 ///    `o` (a row `i` then stays in cache across `o`) counts +1, one that
@@ -91,7 +90,7 @@ impl Reuse<'_> {
         if bound_mentions(&inner.lower, o) || bound_mentions(&inner.upper, o) {
             return None;
         }
-        if !self.infallible(&inner.body) {
+        if !self.checks.stmts_cannot_fail(&inner.body) {
             return None;
         }
         let mut score = 0i64;
@@ -122,30 +121,6 @@ impl Reuse<'_> {
         remove_degenerate_loops(&mut g);
         simplify_guards(&mut g);
         g.body
-    }
-
-    /// Rule 3 on the statements `body`.
-    fn infallible(&self, body: &[Stmt]) -> bool {
-        let ok = |e: &Expr| self.checks.cannot_fail(e);
-        body.iter().all(|s| match s {
-            Stmt::For(l) => self.infallible(&l.body),
-            Stmt::If { cond, then, els } => {
-                ok(cond) && self.infallible(then) && self.infallible(els)
-            }
-            Stmt::Assign { index, value, .. } => index.iter().all(Expr::is_affine) && ok(value),
-            Stmt::Accumulate(acc) => {
-                let float = self
-                    .f
-                    .arrays
-                    .get(acc.array)
-                    .is_some_and(|a| a.ty == ElemType::Float);
-                acc.index.iter().all(Expr::is_affine)
-                    && ok(&acc.value)
-                    && (float || matches!(acc.op, ReduceOp::Min | ReduceOp::Max))
-            }
-            Stmt::Block(b) => self.infallible(b),
-            Stmt::SetLocal { .. } | Stmt::Bind(_) => false,
-        })
     }
 }
 

@@ -609,7 +609,7 @@ fn has_call_or_draw(e: &Expr) -> bool {
 }
 
 /// `e` holds a load or a math call.
-fn costly(e: &Expr) -> bool {
+pub(super) fn costly(e: &Expr) -> bool {
     matches!(e, Expr::Load { .. } | Expr::Math(..)) || e.children().into_iter().any(costly)
 }
 

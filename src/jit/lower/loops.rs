@@ -149,22 +149,31 @@ impl Lower<'_, '_> {
         let vector = !self.check_all && vectorizable(self.f, var, body);
         // The rows of the body's data-selected loads, checked before the
         // first iteration (`rows`), in the fast variant.
+        // And the body's invariant loads (`invariant`), computed there
+        // too: then the loop runs in the block that computes them.
         let mark = self.rows.len();
+        let inv_mark = self.invariant.len();
+        let mut cont = None;
         if !self.check_all && !vector {
+            let scope = self.loop_scope(l);
             let mut rows = Vec::new();
-            self.body_row_loads(body, &self.loop_scope(l), &mut rows);
-            if !rows.is_empty() {
+            self.body_row_loads(body, &scope, &mut rows);
+            let mut parts = Vec::new();
+            self.loop_invariants(body, &scope, &mut parts);
+            if !rows.is_empty() || !parts.is_empty() {
                 let vars = self.declare_rows(&rows, var);
                 let pre = self.b.create_block();
-                let cont = self.b.create_block();
+                let join = self.b.create_block();
                 let nonempty = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, lo, hi);
-                self.b.ins().brif(nonempty, pre, &[], cont, &[]);
+                self.b.ins().brif(nonempty, pre, &[], join, &[]);
                 self.b.seal_block(pre);
                 self.b.switch_to_block(pre);
+                for e in parts {
+                    let v = self.expr(e)?;
+                    self.invariant.push((e as *const Expr, v));
+                }
                 self.check_rows(&rows, &vars, var, lo)?;
-                self.b.ins().jump(cont, &[]);
-                self.b.seal_block(cont);
-                self.b.switch_to_block(cont);
+                cont = Some(join);
             }
         }
         self.b.def_var(self.loop_vars[var.0], lo);
@@ -181,6 +190,14 @@ impl Lower<'_, '_> {
         }
         self.rotated_loop(var, hi, body, 1, 1)?;
         self.rows.truncate(mark);
+        if let Some(join) = cont {
+            // The invariant values are defined in `pre`, which dominates
+            // the loop only.
+            self.invariant.truncate(inv_mark);
+            self.b.ins().jump(join, &[]);
+            self.b.seal_block(join);
+            self.b.switch_to_block(join);
+        }
         Ok(())
     }
 

@@ -6,7 +6,10 @@
 //! primitives: affine expressions, loop bounds, run-time guards (the error
 //! slot) and array addresses. The forms are lowered in the submodules:
 //! statements and loop shape (`loops`), the vector form of innermost loops
-//! (`vector`), expressions (`expr`), draws (`draws`). The calling
+//! (`vector`), expressions (`expr`), draws (`draws`), the rows of
+//! data-selected loads checked once per loop (`rows`) and the loads a
+//! loop body computes once before its first iteration (`invariant`). The
+//! calling
 //! convention and the host routines' symbols are `super::abi`'s.
 //!
 //! Must not know about: buffers and parameters of a particular run (those
@@ -24,6 +27,7 @@
 
 mod draws;
 mod expr;
+mod invariant;
 mod loops;
 mod rows;
 mod vector;
@@ -370,9 +374,11 @@ struct Lower<'a, 'b> {
     /// The loop and `Bind` variables enclosing the statement being
     /// lowered, outermost first.
     enclosing: Vec<LoopVar>,
-    /// Values of sub-expressions of the categorical weights being lowered
-    /// that do not depend on the drawn index, evaluated once before the
-    /// draw's first pass (`draws::invariant_parts`), by address.
+    /// Values of sub-expressions computed once, by address: of the
+    /// categorical weights being lowered, those that do not depend on the
+    /// drawn index, before the draw's first pass
+    /// (`draws::invariant_parts`); of the loop bodies being lowered, the
+    /// invariant loads, before the loop's first iteration (`invariant`).
     invariant: Vec<(*const Expr, Value)>,
     /// The loads of the categorical weights and loop bodies being lowered
     /// whose data-dependent indices do not change while the drawn index or

@@ -49,7 +49,7 @@ impl Scope {
     }
 
     /// `x` has one value while `var` runs.
-    fn fixed(&self, x: &Expr) -> bool {
+    pub fn fixed(&self, x: &Expr) -> bool {
         match x {
             Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) => true,
             Expr::Aff(_) => self.inner.iter().all(|&v| !mentions(x, v)),

@@ -8,6 +8,12 @@ use alphac::compile::{compile_uncached, Options};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::time::Duration;
 
+// The allocator of the `alphac` binary (`src/main.rs`): compilation
+// allocates many small rows and tableaux, and the latency measured here is
+// the binary's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Every `examples/*.alpha`, sorted by name.
 fn examples() -> Vec<(String, String)> {
     let dir = format!("{}/examples", env!("CARGO_MANIFEST_DIR"));

@@ -155,8 +155,8 @@ fn add_rows<T: Int>(mut tab: Tab<T>, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> OR
 /// least `c / g`, stays (it implies the others). The equalities are kept,
 /// and the rows that stay keep their order.
 fn presolve(sys: &System) -> System {
+    use rustc_hash::FxHashMap;
     use std::collections::hash_map::Entry;
-    use std::collections::HashMap;
     let n = sys.n_vars;
     let mut fixed = vec![false; n];
     for e in &sys.eqs {
@@ -169,7 +169,7 @@ fn presolve(sys: &System) -> System {
     }
     // For each primitive direction: the index (in `kept`) of its tightest
     // row and that row's `(c, g)`.
-    let mut best: HashMap<Vec<i64>, (usize, i64, i64)> = HashMap::new();
+    let mut best: FxHashMap<Vec<i64>, (usize, i64, i64)> = FxHashMap::default();
     let mut kept: Vec<Option<Vec<i64>>> = Vec::with_capacity(sys.ineqs.len());
     for r in &sys.ineqs {
         let mut row = r.clone();

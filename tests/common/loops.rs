@@ -24,6 +24,7 @@ pub const A: usize = 3; // int [V][K]: counts
 pub const F: usize = 4; // float [V][K]
 pub const H: usize = 5; // int [K + 1]: histogram
 pub const B: usize = 6; // bool [V][K]
+pub const G: usize = 7; // float [V][K]
 
 /// Parameters: `N`, `V`, `K`.
 pub fn p(k: usize) -> Affine {
@@ -111,6 +112,7 @@ pub fn func(body: Vec<Stmt>) -> Function {
                 vec![dim(p(2).offset(1).expect("small"))],
             ),
             arr("Bo", ElemType::Bool, vk()),
+            arr("G", ElemType::Float, vk()),
         ],
         externals: vec![],
         loop_vars: vec!["i".into(), "v".into(), "k".into(), "j".into()],

@@ -11,7 +11,7 @@
 //! `first[i]`, `S0[i]` and `S1[i][a]` at every `b`.
 //!
 //! Which sub-expressions (the fast variant only, where affine accesses are
-//! proven in bounds; never in a vector loop, which broadcasts its own):
+//! proven in bounds; a vector loop broadcasts the values, `vector`):
 //! - *fixed* while the loop runs ([`Scope`]: no variable bound in the
 //!   loop, no array or local the body writes, no draw or call);
 //! - *safe*: no operation that may fail (checked int arithmetic, an int

@@ -146,7 +146,7 @@ impl Lower<'_, '_> {
     /// The loop `l` over `[lo, hi]`.
     pub(super) fn for_loop(&mut self, l: &ForLoop, lo: Value, hi: Value) -> Result<(), JitError> {
         let (var, body) = (l.var, &l.body);
-        let vector = !self.check_all && vectorizable(self.f, var, body);
+        let mut vector = !self.check_all && vectorizable(self.f, var, body);
         // The rows of the body's data-selected loads, checked before the
         // first iteration (`rows`), in the fast variant.
         // And the body's invariant loads (`invariant`), computed there
@@ -154,7 +154,7 @@ impl Lower<'_, '_> {
         let mark = self.rows.len();
         let inv_mark = self.invariant.len();
         let mut cont = None;
-        if !self.check_all && !vector {
+        if !self.check_all {
             let scope = self.loop_scope(l);
             let mut rows = Vec::new();
             self.body_row_loads(body, &scope, &mut rows);
@@ -175,6 +175,9 @@ impl Lower<'_, '_> {
                 self.check_rows(&rows, &vars, var, lo)?;
                 cont = Some(join);
             }
+            // The vector form reads data-selected rows only at their
+            // checked offsets.
+            vector = vector && self.rows_cover(body);
         }
         self.b.def_var(self.loop_vars[var.0], lo);
         // Main loop over blocks of UNROLL iterations while

@@ -4,7 +4,9 @@
 //! results are bit-identical to the scalar loop).
 
 use super::{mem, Lower};
-use crate::codegen::loop_ast::{ArrayId, BinOp, Expr, Function, LoopVar, Stmt, Sym, UnOp};
+use crate::codegen::loop_ast::{
+    Accumulation, ArrayId, BinOp, Expr, Function, LoopVar, ReduceOp, Stmt, Sym, UnOp,
+};
 use crate::jit::JitError;
 use crate::vocab::ElemType;
 use cranelift_codegen::ir::{types, InstBuilder, MemFlags, Value};
@@ -53,35 +55,85 @@ fn contiguous_or_invariant(index: &[Expr], var: LoopVar) -> Option<bool> {
     None
 }
 
-/// Whether the innermost loop over `var` with this body may run as
-/// vectors of `LANES` consecutive iterations, bit-exactly: the body is
-/// assignments `F[..] = e` to float arrays, each written array written by
-/// exactly one statement at a contiguous index and never read in the
-/// body, and `e` is built from float constants, affine float loads
-/// (contiguous or invariant) and `+ − × ÷`, negation. Then distinct
-/// iterations touch disjoint written elements and read nothing written,
-/// so they commute, and each lane performs the scalar operations.
-pub(super) fn vectorizable(f: &Function, var: LoopVar, body: &[Stmt]) -> bool {
-    let mut written = Vec::new();
-    for s in body {
-        let Stmt::Assign { array, index, .. } = s else {
+/// The last index of a load contiguous in `var` and every other index free
+/// of `var`: affine with coefficient 0, or data-dependent without `var`
+/// (a row of a data-selected load, `jit::lower::rows`, which the loop must
+/// have checked before its first iteration for the vector form to be
+/// used: see [`Lower::rows_cover`]).
+fn row_contiguous(index: &[Expr], var: LoopVar) -> bool {
+    let Some((last, rest)) = index.split_last() else {
+        return false;
+    };
+    coeff_of(last, var) == Some(1)
+        && rest.iter().all(|e| match coeff_of(e, var) {
+            Some(c) => c == 0,
+            None => !super::draws::mentions(e, var),
+        })
+}
+
+/// The accesses `a` and `b` of one array never touch a common element
+/// while `var` runs: some dimension is affine in both, free of `var` in
+/// both, and differs by a non-zero constant (`R2[t − 5][a][b]` against
+/// `R2[t − 6][a][b]`).
+fn disjoint_rows(a: &[Expr], b: &[Expr], var: LoopVar) -> bool {
+    a.iter().zip(b).any(|(x, y)| {
+        let (Expr::Aff(p), Expr::Aff(q)) = (x, y) else {
             return false;
         };
-        if f.arrays[*array].ty != ElemType::Float
-            || written.contains(array)
+        if coeff_of(x, var) != Some(0) || coeff_of(y, var) != Some(0) {
+            return false;
+        }
+        let canon = |t: &[(Sym, i64)]| {
+            let mut t: Vec<(Sym, i64)> = t.iter().copied().filter(|&(_, c)| c != 0).collect();
+            t.sort();
+            t
+        };
+        canon(&p.terms) == canon(&q.terms) && p.constant != q.constant
+    })
+}
+
+/// Whether the innermost loop over `var` with this body may run as
+/// vectors of `LANES` consecutive iterations, bit-exactly: the body is
+/// assignments `F[..] = e` and accumulations `F[..] += e`, `F[..] *= e`
+/// to float arrays, each written array written by exactly one statement
+/// at a contiguous index, and `e` is built from float constants, float
+/// loads and `+ − × ÷`, negation; a load is affine (contiguous or
+/// invariant) or a row contiguous in `var` ([`row_contiguous`]), and
+/// reads a written array only at elements disjoint from the written ones
+/// ([`disjoint_rows`]). Then distinct iterations touch disjoint written
+/// elements and read nothing written (an accumulation reads only its own
+/// element), so they commute, and each lane performs the scalar
+/// operations in the scalar order.
+pub(super) fn vectorizable(f: &Function, var: LoopVar, body: &[Stmt]) -> bool {
+    let mut written: Vec<(ArrayId, &[Expr])> = Vec::new();
+    for s in body {
+        let (array, index) = match s {
+            Stmt::Assign { array, index, .. } => (*array, index),
+            Stmt::Accumulate(Accumulation {
+                array,
+                index,
+                op: ReduceOp::Add | ReduceOp::Mul,
+                ..
+            }) => (*array, index),
+            _ => return false,
+        };
+        if f.arrays[array].ty != ElemType::Float
+            || written.iter().any(|(a, _)| *a == array)
             || contiguous_or_invariant(index, var) != Some(true)
         {
             return false;
         }
-        written.push(*array);
+        written.push((array, index));
     }
-    fn ok(f: &Function, var: LoopVar, e: &Expr, written: &[ArrayId]) -> bool {
+    fn ok(f: &Function, var: LoopVar, e: &Expr, written: &[(ArrayId, &[Expr])]) -> bool {
         match e {
             Expr::Float(_) => true,
             Expr::Load { array, index } => {
                 f.arrays[*array].ty == ElemType::Float
-                    && !written.contains(array)
-                    && contiguous_or_invariant(index, var).is_some()
+                    && written
+                        .iter()
+                        .all(|(a, w)| a != array || disjoint_rows(w, index, var))
+                    && (contiguous_or_invariant(index, var).is_some() || row_contiguous(index, var))
             }
             Expr::Unary(UnOp::Neg, a) => ok(f, var, a, written),
             Expr::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div, a, b) => {
@@ -92,9 +144,28 @@ pub(super) fn vectorizable(f: &Function, var: LoopVar, body: &[Stmt]) -> bool {
     }
     !body.is_empty()
         && body.iter().all(|s| match s {
-            Stmt::Assign { value, .. } => ok(f, var, value, &written),
+            Stmt::Assign { value, .. } | Stmt::Accumulate(Accumulation { value, .. }) => {
+                ok(f, var, value, &written)
+            }
             _ => false,
         })
+}
+
+/// The data-dependent loads of a body accepted by [`vectorizable`].
+fn data_loads<'e>(body: &'e [Stmt], out: &mut Vec<&'e [Expr]>) {
+    fn walk<'e>(e: &'e Expr, out: &mut Vec<&'e [Expr]>) {
+        if let Expr::Load { index, .. } = e {
+            if !index.iter().all(Expr::is_affine) {
+                out.push(index);
+            }
+        }
+        e.children().into_iter().for_each(|x| walk(x, out));
+    }
+    for s in body {
+        if let Stmt::Assign { value, .. } | Stmt::Accumulate(Accumulation { value, .. }) = s {
+            walk(value, out);
+        }
+    }
 }
 
 impl Lower<'_, '_> {
@@ -102,27 +173,61 @@ impl Lower<'_, '_> {
     /// accepted by [`vectorizable`].
     pub(super) fn vstmts(&mut self, body: &[Stmt]) -> Result<(), JitError> {
         for s in body {
-            if let Stmt::Assign {
-                array,
-                index,
-                value,
-            } = s
-            {
-                let x = self.vexpr(value)?;
-                let addr = self.address(*array, index)?;
-                self.b.ins().store(vmem(*array), x, addr, 0);
+            match s {
+                Stmt::Assign {
+                    array,
+                    index,
+                    value,
+                } => {
+                    let x = self.vexpr(value)?;
+                    let addr = self.address(*array, index)?;
+                    self.b.ins().store(vmem(*array), x, addr, 0);
+                }
+                Stmt::Accumulate(acc) => {
+                    // As the scalar form: the address, the old value, the
+                    // value, then `old op value`.
+                    let addr = self.address(acc.array, &acc.index)?;
+                    let old = self.b.ins().load(types::F64X2, vmem(acc.array), addr, 0);
+                    let x = self.vexpr(&acc.value)?;
+                    let new = match acc.op {
+                        ReduceOp::Mul => self.b.ins().fmul(old, x),
+                        _ => self.b.ins().fadd(old, x),
+                    };
+                    self.b.ins().store(vmem(acc.array), new, addr, 0);
+                }
+                // `vectorizable` admits no other form.
+                _ => return Err(JitError::Codegen("unvectorizable statement".into())),
             }
         }
         Ok(())
     }
 
+    /// Whether every data-dependent load of a vectorizable `body` is one of
+    /// the rows checked before the loop (`rows`, by the address of the
+    /// index list): the vector form reads a row at its checked offset.
+    pub(super) fn rows_cover(&self, body: &[Stmt]) -> bool {
+        let mut loads = Vec::new();
+        data_loads(body, &mut loads);
+        loads.iter().all(|index| {
+            self.rows
+                .iter()
+                .any(|(p, _, _)| std::ptr::eq(*p, index.as_ptr()))
+        })
+    }
+
     fn vexpr(&mut self, e: &Expr) -> Result<Value, JitError> {
+        if let Some(&(_, x)) = self.invariant.iter().find(|(p, _)| std::ptr::eq(*p, e)) {
+            // A float computed before the loop (`invariant`).
+            return Ok(self.b.ins().splat(types::F64X2, x));
+        }
         Ok(match e {
             Expr::Float(c) => {
                 let x = self.b.ins().f64const(*c);
                 self.b.ins().splat(types::F64X2, x)
             }
             Expr::Load { array, index } => {
+                // A row's address is its checked offset plus the lane's
+                // (`rows`); an affine one is proven in the box.
                 let addr = self.address(*array, index)?;
                 let invariant = self
                     .vec_var

@@ -8,7 +8,7 @@
 
 use alphac::codegen::loop_ast::{
     Accumulation, Affine, Array, BinOp, Bound, BoundTerm, Dim, Expr, ForLoop, Function, Local,
-    LoopVar, Stmt, Sym,
+    LoopVar, ReduceOp, Stmt, Sym,
 };
 use alphac::ir::types::{ElemType, Set, Space};
 use alphac::jit::{Buffer, ExecError, JitFunction, JitOptions};
@@ -507,13 +507,14 @@ fn fe_expr(e: &FE, i: LoopVar) -> Expr {
 
 /// The vector form of innermost loops (fast variant) computes bit for bit
 /// what the scalar, fully checked variant computes, for every trip count
-/// (remainders included) and two statements per body.
+/// (remainders included) and two statements per body, the second an
+/// assignment, a `+=` or a `*=`.
 #[test]
 fn vector_loops_match_scalar_loops() {
-    let strat = (fe(), fe(), 0i64..=40, any::<bool>());
+    let strat = (fe(), fe(), 0i64..=40, any::<bool>(), 0u8..3);
     let mut runner = TestRunner::new(Config::with_cases(300));
     runner
-        .run(&strat, |(e1, e2, n, two)| {
+        .run(&strat, |(e1, e2, n, two, form)| {
             let i = LoopVar(0);
             let farr = |name: &str, lo: i64, ext: Affine| Array {
                 name: name.into(),
@@ -530,10 +531,24 @@ fn vector_loops_match_scalar_loops() {
                 value: fe_expr(&e1, i),
             }];
             if two {
-                body.push(Stmt::Assign {
-                    array: 3,
-                    index: vec![Expr::Aff(Affine::var(i).offset(1).expect("small"))],
-                    value: fe_expr(&e2, i),
+                let index = vec![Expr::Aff(Affine::var(i).offset(1).expect("small"))];
+                let value = fe_expr(&e2, i);
+                body.push(match form {
+                    0 => Stmt::Assign {
+                        array: 3,
+                        index,
+                        value,
+                    },
+                    _ => Stmt::Accumulate(Accumulation {
+                        array: 3,
+                        index,
+                        op: if form == 1 {
+                            ReduceOp::Add
+                        } else {
+                            ReduceOp::Mul
+                        },
+                        value,
+                    }),
                 });
             }
             let f = Function {

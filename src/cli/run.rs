@@ -20,7 +20,8 @@ use std::time::Instant;
 pub struct RunArgs {
     /// The `.alpha` file.
     pub file: PathBuf,
-    /// The system to run (default: the only one, or the last one).
+    /// The system to run (default: the one named like the file, else the
+    /// only one, else the last one).
     #[arg(long)]
     pub system: Option<String>,
     /// A parameter value, `NAME=VALUE` (repeatable).

@@ -117,6 +117,26 @@ impl Lower<'_, '_> {
         })
     }
 
+    /// Whether evaluating the node `e` itself (not its operands) may fail
+    /// or have an effect: checked int arithmetic (`+ − ×`, the division
+    /// family, negation, `abs`), a draw, an external call. Loads and the
+    /// lazy forms (`?:`, `&&`, `||`) are for the caller to judge.
+    pub(super) fn op_may_fail(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Unary(UnOp::Neg, a) => self.expr_type(a) != ElemType::Float,
+            Expr::Binary(op, a, _) => {
+                !(op.is_comparison()
+                    || matches!(op, BinOp::Min | BinOp::Max | BinOp::And | BinOp::Or)
+                    || self.expr_type(a) == ElemType::Float)
+            }
+            Expr::Math(f, args) => {
+                *f == MathFn::Abs && args.first().map(|a| self.expr_type(a)) == Some(ElemType::Int)
+            }
+            Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => true,
+            _ => false,
+        }
+    }
+
     /// `a && rhs` / `a || rhs` with `rhs` evaluated only when needed.
     pub(super) fn lazy_logic(
         &mut self,

@@ -36,8 +36,7 @@
 use super::draws::costly;
 use super::rows::Scope;
 use super::Lower;
-use crate::codegen::loop_ast::{Accumulation, BinOp, Expr, MathFn, ReduceOp, Stmt, UnOp};
-use crate::vocab::ElemType;
+use crate::codegen::loop_ast::{Accumulation, BinOp, Expr, ReduceOp, Stmt};
 
 impl Lower<'_, '_> {
     /// The maximal invariant sub-expressions of `body` for the loop of
@@ -101,24 +100,9 @@ impl Lower<'_, '_> {
     /// variant) and evaluates all of its operands.
     fn safe(&self, e: &Expr) -> bool {
         match e {
-            Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => true,
             Expr::Load { index, .. } => index.iter().all(Expr::is_affine),
-            Expr::Unary(UnOp::Not, a) => self.safe(a),
-            Expr::Unary(UnOp::Neg, a) => self.expr_type(a) == ElemType::Float && self.safe(a),
             Expr::Binary(BinOp::And | BinOp::Or, _, _) | Expr::Select(..) => false,
-            Expr::Binary(op, a, b) => {
-                let op_safe = op.is_comparison()
-                    || matches!(op, BinOp::Min | BinOp::Max)
-                    || self.expr_type(a) == ElemType::Float;
-                op_safe && self.safe(a) && self.safe(b)
-            }
-            Expr::Cast(_, a) => self.safe(a),
-            Expr::Math(f, args) => {
-                let int_abs = *f == MathFn::Abs
-                    && args.first().map(|a| self.expr_type(a)) == Some(ElemType::Int);
-                !int_abs && args.iter().all(|a| self.safe(a))
-            }
-            Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => false,
+            _ => !self.op_may_fail(e) && e.children().into_iter().all(|a| self.safe(a)),
         }
     }
 }

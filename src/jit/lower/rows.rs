@@ -13,9 +13,7 @@
 
 use super::draws::mentions;
 use super::Lower;
-use crate::codegen::loop_ast::{
-    ArrayId, BinOp, Cast, Expr, LocalId, LoopVar, MathFn, ReduceOp, Stmt, UnOp,
-};
+use crate::codegen::loop_ast::{ArrayId, BinOp, Expr, LocalId, LoopVar, ReduceOp, Stmt, UnOp};
 use crate::jit::abi::status;
 use crate::jit::JitError;
 use crate::vocab::ElemType;
@@ -106,26 +104,19 @@ impl Lower<'_, '_> {
                 row
             }
             Expr::Unary(UnOp::Not, a) => self.row_loads(a, scope, out),
-            Expr::Unary(UnOp::Neg, a) => {
-                self.expr_type(a) == ElemType::Float && self.row_loads(a, scope, out)
-            }
             Expr::Binary(BinOp::And | BinOp::Or, _, _) | Expr::Select(..) => false,
-            Expr::Binary(op, a, b) => {
-                let safe = self.expr_type(a) == ElemType::Float
-                    || op.is_comparison()
-                    || matches!(op, BinOp::Min | BinOp::Max);
-                safe && self.row_loads(a, scope, out) && self.row_loads(b, scope, out)
+            Expr::Unary(UnOp::Neg, _)
+            | Expr::Binary(..)
+            | Expr::Cast(..)
+            | Expr::Math(..)
+            | Expr::Random(_)
+            | Expr::Categorical(_)
+            | Expr::External { .. } => {
+                !self.op_may_fail(e)
+                    && e.children()
+                        .into_iter()
+                        .all(|a| self.row_loads(a, scope, out))
             }
-            Expr::Cast(
-                Cast::IntToFloat | Cast::FloatToInt | Cast::BoolToInt | Cast::BoolToFloat,
-                a,
-            ) => self.row_loads(a, scope, out),
-            Expr::Math(f, args) => {
-                let int_abs = *f == MathFn::Abs
-                    && args.first().map(|a| self.expr_type(a)) == Some(ElemType::Int);
-                !int_abs && args.iter().all(|a| self.row_loads(a, scope, out))
-            }
-            Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => false,
         }
     }
 

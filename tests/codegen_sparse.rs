@@ -375,6 +375,43 @@ fn histogram_loops_are_interchanged_into_a_scatter() {
     untouched(&f);
 }
 
+/// Two histograms fused over `k` (`for k { for j { h } for j { F } }`,
+/// which is not a perfect nest) are split over `k` and each interchanged
+/// into a scatter; when one piece cannot be, the loop stays whole.
+#[test]
+fn fused_histograms_are_split_into_scatters() {
+    let [h, fl] = <[Stmt; 2]>::try_from(histograms()).unwrap();
+    let f = func(vec![for_(
+        K,
+        (Bound::aff(Affine::cst(1)), below(2, 0)),
+        vec![
+            for_(J, range(p(0)), vec![h.clone()]),
+            for_(J, range(p(0)), vec![fl.clone()]),
+        ],
+    )]);
+    let (g, n) = sparse_counts(&f);
+    assert_eq!(triple(n), (2, 2, 2), "{}", g.to_c());
+    assert_eq!(g.body.len(), 2, "{}", g.to_c());
+    for s in &g.body {
+        let Stmt::For(outer) = s else {
+            panic!("{}", g.to_c())
+        };
+        assert_eq!(outer.var, J, "{}", g.to_c());
+    }
+    same_all(&f, &g, 120);
+    // The second piece's loop over j depends on k: no scatter for it, and
+    // the first is not split off alone.
+    let f = func(vec![for_(
+        K,
+        (Bound::aff(Affine::cst(1)), below(2, 0)),
+        vec![
+            for_(J, range(p(0)), vec![h]),
+            for_(J, (zero(), Bound::aff(Affine::var(K))), vec![fl]),
+        ],
+    )]);
+    untouched(&f);
+}
+
 #[test]
 fn scatter_interchange_needs_independent_bounds_and_private_cells() {
     // The j loop's bounds depend on k.

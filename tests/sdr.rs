@@ -54,6 +54,18 @@ fn run(
 /// The optimized program computes exactly what the original computes.
 fn assert_same_results(original: &Program, optimized: &Program, params: &[i64], seed: u64) {
     let ins = inputs(original, params, seed);
+    assert_same_results_on(original, optimized, params, &ins, seed);
+}
+
+/// [`assert_same_results`] on the inputs `ins`.
+fn assert_same_results_on(
+    original: &Program,
+    optimized: &Program,
+    params: &[i64],
+    ins: &HashMap<String, Array>,
+    seed: u64,
+) {
+    let ins = ins.clone();
     let a = run(original, params, &ins, seed);
     let b = run(optimized, params, &ins, seed);
     assert_eq!(a.len(), b.len());
@@ -188,8 +200,33 @@ fn gmm_leave_one_out_counts_are_incremental_and_draws_agree() {
     assert_reparses(&o);
     for n in 1..6 {
         for k in 1..4 {
-            // ints and categorical draws: exact, draw for draw
-            assert_same_results(&p, &o.program, &[n, k], (n * 7 + k) as u64);
+            // ints and categorical draws: exact, draw for draw; the old
+            // labels in 0..k (a label out of range is an error, in both)
+            let seed = (n * 7 + k) as u64;
+            let mut ins = inputs(&p, &[n, k], seed);
+            let labels = ins["zold"].data().clone();
+            let ArrayData::Int(z) = labels else {
+                panic!("int labels")
+            };
+            let spec = interp::specs(&p.systems[0], &[n, k], VarKind::Input).unwrap();
+            let in_range = Array::from_data(
+                &spec[0],
+                ArrayData::Int(z.iter().map(|l| l.rem_euclid(k)).collect()),
+            )
+            .unwrap();
+            ins.insert("zold".into(), in_range);
+            assert_same_results_on(&p, &o.program, &[n, k], &ins, seed);
+            if n > 1 {
+                let mut bad: Vec<i64> = z.iter().map(|l| l.rem_euclid(k)).collect();
+                bad[n as usize - 1] = k;
+                let bad = Array::from_data(&spec[0], ArrayData::Int(bad)).unwrap();
+                ins.insert("zold".into(), bad);
+                let sys = &p.systems[0].name;
+                for prog in [&p, &o.program] {
+                    let e = interp::run(prog, sys, &[n, k], &ins, seed).unwrap_err();
+                    assert!(e.to_string().contains("selection value"), "{e}");
+                }
+            }
         }
     }
 }

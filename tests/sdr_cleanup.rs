@@ -26,7 +26,7 @@ use alphac::schedule::Scheduler;
 use alphac::sdr::cleanup::cleanup;
 use alphac::sdr::normalize::normalize;
 use alphac::sdr::{rewrite, transform, Decision, DecisionKind};
-use common::cleanup::{decided, exact, has_var, inputs_for, rhs};
+use common::cleanup::{decided, exact, has_var, inputs_for, inputs_in_range, rhs};
 use common::{all_close, Tol};
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -85,6 +85,7 @@ fn check(src: &str, params: &[&[i64]]) -> (Program, Program, Vec<Decision>) {
     for ps in params {
         for seed in [1, 7] {
             agree(&p, &q, ps, &inputs_for(&p, ps, seed), seed);
+            agree(&p, &q, ps, &inputs_in_range(&p, ps, seed), seed);
         }
     }
     (p, q, ds)
@@ -99,7 +100,7 @@ fn jit_agrees(p: &Program, q: &Program, params: &[i64]) {
         ..Options::default()
     };
     let jit = compile(&text, &options).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let inputs = inputs_for(p, params, 3);
+    let inputs = inputs_in_range(p, params, 3);
     let name = &p.systems[0].name;
     let want = interp::run(p, name, params, &inputs, 3).unwrap();
     let got = jit.run(params, &inputs, 3).unwrap();

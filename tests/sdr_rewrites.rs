@@ -22,7 +22,7 @@ use alphac::sdr::complexity::report;
 use alphac::sdr::normalize::normalize;
 use alphac::sdr::rewrite::decompose::decompose;
 use alphac::sdr::{optimize, DecisionKind, Optimized};
-use common::cleanup::inputs_for;
+use common::cleanup::{inputs_for, inputs_in_range};
 use common::{all_close, Tol};
 use proptest::prelude::*;
 
@@ -42,9 +42,23 @@ fn check(src: &str, params: &[&[i64]]) -> (Program, Optimized) {
     let jit = compile(src, &Options::default()).unwrap();
     let name = p.systems[0].name.clone();
     for ps in params {
-        for seed in [1, 7] {
-            let inputs = inputs_for(&p, ps, seed);
-            let want = interp::run(&p, &name, ps, &inputs, seed).unwrap();
+        for (seed, inputs) in [1, 7].into_iter().flat_map(|seed| {
+            [
+                (seed, inputs_for(&p, ps, seed)),
+                (seed, inputs_in_range(&p, ps, seed)),
+            ]
+        }) {
+            let want = match interp::run(&p, &name, ps, &inputs, seed) {
+                Ok(w) => w,
+                // a run-time error of the program as written (a label out
+                // of range): the optimized program and the JIT fail too
+                Err(e) => {
+                    let got = interp::run(&o.program, &name, ps, &inputs, seed);
+                    assert!(got.is_err(), "{e}: the optimized program runs");
+                    assert!(jit.run(ps, &inputs, seed).is_err(), "{e}: the JIT runs");
+                    continue;
+                }
+            };
             let got = interp::run(&o.program, &name, ps, &inputs, seed).unwrap();
             let got_jit = jit.run(ps, &inputs, seed).unwrap();
             for (out, w) in &want {

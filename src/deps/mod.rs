@@ -427,6 +427,15 @@ impl Builder<'_> {
                 };
                 args.iter().try_for_each(|x| self.walk(x, &inner))
             }
+            ExprKind::Selection(x) => {
+                let inner = Ctx {
+                    top: false,
+                    ..ctx.clone()
+                };
+                self.walk(&x.value, &inner)?;
+                self.walk(&x.lower, &inner)?;
+                self.walk(&x.upper, &inner)
+            }
             ExprKind::Categorical(c) => {
                 let mut dims = ctx.space.output.dims.clone();
                 dims.push(c.index.clone());

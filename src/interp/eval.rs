@@ -361,6 +361,25 @@ impl<'a> Evaluator<'a> {
             }
             ExprKind::Reduce(r) => self.reduce(e, r, p),
             ExprKind::Builtin(b, args) => self.builtin(*b, args, e.ty, p, span),
+            ExprKind::Selection(x) => {
+                let v = self.eval(&x.value, p)?;
+                let v = self.as_int(v, p, x.value.span)?;
+                let lo = self.eval(&x.lower, p)?;
+                let lo = self.as_int(lo, p, x.lower.span)?;
+                let hi = self.eval(&x.upper, p)?;
+                let hi = self.as_int(hi, p, x.upper.span)?;
+                if v < lo || v > hi {
+                    return Err(self.err(
+                        p,
+                        x.value.span,
+                        format!(
+                            "selection value {v} is outside the range {lo}..={hi} of `{}` in the domain of {}",
+                            x.index, x.var
+                        ),
+                    ));
+                }
+                Ok(Scalar::Int(v))
+            }
             ExprKind::External(i, args) => {
                 let ext = self
                     .prog

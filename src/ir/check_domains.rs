@@ -333,6 +333,11 @@ impl Walker<'_> {
                 }
             }
             ExprKind::Unary(_, x) => self.walk(x, ctx, in_body),
+            ExprKind::Selection(x) => {
+                self.walk(&x.value, ctx, in_body);
+                self.walk(&x.lower, ctx, in_body);
+                self.walk(&x.upper, ctx, in_body);
+            }
             ExprKind::Binary(_, a, b) => {
                 self.walk(a, ctx, in_body);
                 self.walk(b, ctx, in_body);

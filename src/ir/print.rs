@@ -322,6 +322,9 @@ impl Ctx<'_> {
                 let idx: Vec<String> = indices.iter().map(|i| self.expr(i, PREC_LOW)).collect();
                 format!("{}[{}]", name, idx.join(", "))
             }
+            // The source form: lowering wraps the guard's value again
+            // (`ir::lower::selection`), so the round trip keeps the check.
+            ExprKind::Selection(x) => self.expr(&x.value, min),
             ExprKind::Unary(UnOp::Neg, x) => {
                 Self::paren(format!("-{}", self.expr(x, PREC_UNARY)), PREC_UNARY, min)
             }

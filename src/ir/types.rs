@@ -287,6 +287,11 @@ pub enum ExprKind {
     /// to the weights `W(x, k)` over the points `k` of `D` (one new index
     /// appended to the outer space; `domain` lives in that extended space).
     Categorical(Box<Categorical>),
+    /// A selection value: the data-dependent side `e` of a guard `e == k`
+    /// in a reduction body, `k` an index of the reduction's result (see
+    /// [`Selection`]); its value is `e`'s, and a value outside `k`'s range
+    /// is a run-time error naming the result variable and the index.
+    Selection(Box<Selection>),
 }
 
 /// The parts of a reduction (see [`ExprKind::Reduce`]).
@@ -323,6 +328,36 @@ pub struct Categorical {
     pub site: CallSite,
 }
 
+/// The parts of a selection value (see [`ExprKind::Selection`]).
+/// Lowering wraps `e` (`ir::lower::selection`); evaluation order: `value`,
+/// then the bounds (which cannot fail).
+///
+/// Equality ignores `var` and `index`, which only word the message (as
+/// [`Expr::same_as`] ignores spans): the same label checked against the
+/// same range in the equations of two variables is the same expression,
+/// so that rewrites comparing bodies (a total read off a running count)
+/// still recognise them.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    /// The data-dependent int expression `e`.
+    pub value: Expr,
+    /// The range of `k`: the bounds of the result variable's domain in
+    /// `k`'s dimension, `Index` expressions of the parameters only (the
+    /// bounding box `poly::boxes` gives, the same as the variable's array
+    /// box).
+    pub lower: Expr,
+    pub upper: Expr,
+    /// For messages: the result variable and the name of `k`.
+    pub var: String,
+    pub index: String,
+}
+
+impl PartialEq for Selection {
+    fn eq(&self, other: &Selection) -> bool {
+        self.value == other.value && self.lower == other.lower && self.upper == other.upper
+    }
+}
+
 /// Calls `$f` on every direct sub-expression of `$e` (an `Expr`), in
 /// source order: `visit_children!(self, f)` borrows shared,
 /// `visit_children!(self, f, mut)` mutably.
@@ -351,6 +386,11 @@ macro_rules! visit_children {
             ExprKind::Case(pieces) => pieces.into_iter().for_each(|(_, x)| $f(x)),
             ExprKind::Reduce(r) => $f(&$($m)? r.body),
             ExprKind::Categorical(c) => $f(&$($m)? c.weight),
+            ExprKind::Selection(x) => {
+                $f(&$($m)? x.value);
+                $f(&$($m)? x.lower);
+                $f(&$($m)? x.upper);
+            }
         }
     };
 }

@@ -60,6 +60,11 @@ pub mod status {
     /// The scratch memory for a categorical draw's weights could not be
     /// allocated (the error slot names the array and the point).
     pub const NO_SCRATCH: i64 = 10;
+    /// A selection value outside its range (the error slot's "array" is
+    /// the index of the selection's target in
+    /// `Function::selection_targets`, the point is `[value, lower,
+    /// upper]`).
+    pub const SELECTION: i64 = 11;
 }
 
 /// A host routine: its JIT symbol, address and signature.

@@ -106,6 +106,14 @@ pub enum ExecError {
     BadCategorical { array: String, point: Vec<i64> },
     #[error("categorical draw of `{array}` at {point:?}: no memory for its weights")]
     NoScratch { array: String, point: Vec<i64> },
+    #[error("selection value {value} is outside the range {lower}..={upper} of `{index}` in the domain of {var}")]
+    SelectionOutOfRange {
+        var: String,
+        index: String,
+        value: i64,
+        lower: i64,
+        upper: i64,
+    },
     #[error("no implementation of external function {0}")]
     ExternalMissing(String),
     #[error("external function {0} panicked")]
@@ -481,6 +489,22 @@ fn decode(f: &Function, code: i64, err: &[i64; ERR_SLOT_LEN]) -> Result<(), Exec
             array: array(),
             point: point(),
         }),
+        status::SELECTION => {
+            let targets = f.selection_targets();
+            let (var, index) = usize::try_from(err[1])
+                .ok()
+                .and_then(|t| targets.get(t))
+                .map_or(("?".to_string(), "?".to_string()), |(v, i)| {
+                    (v.to_string(), i.to_string())
+                });
+            Err(ExecError::SelectionOutOfRange {
+                var,
+                index,
+                value: err[3],
+                lower: err[4],
+                upper: err[5],
+            })
+        }
         status::EXTERNAL_MISSING | status::EXTERNAL_PANICKED => {
             let name = usize::try_from(err[1])
                 .ok()

@@ -44,6 +44,7 @@ pub mod solver;
 
 pub mod basic_set;
 pub mod bounds;
+pub mod boxes;
 pub mod complexity;
 pub mod cone;
 pub mod constraint;

@@ -307,6 +307,15 @@ impl Normalizer<'_> {
                 indices: self.exprs(indices, ctx, owner)?,
             },
             ExprKind::Builtin(b, xs) => ExprKind::Builtin(b, self.exprs(xs, ctx, owner)?),
+            ExprKind::Selection(x) => {
+                let x = *x;
+                ExprKind::Selection(Box::new(Selection {
+                    value: self.expr(x.value, ctx, false, owner)?,
+                    lower: self.expr(x.lower, ctx, false, owner)?,
+                    upper: self.expr(x.upper, ctx, false, owner)?,
+                    ..x
+                }))
+            }
             ExprKind::External(f, xs) => ExprKind::External(f, self.exprs(xs, ctx, owner)?),
             ExprKind::Random(d, xs, site) => ExprKind::Random(d, self.exprs(xs, ctx, owner)?, site),
             ExprKind::Unary(op, x) => {

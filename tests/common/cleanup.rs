@@ -23,6 +23,34 @@ pub fn inputs_for(p: &Program, params: &[i64], seed: u64) -> HashMap<String, Arr
         .collect()
 }
 
+/// [`inputs_for`] with every int in `0 .. m`, `m` the smallest positive
+/// parameter value (1 when there is none): labels in range of every
+/// index bounded by a parameter, so that selections (a label compared with
+/// a result index, which must be in its range) hold and the results, not
+/// only the errors, are compared.
+pub fn inputs_in_range(p: &Program, params: &[i64], seed: u64) -> HashMap<String, Array> {
+    let m = params.iter().copied().filter(|&v| v > 0).min().unwrap_or(1);
+    inputs_for(p, params, seed)
+        .into_iter()
+        .map(|(name, a)| {
+            let spec = interp::array_spec(
+                &p.systems[0].vars[p.systems[0].var_by_name(&name).unwrap()],
+                params,
+            )
+            .unwrap();
+            let a = match a.into_data() {
+                ArrayData::Int(v) => Array::from_data(
+                    &spec,
+                    ArrayData::Int(v.into_iter().map(|x| x.rem_euclid(m)).collect()),
+                )
+                .unwrap(),
+                d => Array::from_data(&spec, d).unwrap(),
+            };
+            (name, a)
+        })
+        .collect()
+}
+
 /// Equal values: ints and bools exactly, floats equal (`-0.0 == 0.0`) or
 /// both NaN.
 pub fn exact(a: &Array, b: &Array) -> bool {

@@ -254,6 +254,14 @@ impl Function {
                 }
                 ta
             }
+            Expr::Selection(s) => {
+                for x in [&s.value, &s.lower, &s.upper] {
+                    if self.type_of(x, scope)? != Int {
+                        return type_err("a selection value or bound is not an int");
+                    }
+                }
+                Int
+            }
             Expr::Cast(c, a) => {
                 let t = self.type_of(a, scope)?;
                 let (from, to) = match c {

@@ -337,6 +337,25 @@ pub enum Expr {
         index: usize,
         args: Vec<Expr>,
     },
+    /// A selection value: see [`Selection`].
+    Selection(Box<Selection>),
+}
+
+/// `value` (an int), checked to lie in `lower ..= upper` (ints that cannot
+/// fail, typically affine in the parameters): outside, the run fails with
+/// an error naming `var` and `index`. The value of a guard `e == k` in a
+/// reduction body, `k` an index of the result (`ir::Selection`), so that a
+/// data-selected label outside `k`'s range is an error wherever the guard
+/// is evaluated — at every `k` or, after the sparse rewrite, once as a
+/// binding's value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Selection {
+    pub value: Expr,
+    pub lower: Expr,
+    pub upper: Expr,
+    /// The result variable and the name of its index, for the message.
+    pub var: String,
+    pub index: String,
 }
 
 /// A counter-based draw from `dist`: a pure function of `(seed, site,
@@ -525,6 +544,50 @@ pub struct Accumulation {
 // ---------------------------------------------------------------------------
 // Convenience constructors (for the scanner and for tests).
 
+impl Function {
+    /// The distinct targets `(var, index)` of the [`Selection`]s of the
+    /// body, in pre-order (run-time errors name a selection by its
+    /// position here).
+    pub fn selection_targets(&self) -> Vec<(&str, &str)> {
+        fn expr<'a>(e: &'a Expr, out: &mut Vec<(&'a str, &'a str)>) {
+            if let Expr::Selection(s) = e {
+                let t = (s.var.as_str(), s.index.as_str());
+                if !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+            e.children().into_iter().for_each(|c| expr(c, out));
+        }
+        fn stmts<'a>(body: &'a [Stmt], out: &mut Vec<(&'a str, &'a str)>) {
+            for s in body {
+                match s {
+                    Stmt::For(l) => stmts(&l.body, out),
+                    Stmt::Block(b) => stmts(b, out),
+                    Stmt::If { cond, then, els } => {
+                        expr(cond, out);
+                        stmts(then, out);
+                        stmts(els, out);
+                    }
+                    Stmt::Assign { index, value, .. }
+                    | Stmt::Accumulate(Accumulation { index, value, .. }) => {
+                        index.iter().for_each(|x| expr(x, out));
+                        expr(value, out);
+                    }
+                    Stmt::SetLocal { value, .. } => expr(value, out),
+                    Stmt::Bind(b) => {
+                        expr(&b.guard, out);
+                        expr(&b.value, out);
+                        stmts(&b.body, out);
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        stmts(&self.body, &mut out);
+        out
+    }
+}
+
 impl Expr {
     pub fn var(v: LoopVar) -> Expr {
         Expr::Aff(Affine::var(v))
@@ -567,6 +630,7 @@ impl Expr {
                 .into_iter()
                 .chain(&c.point)
                 .collect(),
+            Expr::Selection(s) => vec![&s.value, &s.lower, &s.upper],
         }
     }
     /// True when the expression is an affine index (no data involved).

@@ -289,6 +289,11 @@ impl<'a> Accesses<'a> {
                 self.external = true;
                 args.iter().for_each(|x| self.expr(x));
             }
+            Expr::Selection(s) => {
+                self.expr(&s.value);
+                self.expr(&s.lower);
+                self.expr(&s.upper);
+            }
         }
     }
 }
@@ -311,6 +316,11 @@ fn expr_locals(e: &Expr, g: &mut dyn FnMut(LocalId)) {
         }
         Expr::Math(_, args) | Expr::External { args, .. } => {
             args.iter().for_each(|x| expr_locals(x, g))
+        }
+        Expr::Selection(s) => {
+            [&s.value, &s.lower, &s.upper]
+                .into_iter()
+                .for_each(|x| expr_locals(x, g));
         }
         Expr::Random(r) => {
             r.args
@@ -610,6 +620,7 @@ fn expr_work(e: &Expr, loops: &mut [i64], params: &[i64]) -> u128 {
         Expr::Binary(_, a, b) => sub(&mut [&**a, &**b].into_iter(), loops),
         Expr::Select(c, a, b) => sub(&mut [&**c, &**a, &**b].into_iter(), loops),
         Expr::Math(_, args) | Expr::External { args, .. } => sub(&mut args.iter(), loops),
+        Expr::Selection(s) => sub(&mut [&s.value, &s.lower, &s.upper].into_iter(), loops),
         Expr::Random(r) => sub(&mut r.args.iter().chain(&r.point), loops),
         Expr::Categorical(c) => {
             let lo = eval_bound(&c.lower, true, loops, params);

@@ -412,6 +412,12 @@ impl Printer<'_> {
             Expr::Select(c, a, b) => {
                 format!("({} ? {} : {})", self.expr(c), self.expr(a), self.expr(b))
             }
+            Expr::Selection(s) => format!(
+                "selected({}, {}, {})",
+                self.expr(&s.value),
+                self.expr(&s.lower),
+                self.expr(&s.upper)
+            ),
             Expr::Cast(c, a) => {
                 let t = match c {
                     Cast::IntToFloat | Cast::BoolToFloat => "double",

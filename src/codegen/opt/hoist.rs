@@ -196,6 +196,9 @@ pub(super) fn only_accesses_at(body: &[Stmt], array: ArrayId, idx: &[Expr]) -> b
                     && expr_ok(&r.seed, array, idx)
             }
             Expr::External { args, .. } => args.iter().all(|x| expr_ok(x, array, idx)),
+            Expr::Selection(s) => [&s.value, &s.lower, &s.upper]
+                .into_iter()
+                .all(|x| expr_ok(x, array, idx)),
             // Its weight is evaluated in a loop of its own, which
             // `replace_expr` does not enter: allowed only when nothing in
             // it (condition, weight, seed, point) touches `array`.

@@ -218,6 +218,13 @@ impl Interchange {
                     *f == MathFn::Abs && args.iter().any(|x| self.ty(x) != Some(ElemType::Float));
                 !(fails && (here || guarded)) && args.iter().all(|x| self.safe(x, o, guarded))
             }
+            // fails by its value, like an int operation
+            Expr::Selection(s) => {
+                !(here || guarded)
+                    && [&s.value, &s.lower, &s.upper]
+                        .into_iter()
+                        .all(|x| self.safe(x, o, guarded))
+            }
             Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => false,
         }
     }
@@ -289,6 +296,7 @@ impl Interchange {
                 MathFn::Abs => self.ty(args.first()?)?,
                 _ => ElemType::Float,
             },
+            Expr::Selection(_) => ElemType::Int,
             Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => return None,
         })
     }

@@ -103,8 +103,8 @@
 
 use super::loop_ast::{
     acc_bin_op, bound_vars, Accumulation, Affine, ArrayId, AstError, BinOp, Binding, Bound,
-    BoundTerm, Expr, ForLoop, Function, Local, LocalId, LoopVar, RandomDraw, ReduceOp, Stmt, Sym,
-    Writes,
+    BoundTerm, Expr, ForLoop, Function, Local, LocalId, LoopVar, RandomDraw, ReduceOp, Selection,
+    Stmt, Sym, Writes,
 };
 
 mod affine;

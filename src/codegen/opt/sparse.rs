@@ -73,8 +73,10 @@ use crate::vocab::ElemType;
 /// iterations touch disjoint elements of the written arrays and read
 /// nothing another iteration writes, so running all first statements,
 /// then all second ones, ..., stores the same values; a run that fails
-/// fails in both orders (each statement instance sees the same values)
-/// with the same error, an overflow (which carries no location).
+/// fails in both orders (each statement instance sees the same values);
+/// when several instances would fail, the first in the new order reports
+/// (an overflow carries no location, a selection names its value: the
+/// order, as everywhere, is the compiler's choice).
 ///
 /// # (c) Where
 /// Loops are processed inside out. In the body of each loop, (a) is
@@ -142,6 +144,8 @@ impl StmtRewrite for Sparse {
             out.extend(binds);
         } else if let Some(scatter) = self.interchange(&l) {
             out.push(scatter);
+        } else if let Some(pieces) = self.split_scatters(&l) {
+            out.extend(pieces);
         } else {
             out.push(Stmt::For(l));
         }
@@ -162,6 +166,37 @@ impl Sparse {
         self.counts.updates += updates;
         self.counts.selected += binds.len();
         Some(binds)
+    }
+
+    /// (d) after fission: a loop over `k` whose body is several statements
+    /// (two histograms fused over `k`), split into one loop per statement
+    /// (legal by [`fission_ok`], as in (b)) when every piece then becomes
+    /// bindings, directly or by the interchange of (d); `None`, nothing
+    /// counted, otherwise.
+    fn split_scatters(&mut self, l: &ForLoop) -> Option<Vec<Stmt>> {
+        if l.body.len() < 2 || !fission_ok(l.var, &l.body) {
+            return None;
+        }
+        let before = self.counts;
+        let mut out = Vec::new();
+        for s in &l.body {
+            let piece = ForLoop {
+                var: l.var,
+                parallel: false,
+                lower: l.lower.clone(),
+                upper: l.upper.clone(),
+                body: vec![s.clone()],
+            };
+            if let Some(binds) = self.select(&piece) {
+                out.extend(binds);
+            } else if let Some(scatter) = self.interchange(&piece) {
+                out.push(scatter);
+            } else {
+                self.counts = before;
+                return None;
+            }
+        }
+        Some(out)
     }
 
     /// (d) on the loop `l` (see [`sparse_updates`]): the loop over `k`
@@ -393,6 +428,11 @@ impl Uses {
                 r.args.iter().chain(&r.point).for_each(|x| self.add(x));
                 self.add(&r.seed);
             }
+            Expr::Selection(s) => {
+                self.add(&s.value);
+                self.add(&s.lower);
+                self.add(&s.upper);
+            }
             Expr::External { .. } | Expr::Categorical(_) => self.opaque = true,
         }
     }
@@ -420,7 +460,7 @@ fn movable(e: &Expr, v: LoopVar, w: &Writes) -> bool {
 
 /// The parts of a selected loop: the conjuncts evaluated before the
 /// selecting equality, its other side, and what runs for `v = value`.
-struct Selection {
+struct SelectedLoop {
     prefix: Vec<Expr>,
     value: Expr,
     body: Vec<Stmt>,
@@ -473,7 +513,7 @@ fn split_at_selection(cs: Vec<Expr>, v: LoopVar, w: &Writes) -> Result<Option<Sp
 
 /// The selection of `v` by statement `s` (the body of a loop over `v`,
 /// writing `w`), see [`sparse_updates`] (b).
-fn extract(s: &Stmt, v: LoopVar, w: &Writes) -> Option<Selection> {
+fn extract(s: &Stmt, v: LoopVar, w: &Writes) -> Option<SelectedLoop> {
     match s {
         Stmt::If { cond, then, els } if els.is_empty() => {
             let cs: Vec<Expr> = conjuncts(cond).into_iter().cloned().collect();
@@ -488,7 +528,7 @@ fn extract(s: &Stmt, v: LoopVar, w: &Writes) -> Option<Selection> {
                             els: Vec::new(),
                         }]
                     };
-                    Some(Selection {
+                    Some(SelectedLoop {
                         prefix,
                         value,
                         body,
@@ -528,7 +568,7 @@ fn extract(s: &Stmt, v: LoopVar, w: &Writes) -> Option<Selection> {
                 guard: Expr::and_all(rest),
                 ..(**b).clone()
             };
-            Some(Selection {
+            Some(SelectedLoop {
                 prefix,
                 value,
                 body: vec![Stmt::from(inner)],
@@ -567,9 +607,10 @@ fn select_loop(v: LoopVar, lower: &Bound, upper: &Bound, body: &[Stmt]) -> Optio
 // ---------------------------------------------------------------------------
 // Fission.
 
-/// Whether evaluating `e` can fail only by an integer overflow under the
-/// access contract: affine loads, no draws, no external calls, divisions
-/// only by a constant `>= 1`.
+/// Whether evaluating `e` can fail only by an integer overflow or a
+/// selection out of range (both independent of the order the instances
+/// run in) under the access contract: affine loads, no draws, no external
+/// calls, divisions only by a constant `>= 1`.
 pub(super) fn overflow_only(e: &Expr) -> bool {
     match e {
         Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => true,
@@ -586,6 +627,9 @@ pub(super) fn overflow_only(e: &Expr) -> bool {
         }
         Expr::Select(c, a, b) => overflow_only(c) && overflow_only(a) && overflow_only(b),
         Expr::Math(_, args) => args.iter().all(overflow_only),
+        Expr::Selection(s) => [&s.value, &s.lower, &s.upper]
+            .into_iter()
+            .all(overflow_only),
         Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => false,
     }
 }
@@ -608,6 +652,7 @@ fn fission_scan(body: &[Stmt], acc: &mut Vec<(ArrayId, Vec<Expr>)>) -> bool {
                 Expr::Binary(_, a, b) => stack.extend([&**a, &**b]),
                 Expr::Select(c, a, b) => stack.extend([&**c, &**a, &**b]),
                 Expr::Math(_, args) | Expr::External { args, .. } => stack.extend(args),
+                Expr::Selection(s) => stack.extend([&s.value, &s.lower, &s.upper]),
                 Expr::Random(r) => {
                     stack.extend(&r.args);
                     stack.extend(&r.point);

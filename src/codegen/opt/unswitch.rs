@@ -331,7 +331,10 @@ fn invariant_comparison(e: &Expr, inner: &[LoopVar]) -> bool {
 /// `e` do not mention `v` or a variable bound in `S`, and `g`, `e` read
 /// nothing `S` writes and cannot fail (constants, affine values, locals,
 /// affine loads, comparisons, `!`, `&&`, `||`), becomes `Bind u := e in
-/// [blo, bhi] if (g) { for (v = lo; v <= hi; v++) { S } }`. (The scatter
+/// [blo, bhi] if (g) { for (v = lo; v <= hi; v++) { S } }`. When `e` is a
+/// selection of such parts (which fails by its value alone), the guard
+/// becomes `lo <= hi && g`: `e` is then evaluated only when the loop would
+/// have evaluated it, and fails exactly when its first iteration would. (The scatter
 /// interchange of `sparse_updates` leaves `for a { Bind k := z[d] { n[k][a]
 /// += X[d][a] } }`: one range check per document, not per term.)
 ///
@@ -368,11 +371,28 @@ impl StmtRewrite for HoistBindings {
                 .iter()
                 .all(|t| inner.iter().all(|&x| !mentions(&t.expr, x)))
         });
-        if !(bounds_fixed && fixed(&b.guard) && fixed(&b.value)) {
+        // A selection value fails by its value alone: evaluated once, it
+        // fails exactly when every iteration's would, provided there is
+        // one (the loop's non-emptiness then guards it).
+        let selection = match &b.value {
+            Expr::Selection(s) => [&s.value, &s.lower, &s.upper].into_iter().all(fixed),
+            _ => false,
+        };
+        if !(bounds_fixed && fixed(&b.guard) && (fixed(&b.value) || selection)) {
             out.push(Stmt::For(l));
             return;
         }
-        let b = (**b).clone();
+        let mut b = (**b).clone();
+        if selection {
+            match nonempty_cond(&l.lower, &l.upper) {
+                Guard::Always => {}
+                Guard::Never => {
+                    out.push(Stmt::For(l));
+                    return;
+                }
+                Guard::Cond(c) => b.guard = Expr::and_all(vec![c, b.guard]),
+            }
+        }
         self.moved += 1;
         let body = vec![Stmt::For(ForLoop {
             var: l.var,

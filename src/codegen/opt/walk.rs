@@ -33,6 +33,11 @@ pub(super) fn affines_expr(
             r.point.iter_mut().try_for_each(|x| affines_expr(x, g))
         }
         Expr::External { args, .. } => args.iter_mut().try_for_each(|x| affines_expr(x, g)),
+        Expr::Selection(s) => {
+            affines_expr(&mut s.value, g)?;
+            affines_expr(&mut s.lower, g)?;
+            affines_expr(&mut s.upper, g)
+        }
         Expr::Categorical(c) => {
             affines_bounds(&mut c.lower, &mut c.upper, g)?;
             affines_expr(&mut c.cond, g)?;
@@ -129,6 +134,11 @@ pub(super) fn visit_exprs(body: &[Stmt], g: &mut dyn FnMut(&Expr)) {
                 r.args.iter().chain(&r.point).for_each(|x| expr(x, g));
                 expr(&r.seed, g);
             }
+            Expr::Selection(s) => {
+                expr(&s.value, g);
+                expr(&s.lower, g);
+                expr(&s.upper, g);
+            }
             // Its condition binds a variable of its own: left alone.
             Expr::Categorical(_) => {}
         }
@@ -170,6 +180,7 @@ pub(super) fn size_expr(e: &Expr) -> usize {
             r.args.iter().chain(&r.point).map(size_expr).sum::<usize>() + size_expr(&r.seed)
         }
         Expr::Categorical(c) => size_expr(&c.cond) + size_expr(&c.weight),
+        Expr::Selection(s) => size_expr(&s.value) + size_expr(&s.lower) + size_expr(&s.upper),
     }
 }
 
@@ -238,6 +249,18 @@ pub(super) fn map_children(e: Expr, mut f: impl FnMut(Expr) -> Expr) -> Expr {
             index,
             args: args.into_iter().map(f).collect(),
         },
+        Expr::Selection(s) => {
+            let s = *s;
+            let value = f(s.value);
+            let lower = f(s.lower);
+            let upper = f(s.upper);
+            Expr::Selection(Box::new(Selection {
+                value,
+                lower,
+                upper,
+                ..s
+            }))
+        }
         e @ (Expr::Categorical(_)
         | Expr::Int(_)
         | Expr::Float(_)

@@ -34,72 +34,11 @@ pub(super) fn row_parts(row: &[i64], n_par: usize) -> (&[i64], &[i64], i64) {
 
 /// A symbolic box of a union of polyhedra over `(x_0..x_{d-1}, p)`: per
 /// dimension an affine lower bound and extent in the parameters, proven
-/// (solver) to contain every piece.
+/// (solver) to contain every piece (`poly::boxes::dim_range`).
 pub(super) fn symbolic_box(pieces: &[System], d: usize, n_par: usize, name: &str) -> R<Vec<Dim>> {
     let mut dims = Vec::new();
     for k in 0..d {
-        let mut lows: Vec<Vec<i64>> = Vec::new();
-        let mut ups: Vec<Vec<i64>> = Vec::new();
-        let mut projs = Vec::new();
-        for p in pieces {
-            let mut q = p.clone();
-            for j in 0..d {
-                if j != k {
-                    q = bounds::shadow_eliminate(&q, j)?;
-                }
-            }
-            let mut rows = q.ineqs.clone();
-            for e in &q.eqs {
-                rows.push(e.clone());
-                rows.push(e.iter().map(|x| -x).collect());
-            }
-            for r in rows {
-                let a = r[k];
-                // a·x_k + e ≥ 0 with e over params: candidate only if |a| = 1.
-                let mut e: Vec<i64> = r[d..].to_vec();
-                if a == 1 {
-                    // x_k ≥ −e
-                    e.iter_mut().for_each(|x| *x = -*x);
-                    lows.push(e);
-                } else if a == -1 {
-                    ups.push(e);
-                }
-            }
-            projs.push(p.clone());
-        }
-        // Valid: no point of any piece with x_k < lo (resp. > up).
-        let valid = |bound: &[i64], lower: bool| -> R<bool> {
-            for p in &projs {
-                let mut s = p.clone();
-                let mut r = vec![0i64; d + n_par + 1];
-                // lower: lo − x_k − 1 ≥ 0 ; upper: x_k − up − 1 ≥ 0
-                for (j, &b) in bound.iter().enumerate() {
-                    r[d + j] = if lower { b } else { ov(b.checked_neg())? };
-                }
-                r[k] = if lower { -1 } else { 1 };
-                r[d + n_par] = ov(r[d + n_par].checked_sub(1))?;
-                s.add_ineq(r);
-                if solver::integer_sample(&s)?.is_some() {
-                    return Ok(false);
-                }
-            }
-            Ok(true)
-        };
-        let mut lo = None;
-        for c in &lows {
-            if valid(c, true)? {
-                lo = Some(c.clone());
-                break;
-            }
-        }
-        let mut up = None;
-        for c in &ups {
-            if valid(c, false)? {
-                up = Some(c.clone());
-                break;
-            }
-        }
-        let (Some(lo), Some(up)) = (lo, up) else {
+        let Some((lo, up)) = boxes::dim_range(pieces, d, k, n_par)? else {
             if pieces.is_empty() {
                 dims.push(Dim {
                     lower: Affine::cst(0),

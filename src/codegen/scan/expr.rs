@@ -242,6 +242,13 @@ impl ExprGen<'_> {
                     .map(|i| self.expr(i, x, Some(ElemType::Int)))
                     .collect::<R<_>>()?,
             },
+            ExprKind::Selection(s) => Expr::Selection(Box::new(loop_ast::Selection {
+                value: self.expr(&s.value, x, Some(ElemType::Int))?,
+                lower: self.expr(&s.lower, x, Some(ElemType::Int))?,
+                upper: self.expr(&s.upper, x, Some(ElemType::Int))?,
+                var: s.var.clone(),
+                index: s.index.clone(),
+            })),
             ExprKind::Unary(op, a) => match op {
                 UnOp::Neg => Expr::Unary(UnOp::Neg, Box::new(self.expr(a, x, Some(e.ty))?)),
                 UnOp::Not => Expr::Unary(UnOp::Not, Box::new(self.expr(a, x, None)?)),

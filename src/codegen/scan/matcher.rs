@@ -146,6 +146,11 @@ impl<'a> Matcher<'a> {
                 }
                 Ok(())
             }
+            ExprKind::Selection(x) => {
+                self.walk(&x.value, stmt, pieces, false)?;
+                self.walk(&x.lower, stmt, pieces, false)?;
+                self.walk(&x.upper, stmt, pieces, false)
+            }
             ExprKind::Random(_, args, site) => {
                 if site.var >= 1 << 16 || site.ordinal >= 1 << 16 {
                     return Err(ScanError::Unsupported(

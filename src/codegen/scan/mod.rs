@@ -66,8 +66,8 @@ use crate::deps::{self, DepsError, StmtKey, SystemSchedule};
 use crate::ir::{
     self, BinOp, Builtin, ElemType, ExprKind, ReduceOp, ReductionId, StmtId, UnOp, VarId,
 };
-use crate::poly::bounds;
 use crate::poly::solver::{self, System};
+use crate::poly::{bounds, boxes};
 use crate::poly::{Aff, Constraint, ConstraintKind, MultiAff, PolyError, Set};
 use crate::vocab::Scalar;
 use std::cell::RefCell;

@@ -12,7 +12,7 @@
 
 use super::DimStorage;
 use crate::codegen::loop_ast::{
-    Accumulation, ArrayId, BinOp, CategoricalDraw, Expr, ForLoop, RandomDraw, Stmt,
+    Accumulation, ArrayId, BinOp, CategoricalDraw, Expr, ForLoop, RandomDraw, Selection, Stmt,
 };
 use std::collections::HashMap;
 
@@ -143,6 +143,15 @@ fn expr(plan: &Plan, e: Expr) -> Option<Expr> {
             index: k,
             args: exprs(plan, args)?,
         },
+        Expr::Selection(s) => {
+            let s = *s;
+            Expr::Selection(Box::new(Selection {
+                value: expr(plan, s.value)?,
+                lower: expr(plan, s.lower)?,
+                upper: expr(plan, s.upper)?,
+                ..s
+            }))
+        }
         _ => return None,
     })
 }

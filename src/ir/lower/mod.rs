@@ -35,6 +35,7 @@ mod call;
 mod expr;
 pub mod import;
 mod reduce;
+mod selection;
 mod subsystem;
 mod subsystem_inline;
 mod system;

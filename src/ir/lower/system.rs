@@ -151,7 +151,7 @@ pub(super) fn lower_system(
     }
     let (vars, var_map) = drop_vars(cx.vars, &unused, &mut equations);
     let sweeps = lower_sweeps(&s.sweeps, &vars, &var_map, cx.errors);
-    let sys = System {
+    let mut sys = System {
         name: s.name.name.clone(),
         params: cx.params,
         context,
@@ -160,6 +160,7 @@ pub(super) fn lower_system(
         sweeps,
         span: s.span,
     };
+    super::selection::mark_selections(&mut sys);
     if errors.len() > before || !calls_ok {
         None
     } else {

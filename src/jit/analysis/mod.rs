@@ -418,6 +418,11 @@ impl An<'_> {
                 self.facts.restore(mark);
             }
             Expr::Math(_, args) => args.iter().for_each(|a| self.expr(a)),
+            Expr::Selection(s) => {
+                self.expr(&s.value);
+                self.expr(&s.lower);
+                self.expr(&s.upper);
+            }
             Expr::Random(r) => {
                 r.args.iter().for_each(|a| self.expr(a));
                 self.expr(&r.seed);

@@ -27,6 +27,23 @@ impl Lower<'_, '_> {
                 let elem = self.arrays[*array].elem;
                 self.b.ins().load(elem, mem(*array), addr, 0)
             }
+            Expr::Selection(s) => {
+                let v = self.expr(&s.value)?;
+                let lo = self.expr(&s.lower)?;
+                let hi = self.expr(&s.upper)?;
+                let c1 = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, v, lo);
+                let c2 = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, v, hi);
+                let ok = self.b.ins().band(c1, c2);
+                // `selection_targets` lists every selection's target.
+                let target = self
+                    .f
+                    .selection_targets()
+                    .iter()
+                    .position(|&t| t == (s.var.as_str(), s.index.as_str()))
+                    .unwrap_or(usize::MAX >> 1);
+                self.guard(ok, status::SELECTION, Some(target), &[v, lo, hi]);
+                v
+            }
             Expr::Unary(op, a) => {
                 let ty = self.expr_type(a);
                 let v = self.expr(a)?;
@@ -119,8 +136,9 @@ impl Lower<'_, '_> {
 
     /// Whether evaluating the node `e` itself (not its operands) may fail
     /// or have an effect: checked int arithmetic (`+ − ×`, the division
-    /// family, negation, `abs`), a draw, an external call. Loads and the
-    /// lazy forms (`?:`, `&&`, `||`) are for the caller to judge.
+    /// family, negation, `abs`), a draw, an external call, a selection's
+    /// range check. Loads and the lazy forms (`?:`, `&&`, `||`) are for the
+    /// caller to judge.
     pub(super) fn op_may_fail(&self, e: &Expr) -> bool {
         match e {
             Expr::Unary(UnOp::Neg, a) => self.expr_type(a) != ElemType::Float,
@@ -132,7 +150,9 @@ impl Lower<'_, '_> {
             Expr::Math(f, args) => {
                 *f == MathFn::Abs && args.first().map(|a| self.expr_type(a)) == Some(ElemType::Int)
             }
-            Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => true,
+            Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } | Expr::Selection(_) => {
+                true
+            }
             _ => false,
         }
     }
@@ -286,7 +306,7 @@ impl Lower<'_, '_> {
             },
             Expr::Math(_, args) => args.first().map_or(ElemType::Float, |a| self.expr_type(a)),
             Expr::Random(r) => r.dist.result(),
-            Expr::Categorical(_) => ElemType::Int,
+            Expr::Categorical(_) | Expr::Selection(_) => ElemType::Int,
             Expr::External { .. } => ElemType::Float,
         }
     }
@@ -348,7 +368,11 @@ fn cond_codes(op: BinOp) -> Option<(FloatCC, IntCC)> {
 pub(super) fn speculable(e: &Expr) -> bool {
     match e {
         Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => true,
-        Expr::Load { .. } | Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => false,
+        Expr::Load { .. }
+        | Expr::Random(_)
+        | Expr::Categorical(_)
+        | Expr::External { .. }
+        | Expr::Selection(_) => false,
         Expr::Unary(UnOp::Not, a) => speculable(a),
         // Int negation may overflow; float negation cannot, but the type is
         // not known here: be conservative.

@@ -42,6 +42,7 @@ fn size(body: &[Stmt]) -> usize {
             Expr::Math(_, args) => args.iter().map(e).sum(),
             Expr::Random(r) => r.args.iter().chain(&r.point).map(e).sum::<usize>() + e(&r.seed),
             Expr::External { args, .. } => args.iter().map(e).sum(),
+            Expr::Selection(s) => e(&s.value) + e(&s.lower) + e(&s.upper),
             // Contains two loops: never worth unrolling around.
             Expr::Categorical(_) => UNROLL_MAX_SIZE + 1,
             _ => 0,

@@ -59,6 +59,9 @@ impl Scope {
             Expr::Binary(_, a, b) => self.fixed(a) && self.fixed(b),
             Expr::Select(c, a, b) => self.fixed(c) && self.fixed(a) && self.fixed(b),
             Expr::Math(_, args) => args.iter().all(|a| self.fixed(a)),
+            Expr::Selection(s) => [&s.value, &s.lower, &s.upper]
+                .into_iter()
+                .all(|a| self.fixed(a)),
             Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => false,
         }
     }
@@ -111,7 +114,8 @@ impl Lower<'_, '_> {
             | Expr::Math(..)
             | Expr::Random(_)
             | Expr::Categorical(_)
-            | Expr::External { .. } => {
+            | Expr::External { .. }
+            | Expr::Selection(_) => {
                 !self.op_may_fail(e)
                     && e.children()
                         .into_iter()

@@ -256,3 +256,44 @@ fn other_equalities_are_not_selections() {
         }
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// Random labels, some out of range: the interpreter and the JIT
+    /// (without and with optimization) all fail, with a selection error,
+    /// exactly when some label is outside `0..K`, and otherwise agree.
+    #[test]
+    fn engines_agree_on_random_labels(
+        k in 1i64..5,
+        z in proptest::collection::vec(-2i64..7, 1..12),
+    ) {
+        let n = z.len() as i64;
+        let bad = z.iter().any(|&l| l < 0 || l >= k);
+        let x: Vec<f64> = (0..n).map(|i| (i as f64) - 2.5).collect();
+        let ins = inputs(
+            HIST,
+            "hist",
+            &[n, k],
+            &[("z", ArrayData::Int(z.clone())), ("x", ArrayData::Float(x))],
+        );
+        let runs = run_all(HIST, "hist", &[n, k], &ins);
+        for r in &runs {
+            match r {
+                Ok(_) => proptest::prop_assert!(!bad, "no error for {z:?}, K = {k}"),
+                Err(e) => {
+                    proptest::prop_assert!(bad, "{e}");
+                    proptest::prop_assert!(e.contains("selection value"), "{e}");
+                }
+            }
+        }
+        if !bad {
+            let first = runs[0].as_ref().unwrap();
+            for r in &runs[1..] {
+                let r = r.as_ref().unwrap();
+                proptest::prop_assert_eq!(r["n"].data(), first["n"].data());
+                proptest::prop_assert_eq!(r["s"].data(), first["s"].data());
+            }
+        }
+    }
+}

@@ -385,11 +385,19 @@ impl Lower<'_, '_> {
             l.b.def_var(cum, s1);
             let positive = l.b.create_block();
             let found = l.b.create_block();
-            let wpos = l.b.ins().fcmp(FloatCC::GreaterThan, w, zero);
-            l.b.ins().brif(wpos, positive, &[], next, &[]);
+            if pregrow {
+                // The first running sum above the target has a positive
+                // weight (see `last_positive`): no test of the weight.
+                l.b.ins().jump(positive, &[]);
+            } else {
+                let wpos = l.b.ins().fcmp(FloatCC::GreaterThan, w, zero);
+                l.b.ins().brif(wpos, positive, &[], next, &[]);
+            }
             l.b.switch_to_block(positive);
             let kv = l.b.use_var(k);
-            l.b.def_var(last, kv);
+            if !pregrow {
+                l.b.def_var(last, kv);
+            }
             let hit = l.b.ins().fcmp(FloatCC::GreaterThan, s1, target);
             l.b.ins().brif(hit, found, &[], next, &[]);
             l.b.switch_to_block(found);
@@ -399,11 +407,65 @@ impl Lower<'_, '_> {
         })?;
         self.draw_depth -= 1;
         // Exhausted without a hit: the last positive weight.
-        let lv = self.b.use_var(last);
+        let lv = if pregrow {
+            let n = self.b.use_var(count);
+            self.last_positive(stored, n, lo)
+        } else {
+            self.b.use_var(last)
+        };
         self.b.def_var(res, lv);
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
         Ok(self.b.use_var(res))
+    }
+
+    /// `lo + i` for the last of the `n` weights stored at `stored` that is
+    /// `> 0` (`lo` when none is): the fallback of a categorical draw
+    /// whose condition holds at every point, so that weight `i` is the
+    /// point `lo + i`.
+    ///
+    /// Pass 2 of such a draw does not test the weights: the rule's answer,
+    /// the first `k` whose weight is `> 0` and whose running sum `S_k`
+    /// exceeds `t = u·W`, is the first `k` with `S_k > t`. Pass 1 checked
+    /// every weight `>= 0` (or `−0.0`) and a finite total, and `t >= 0`;
+    /// rounding is monotone, so `S_k = fl(S_(k−1) + w_k) >= S_(k−1)`, with
+    /// equality when `w_k` is `±0`. At the first `k` with `S_k > t`,
+    /// `S_(k−1) <= t` (or `k = lo`, `S_(lo−1) = 0 <= t`), so `S_k >
+    /// S_(k−1)` and `w_k > 0`; no earlier point qualifies (its sum is `<=
+    /// t`). Without such a `k` both take this fallback.
+    fn last_positive(&mut self, stored: Value, n: Value, lo: Value) -> Value {
+        let i64t = types::I64;
+        let idx = self.b.declare_var(i64t);
+        let res = self.b.declare_var(i64t);
+        let zero = self.iconst(0);
+        let body = self.b.create_block();
+        let step = self.b.create_block();
+        let done = self.b.create_block();
+        let last = self.b.ins().iadd_imm(n, -1);
+        self.b.def_var(idx, last);
+        self.b.def_var(res, zero);
+        let more = self.b.ins().icmp_imm(IntCC::SignedGreaterThan, last, 0);
+        self.b.ins().brif(more, body, &[], done, &[]);
+        self.b.switch_to_block(body);
+        let i = self.b.use_var(idx);
+        let off = self.b.ins().ishl_imm(i, 3);
+        let at = self.b.ins().iadd(stored, off);
+        // `0 < i < n`: element `i` was written by pass 1.
+        let w = self.b.ins().load(types::F64, MemFlags::trusted(), at, 0);
+        let fzero = self.b.ins().f64const(0.0);
+        let pos = self.b.ins().fcmp(FloatCC::GreaterThan, w, fzero);
+        self.b.def_var(res, i);
+        self.b.ins().brif(pos, done, &[], step, &[]);
+        self.b.switch_to_block(step);
+        let i = self.b.use_var(idx);
+        let i1 = self.b.ins().iadd_imm(i, -1);
+        self.b.def_var(idx, i1);
+        self.b.def_var(res, zero);
+        let more = self.b.ins().icmp_imm(IntCC::SignedGreaterThan, i1, 0);
+        self.b.ins().brif(more, body, &[], done, &[]);
+        self.b.switch_to_block(done);
+        let r = self.b.use_var(res);
+        self.b.ins().iadd(lo, r)
     }
 
     /// When `short` holds (a cold path): grows the draw's scratch buffer

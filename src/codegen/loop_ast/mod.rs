@@ -145,6 +145,29 @@ impl Affine {
         }
         Some(v)
     }
+    /// `self` with equal symbols merged (first occurrence order) and zero
+    /// coefficients dropped; `None` on overflow.
+    pub fn merged(&self) -> Option<Affine> {
+        let mut terms: Vec<(Sym, i64)> = Vec::new();
+        for &(s, c) in &self.terms {
+            match terms.iter_mut().find(|(t, _)| *t == s) {
+                Some((_, k)) => *k = k.checked_add(c)?,
+                None => terms.push((s, c)),
+            }
+        }
+        terms.retain(|&(_, c)| c != 0);
+        Some(Affine {
+            terms,
+            constant: self.constant,
+        })
+    }
+    /// Canonical form for comparing affine functions: merged and sorted
+    /// (equal canonical forms: the same function).
+    pub fn canonical(&self) -> Option<Affine> {
+        let mut m = self.merged()?;
+        m.terms.sort();
+        Some(m)
+    }
     /// True when no loop variable occurs (with a non-zero coefficient).
     pub fn is_param_only(&self) -> bool {
         self.terms
@@ -185,6 +208,19 @@ impl Bound {
     pub fn and(mut self, e: Affine, d: i64) -> Bound {
         self.terms.push(BoundTerm { expr: e, div: d });
         self
+    }
+    /// True when the bound is exactly the value of the affine expression
+    /// `e` (one term, divisor 1, the same function).
+    pub fn is_value_of(&self, e: &Expr) -> bool {
+        let [t] = self.terms.as_slice() else {
+            return false;
+        };
+        let a = match e {
+            Expr::Aff(a) => a.clone(),
+            Expr::Int(c) => Affine::cst(*c),
+            _ => return false,
+        };
+        t.div == 1 && t.expr.canonical().is_some_and(|x| Some(x) == a.canonical())
     }
 }
 

@@ -6,28 +6,14 @@
 
 use super::super::loop_ast::{Affine, LoopVar, Sym};
 
-/// `a` with equal symbols merged (first occurrence order) and zero
-/// coefficients dropped; `None` on overflow.
+/// [`Affine::merged`].
 pub(super) fn merged(a: &Affine) -> Option<Affine> {
-    let mut terms: Vec<(Sym, i64)> = Vec::new();
-    for &(s, c) in &a.terms {
-        match terms.iter_mut().find(|(t, _)| *t == s) {
-            Some((_, k)) => *k = k.checked_add(c)?,
-            None => terms.push((s, c)),
-        }
-    }
-    terms.retain(|&(_, c)| c != 0);
-    Some(Affine {
-        terms,
-        constant: a.constant,
-    })
+    a.merged()
 }
 
-/// Canonical form for comparing affine functions: merged and sorted.
+/// [`Affine::canonical`].
 pub(super) fn canonical(a: &Affine) -> Option<Affine> {
-    let mut m = merged(a)?;
-    m.terms.sort();
-    Some(m)
+    a.canonical()
 }
 
 /// `a − b` (merged); `None` on overflow.

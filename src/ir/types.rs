@@ -352,6 +352,28 @@ pub struct Selection {
     pub index: String,
 }
 
+impl Selection {
+    /// The selection with `value`, `lower` and `upper` (in this order)
+    /// replaced by `f` of each; `None` when `f` gives `None` for one.
+    pub fn try_map<E>(
+        &self,
+        mut f: impl FnMut(&Expr) -> Result<Option<Expr>, E>,
+    ) -> Result<Option<Selection>, E> {
+        let (Some(value), Some(lower), Some(upper)) =
+            (f(&self.value)?, f(&self.lower)?, f(&self.upper)?)
+        else {
+            return Ok(None);
+        };
+        Ok(Some(Selection {
+            value,
+            lower,
+            upper,
+            var: self.var.clone(),
+            index: self.index.clone(),
+        }))
+    }
+}
+
 impl PartialEq for Selection {
     fn eq(&self, other: &Selection) -> bool {
         self.value == other.value && self.lower == other.lower && self.upper == other.upper

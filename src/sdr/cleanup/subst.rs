@@ -204,22 +204,10 @@ fn data_subst(e: &Expr, a: &Access) -> Result<Option<Expr>, SdrError> {
             }
             ExprKind::Builtin(*b, out)
         }
-        ExprKind::Selection(x) => {
-            let (Some(value), Some(lower), Some(upper)) = (
-                data_subst(&x.value, a)?,
-                data_subst(&x.lower, a)?,
-                data_subst(&x.upper, a)?,
-            ) else {
-                return Ok(None);
-            };
-            ExprKind::Selection(Box::new(Selection {
-                value,
-                lower,
-                upper,
-                var: x.var.clone(),
-                index: x.index.clone(),
-            }))
-        }
+        ExprKind::Selection(x) => match x.try_map(|e| data_subst(e, a))? {
+            Some(s) => ExprKind::Selection(Box::new(s)),
+            None => return Ok(None),
+        },
         ExprKind::Case(_)
         | ExprKind::Restrict(..)
         | ExprKind::Reduce(_)

@@ -78,22 +78,10 @@ pub fn pullback(e: &Expr, g: &MultiAff) -> Result<Option<Expr>, SdrError> {
             };
             ExprKind::External(*f, xs)
         }
-        ExprKind::Selection(x) => {
-            let (Some(value), Some(lower), Some(upper)) = (
-                pullback(&x.value, g)?,
-                pullback(&x.lower, g)?,
-                pullback(&x.upper, g)?,
-            ) else {
-                return Ok(None);
-            };
-            ExprKind::Selection(Box::new(Selection {
-                value,
-                lower,
-                upper,
-                var: x.var.clone(),
-                index: x.index.clone(),
-            }))
-        }
+        ExprKind::Selection(x) => match x.try_map(|e| pullback(e, g))? {
+            Some(s) => ExprKind::Selection(Box::new(s)),
+            None => return Ok(None),
+        },
         ExprKind::Random(..) | ExprKind::Categorical(_) | ExprKind::Reduce(_) => return Ok(None),
     };
     Ok(Some(Expr {

@@ -192,6 +192,17 @@ def test_an_out_of_range_indirect_index_is_a_run_error_with_the_point():
         g.run({"N": 3, "M": 3}, {"A": a, "idx": np.array([2, 7, 1])})
 
 
+def test_a_label_out_of_range_is_a_run_error_naming_the_variable():
+    # `if z[j] == k` compares a label with the count's index: a label
+    # outside 0..K-1 is an error, not a point counted nowhere
+    g = alphac.compile(EXAMPLES / "gmm_gs.alpha")
+    x = np.linspace(-1.0, 1.0, 6)
+    ok = g.run({"N": 6, "K": 3}, {"x": x, "z": np.array([0, 1, 2, 0, 1, 2])}, seed=1)
+    assert 0 <= ok["znew"].min() and ok["znew"].max() < 3
+    with pytest.raises(alphac.RunError, match=r"selection value 3 is outside the range 0..=2 of `k`"):
+        g.run({"N": 6, "K": 3}, {"x": x, "z": np.array([0, 1, 2, 0, 3, 2])}, seed=1)
+
+
 # --- sweeps ----------------------------------------------------------------
 
 

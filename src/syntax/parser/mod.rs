@@ -48,10 +48,24 @@ pub fn parse(file: &SourceFile) -> Result<File, Vec<Diagnostic>> {
     if let Some(d) = check_nesting(&file.text) {
         return Err(vec![d]);
     }
-    pest::set_error_detail(true);
+    // pest's detailed error information (what was expected where) costs
+    // about a tenth of a successful parse: it is collected only to report
+    // an error, by parsing again. It is a process-wide switch, turned on
+    // and never off, so that every error message is the detailed one.
     let mut pairs = match AlphaParser::parse(Rule::file, &file.text) {
         Ok(p) => p,
-        Err(e) => return Err(vec![pest_error(&file.text, e)]),
+        Err(_) => {
+            pest::set_error_detail(true);
+            let e = match AlphaParser::parse(Rule::file, &file.text) {
+                Err(e) => e,
+                Ok(_) => {
+                    return Err(vec![Diagnostic::error_nowhere(
+                        "internal error: the parser accepted the text on a second attempt",
+                    )])
+                }
+            };
+            return Err(vec![pest_error(&file.text, e)]);
+        }
     };
     let mut b = Builder { errors: Vec::new() };
     let file_ast = match pairs.next() {

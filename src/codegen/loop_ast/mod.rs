@@ -594,33 +594,38 @@ impl Function {
             }
             e.children().into_iter().for_each(|c| expr(c, out));
         }
-        fn stmts<'a>(body: &'a [Stmt], out: &mut Vec<(&'a str, &'a str)>) {
-            for s in body {
-                match s {
-                    Stmt::For(l) => stmts(&l.body, out),
-                    Stmt::Block(b) => stmts(b, out),
-                    Stmt::If { cond, then, els } => {
-                        expr(cond, out);
-                        stmts(then, out);
-                        stmts(els, out);
-                    }
-                    Stmt::Assign { index, value, .. }
-                    | Stmt::Accumulate(Accumulation { index, value, .. }) => {
-                        index.iter().for_each(|x| expr(x, out));
-                        expr(value, out);
-                    }
-                    Stmt::SetLocal { value, .. } => expr(value, out),
-                    Stmt::Bind(b) => {
-                        expr(&b.guard, out);
-                        expr(&b.value, out);
-                        stmts(&b.body, out);
-                    }
-                }
+        let mut out = Vec::new();
+        for_each_stmt_expr(&self.body, &mut |e| expr(e, &mut out));
+        out
+    }
+}
+
+/// Calls `f` on each top-level expression of the statements of `body`
+/// (conditions, indices then values, a binding's guard then value; not
+/// their sub-expressions), in program order, nested statements included.
+/// Loop bounds are affine and not visited.
+pub fn for_each_stmt_expr<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Expr)) {
+    for s in body {
+        match s {
+            Stmt::For(l) => for_each_stmt_expr(&l.body, f),
+            Stmt::Block(b) => for_each_stmt_expr(b, f),
+            Stmt::If { cond, then, els } => {
+                f(cond);
+                for_each_stmt_expr(then, f);
+                for_each_stmt_expr(els, f);
+            }
+            Stmt::Assign { index, value, .. }
+            | Stmt::Accumulate(Accumulation { index, value, .. }) => {
+                index.iter().for_each(&mut *f);
+                f(value);
+            }
+            Stmt::SetLocal { value, .. } => f(value),
+            Stmt::Bind(b) => {
+                f(&b.guard);
+                f(&b.value);
+                for_each_stmt_expr(&b.body, f);
             }
         }
-        let mut out = Vec::new();
-        stmts(&self.body, &mut out);
-        out
     }
 }
 

@@ -102,9 +102,9 @@
 //! rational implication questions.
 
 use super::loop_ast::{
-    acc_bin_op, bound_vars, Accumulation, Affine, ArrayId, AstError, BinOp, Binding, Bound,
-    BoundTerm, Expr, ForLoop, Function, Local, LocalId, LoopVar, RandomDraw, ReduceOp, Selection,
-    Stmt, Sym, Writes,
+    acc_bin_op, bound_vars, for_each_stmt_expr, Accumulation, Affine, ArrayId, AstError, BinOp,
+    Binding, Bound, BoundTerm, Expr, ForLoop, Function, Local, LocalId, LoopVar, RandomDraw,
+    ReduceOp, Selection, Stmt, Sym, Writes,
 };
 
 mod affine;

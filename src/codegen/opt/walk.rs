@@ -143,27 +143,7 @@ pub(super) fn visit_exprs(body: &[Stmt], g: &mut dyn FnMut(&Expr)) {
             Expr::Categorical(_) => {}
         }
     }
-    for s in body {
-        match s {
-            Stmt::For(ForLoop { body, .. }) | Stmt::Block(body) => visit_exprs(body, g),
-            Stmt::If { cond, then, els } => {
-                expr(cond, g);
-                visit_exprs(then, g);
-                visit_exprs(els, g);
-            }
-            Stmt::Assign { index, value, .. }
-            | Stmt::Accumulate(Accumulation { index, value, .. }) => {
-                index.iter().for_each(|x| expr(x, g));
-                expr(value, g);
-            }
-            Stmt::SetLocal { value, .. } => expr(value, g),
-            Stmt::Bind(b) => {
-                expr(&b.guard, g);
-                expr(&b.value, g);
-                visit_exprs(&b.body, g);
-            }
-        }
-    }
+    for_each_stmt_expr(body, &mut |e| expr(e, g));
 }
 
 /// Size of an expression: its number of nodes (a categorical draw counts

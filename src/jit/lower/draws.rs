@@ -8,7 +8,7 @@ use super::expr::speculable;
 use super::rows::Scope;
 use super::Lower;
 use crate::codegen::loop_ast::{
-    BinOp, CategoricalDraw, Distribution, Expr, LoopVar, RandomDraw, Stmt, Sym,
+    for_each_stmt_expr, BinOp, CategoricalDraw, Distribution, Expr, LoopVar, RandomDraw, Stmt, Sym,
 };
 use crate::jit::abi::{rt, status};
 use crate::jit::scratch::VIEW_BYTES;
@@ -136,7 +136,7 @@ impl Lower<'_, '_> {
     /// host call per draw. Must run right after the prologue.
     pub(super) fn hoist_key_prefixes(&mut self) -> Result<(), JitError> {
         let mut keys: Vec<(Expr, u32, usize)> = Vec::new();
-        for_each_expr(&self.f.body, &mut |e| expr_keys(e, &mut keys));
+        for_each_stmt_expr(&self.f.body, &mut |e| expr_keys(e, &mut keys));
         for (seed, site, n) in keys {
             let v = self.key_prefix(&seed, site, n)?;
             self.key_prefixes.push((seed, site, n, v));
@@ -150,7 +150,7 @@ impl Lower<'_, '_> {
     /// after the prologue.
     pub(super) fn scratch_views(&mut self, body: &[Stmt]) -> Result<(), JitError> {
         let mut depth = 0;
-        for_each_expr(body, &mut |e| depth = depth.max(draw_depth(e)));
+        for_each_stmt_expr(body, &mut |e| depth = depth.max(draw_depth(e)));
         if depth == 0 {
             return Ok(());
         }
@@ -579,37 +579,6 @@ impl Lower<'_, '_> {
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(exit);
         Ok(())
-    }
-}
-
-/// Calls `f` on each expression of the statements of `body` (the
-/// top-level ones: conditions, indices, values, guards; not their
-/// sub-expressions), in order. Loop bounds are affine: no draws.
-fn for_each_expr(body: &[Stmt], f: &mut impl FnMut(&Expr)) {
-    for s in body {
-        match s {
-            Stmt::For(l) => for_each_expr(&l.body, f),
-            Stmt::If { cond, then, els } => {
-                f(cond);
-                for_each_expr(then, f);
-                for_each_expr(els, f);
-            }
-            Stmt::Assign { index, value, .. } => {
-                index.iter().for_each(&mut *f);
-                f(value);
-            }
-            Stmt::Accumulate(a) => {
-                a.index.iter().for_each(&mut *f);
-                f(&a.value);
-            }
-            Stmt::SetLocal { value, .. } => f(value),
-            Stmt::Block(b) => for_each_expr(b, f),
-            Stmt::Bind(b) => {
-                f(&b.guard);
-                f(&b.value);
-                for_each_expr(&b.body, f);
-            }
-        }
     }
 }
 

@@ -372,10 +372,7 @@ impl<'a> Evaluator<'a> {
                     return Err(self.err(
                         p,
                         x.value.span,
-                        format!(
-                            "selection value {v} is outside the range {lo}..={hi} of `{}` in the domain of {}",
-                            x.index, x.var
-                        ),
+                        crate::runtime::error::selection_out_of_range(v, lo, hi, &x.index, &x.var),
                     ));
                 }
                 Ok(Scalar::Int(v))

@@ -106,7 +106,7 @@ pub enum ExecError {
     BadCategorical { array: String, point: Vec<i64> },
     #[error("categorical draw of `{array}` at {point:?}: no memory for its weights")]
     NoScratch { array: String, point: Vec<i64> },
-    #[error("selection value {value} is outside the range {lower}..={upper} of `{index}` in the domain of {var}")]
+    #[error("{}", crate::runtime::error::selection_out_of_range(*value, *lower, *upper, index, var))]
     SelectionOutOfRange {
         var: String,
         index: String,

@@ -100,3 +100,16 @@ impl RuntimeError {
         }
     }
 }
+
+/// The message of a selection value outside its range (a label compared
+/// with a result index, `ir::Selection`): one wording for the interpreter
+/// and the generated code.
+pub fn selection_out_of_range(
+    value: i64,
+    lower: i64,
+    upper: i64,
+    index: &str,
+    var: &str,
+) -> String {
+    format!("selection value {value} is outside the range {lower}..={upper} of `{index}` in the domain of {var}")
+}

@@ -506,6 +506,7 @@ fn bind_h(guard: Expr) -> Function {
             index: idx(),
             value: Expr::bin(BinOp::Add, Expr::load(H, idx()), Expr::Int(1)),
         }],
+        nonempty: false,
     })])
 }
 
@@ -600,6 +601,7 @@ fn bind_k(e: Expr, guard: Expr, body: Vec<Stmt>) -> Stmt {
         guard,
         value: Expr::load(Z, vec![e]),
         body,
+        nonempty: false,
     })
 }
 
@@ -811,4 +813,43 @@ fn random_nests_run_the_same_after_the_rewrite() {
         with_bindings * 5 >= cases,
         "only {with_bindings} of {cases} nests selected"
     );
+}
+
+/// The histogram `for j { for k in 0 ..= K − 1 { h[k] += (z[j] == k) ? 1
+/// : 0 } }` through the whole loop optimizer (`opt::optimize`): over the
+/// context `K >= 1` the binding's range `0 <= K − 1` is implied, so it is
+/// neither tested (`Binding::nonempty`) nor printed; over the universe it
+/// may be empty and stays, and with `K = 0` nothing is selected whatever
+/// the labels. Both run like the original on every parameter vector.
+#[test]
+fn binding_ranges_implied_by_the_context_are_not_tested() {
+    use alphac::poly::{BasicSet, Set, Space};
+    let hist = |context: Set| {
+        let mut f = func(vec![for_(
+            J,
+            range(p(0)),
+            vec![for_(K, range(p(2)), histograms()[..1].to_vec())],
+        )]);
+        f.context = context;
+        f
+    };
+    let space = Space::set(&["N", "V", "K"], &[] as &[&str]);
+    let k_pos =
+        BasicSet::from_rows(space.clone(), vec![], vec![vec![0, 0, 1, -1]]).expect("a valid row");
+    for (context, known) in [
+        (Set::from_basic(k_pos), true),
+        (Set::universe(space), false),
+    ] {
+        let f = hist(context);
+        let g = opt::optimize(&f).expect("optimizes");
+        let bs = bindings(&g.body);
+        assert_eq!(bs.len(), 1, "{}", g.to_c());
+        assert_eq!(bs[0].nonempty, known, "{}", g.to_c());
+        assert_eq!(g.to_c().contains("if (0 <= K - 1)"), !known, "{}", g.to_c());
+        same_all(&f, &g, 40);
+    }
+    // K = 0 over the universe: the range is empty, no label is selected.
+    let f = hist(Set::universe(Space::set(&["N", "V", "K"], &[] as &[&str])));
+    let g = opt::optimize(&f).expect("optimizes");
+    same_runs(&f, &g, &[5, 1, 0], 41);
 }

@@ -550,6 +550,11 @@ pub struct Binding {
     /// An int, evaluated once when `lower <= upper` and `guard` holds.
     pub value: Expr,
     pub body: Vec<Stmt>,
+    /// `lower <= upper` is known to hold wherever the binding stands
+    /// (`codegen::opt::simplify_guards` proves it from the facts there),
+    /// so that the range test is not evaluated. A rewrite that moves a
+    /// binding elsewhere must reset it.
+    pub nonempty: bool,
 }
 
 impl Binding {

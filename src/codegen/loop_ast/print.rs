@@ -354,11 +354,15 @@ impl Printer<'_> {
                 }
                 let value = self.expr(&b.value);
                 let value = strip_outer_parens(&value);
+                // A range known non-empty is not tested.
+                let cond = match (b.nonempty, guard.strip_prefix(" && ")) {
+                    (false, _) => format!("if ({lo} <= {hi}{guard}) "),
+                    (true, Some(g)) => format!("if ({g}) "),
+                    (true, None) => String::new(),
+                };
                 self.line(
                     depth,
-                    &format!(
-                        "if ({lo} <= {hi}{guard}) {{ {v} = {value}; if ({lo} <= {v} && {v} <= {hi}) {{"
-                    ),
+                    &format!("{cond}{{ {v} = {value}; if ({lo} <= {v} && {v} <= {hi}) {{"),
                 );
                 for s in &b.body {
                     self.stmt(s, depth + 1);

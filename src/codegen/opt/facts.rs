@@ -151,6 +151,36 @@ impl Facts {
         }
     }
 
+    /// Whether the facts imply `max_k ⌈e_k/d_k⌉ <= min_m ⌊f_m/d'_m⌋` (a
+    /// loop with these bounds runs at least once). Per pair of terms,
+    /// `⌈e/d⌉ <= e/d + (d − 1)/d` and `⌊f/d'⌋ >= f/d' − (d' − 1)/d'`, so
+    /// `d·f − d'·e − (d'·(d − 1) + d·(d' − 1)) >= 0` (times `d·d' > 0`)
+    /// suffices; with `d = d' = 1` it is `f − e >= 0`, exact.
+    pub(super) fn nonempty(&self, lower: &Bound, upper: &Bound) -> bool {
+        let pair = |lo: &BoundTerm, hi: &BoundTerm| -> Option<bool> {
+            let (e, f) = (self.row(&lo.expr)?, self.row(&hi.expr)?);
+            let (d, dp) = (lo.div, hi.div);
+            let slack = dp
+                .checked_mul(d.checked_sub(1)?)?
+                .checked_add(d.checked_mul(dp.checked_sub(1)?)?)?;
+            let mut row = Vec::with_capacity(e.len());
+            for (x, y) in f.iter().zip(&e) {
+                row.push(d.checked_mul(*x)?.checked_sub(dp.checked_mul(*y)?)?);
+            }
+            let last = row.len() - 1;
+            row[last] = row[last].checked_sub(slack)?;
+            Some(self.implies(&[], &row))
+        };
+        !lower.terms.is_empty()
+            && !upper.terms.is_empty()
+            && lower.terms.iter().all(|lo| {
+                upper
+                    .terms
+                    .iter()
+                    .all(|hi| lo.div > 0 && hi.div > 0 && pair(lo, hi) == Some(true))
+            })
+    }
+
     /// Whether the facts imply `row >= 0` (`kind` inequality) or `row ==
     /// 0` (equality).
     pub(super) fn holds(&self, row: &[i64], kind: ConstraintKind) -> bool {

@@ -1,5 +1,6 @@
 //! Rewrite 4: redundant guard conjuncts ([`simplify_guards`]): affine
-//! conjuncts implied by the facts are dropped, `if (true)` is unwrapped.
+//! conjuncts implied by the facts are dropped, `if (true)` is unwrapped,
+//! a binding's range implied non-empty is marked known.
 //!
 //! Must not know about: loop splitting, accumulators.
 
@@ -59,7 +60,11 @@ impl StmtRewrite for Guards {
     /// the binding stands hold wherever it is evaluated); in the body the
     /// bounds of the variable (checked before the body runs) and the
     /// guard's affine conjuncts hold too.
+    ///
+    /// The binding's range test `lower <= upper` is marked known
+    /// ([`Binding::nonempty`]) when the facts imply it ([`Facts::nonempty`]).
     fn on_bind(&mut self, b: Binding, out: &mut Vec<Stmt>) {
+        let nonempty = self.facts.nonempty(&b.lower, &b.upper);
         let (guard, removed) = self.facts.simplify_cond(b.guard);
         self.removed += removed;
         let value = self.facts.expr(b.value, &mut self.removed);
@@ -71,6 +76,7 @@ impl StmtRewrite for Guards {
             guard,
             value,
             body,
+            nonempty,
             ..b
         }));
     }

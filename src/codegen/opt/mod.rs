@@ -25,7 +25,9 @@
 //!    parameter context, the bounds of the enclosing loops, the affine
 //!    conjuncts of the enclosing `if`s (then-branches) and the conjuncts of
 //!    the same condition that are kept; an `if` whose condition becomes
-//!    `true` is replaced by its then-branch.
+//!    `true` is replaced by its then-branch; a binding whose range is
+//!    implied non-empty there is marked so (`Binding::nonempty`: its
+//!    range is not tested).
 //! 5. [`sparse_updates`] (issue 15): an update `A[x] = A[x] + (c ? d :
 //!    0)` becomes `if (c) A[x] = A[x] + d`, and a loop `for v` whose body
 //!    runs only where `v == e` (a data-dependent `e` independent of `v`)

@@ -566,6 +566,7 @@ fn extract(s: &Stmt, v: LoopVar, w: &Writes) -> Option<SelectedLoop> {
             prefix.append(&mut before);
             let inner = Binding {
                 guard: Expr::and_all(rest),
+                nonempty: false,
                 ..(**b).clone()
             };
             Some(SelectedLoop {
@@ -599,6 +600,7 @@ fn select_loop(v: LoopVar, lower: &Bound, upper: &Bound, body: &[Stmt]) -> Optio
                 guard: Expr::and_all(sel.prefix),
                 value: sel.value,
                 body: sel.body,
+                nonempty: false,
             }))
         })
         .collect()

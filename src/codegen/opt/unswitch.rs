@@ -401,6 +401,12 @@ impl StmtRewrite for HoistBindings {
             parallel: false,
             body: b.body,
         })];
-        out.push(Stmt::from(Binding { body, ..b }));
+        // Out of the loop, the facts that proved `lower <= upper` (the
+        // loop's bounds among them) may no longer hold.
+        out.push(Stmt::from(Binding {
+            body,
+            nonempty: false,
+            ..b
+        }));
     }
 }

@@ -346,7 +346,8 @@ impl Lower<'_, '_> {
     }
 
     /// `if (lo <= hi && guard) { x = value; if (lo <= x && x <= hi)
-    /// { var = x; body } }` (see [`Binding`]): the range check on the
+    /// { var = x; body } }` (see [`Binding`]; no test of `lo <= hi` when
+    /// it is known, none of `guard` when it is `true`): the range check on the
     /// data-dependent value is what makes the body's affine accesses in
     /// `var` safe (the interval analysis gives `var` the range
     /// `[lo, hi]` there).
@@ -355,15 +356,24 @@ impl Lower<'_, '_> {
         let hi = self.bound(&b.upper, false);
         let join = self.b.create_block();
         let guard_blk = self.b.create_block();
-        let nonempty = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, lo, hi);
-        self.b.ins().brif(nonempty, guard_blk, &[], join, &[]);
+        if b.nonempty {
+            // Proven by the loop rewrites from the facts here.
+            self.b.ins().jump(guard_blk, &[]);
+        } else {
+            let nonempty = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, lo, hi);
+            self.b.ins().brif(nonempty, guard_blk, &[], join, &[]);
+        }
         self.b.seal_block(guard_blk);
         self.b.switch_to_block(guard_blk);
-        let c = self.expr(&b.guard)?;
-        let value_blk = self.b.create_block();
-        self.b.ins().brif(c, value_blk, &[], join, &[]);
-        self.b.seal_block(value_blk);
-        self.b.switch_to_block(value_blk);
+        // A guard that is the constant `true` (the common case: a label
+        // selected unconditionally) needs no branch.
+        if !matches!(b.guard, Expr::Bool(true)) {
+            let c = self.expr(&b.guard)?;
+            let value_blk = self.b.create_block();
+            self.b.ins().brif(c, value_blk, &[], join, &[]);
+            self.b.seal_block(value_blk);
+            self.b.switch_to_block(value_blk);
+        }
         let x = self.expr(&b.value)?;
         let body_blk = self.b.create_block();
         // A selection checked against the binding's own bounds (a label

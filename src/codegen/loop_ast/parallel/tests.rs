@@ -128,6 +128,7 @@ fn bind_row() -> Binding {
         guard: Expr::Bool(true),
         value: Expr::load(IDX, vec![v(I)]),
         body: vec![add(M, vec![v(I), v(K)], Expr::Float(1.0))],
+        nonempty: false,
     }
 }
 

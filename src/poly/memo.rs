@@ -50,6 +50,7 @@ pub const CAPACITY: usize = 1 << 14;
 thread_local! {
     static BOOLS: Memo<Key, bool> = RefCell::new(FxHashMap::default());
     static INDICES: Memo<Key, Vec<usize>> = RefCell::new(FxHashMap::default());
+    static SAMPLES: Memo<SystemKey, Option<Vec<i64>>> = RefCell::new(FxHashMap::default());
 }
 
 /// The answer for `key`: from `memo` when it holds one, else `compute`d
@@ -91,6 +92,18 @@ pub(crate) fn bool_answer(
     compute: impl FnOnce() -> PolyResult<bool>,
 ) -> PolyResult<bool> {
     memoized(&BOOLS, || (q, (nv, eqs.to_vec(), ineqs.to_vec())), compute)
+}
+
+/// The memoized integer point of a system (or `None`: no integer point).
+/// The sample is a function of the system (the solver is deterministic),
+/// so the memo changes no answer, only how often it is computed.
+pub(crate) fn sample_answer(
+    nv: usize,
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
+    compute: impl FnOnce() -> PolyResult<Option<Vec<i64>>>,
+) -> PolyResult<Option<Vec<i64>>> {
+    memoized(&SAMPLES, || (nv, eqs.to_vec(), ineqs.to_vec()), compute)
 }
 
 /// The memoized answer of a question whose answer is a list of indices.
@@ -135,5 +148,32 @@ mod tests {
         // Outside a scope, the answer is memoized and stays the same.
         assert_eq!(int_empty(2, &eqs, &ineqs), Ok(true));
         assert_eq!(int_empty(2, &eqs, &ineqs), Ok(true));
+    }
+
+    /// Integer samples too: the memoized point is the one computed afresh
+    /// (inside a work-budget scope, where the memo is not used and the
+    /// sample spends simplex work), and it satisfies the system.
+    #[test]
+    fn memoized_samples_equal_fresh_ones() {
+        use crate::poly::solver::{integer_sample, System};
+        // 1 <= 3x - y <= 2, 0 <= y <= 10: integer points, none at y = 0.
+        let mut sys = System::new(2);
+        for r in [
+            vec![3, -1, -1],
+            vec![-3, 1, 2],
+            vec![0, 1, 0],
+            vec![0, -1, 10],
+        ] {
+            sys.add_ineq(r);
+        }
+        let memo1 = integer_sample(&sys).expect("solves");
+        let memo2 = integer_sample(&sys).expect("solves");
+        let (fresh, spent) = with_work_budget(1 << 40, || integer_sample(&sys));
+        assert!(spent.used > 0);
+        assert_eq!(memo1, memo2);
+        assert_eq!(Ok(memo1.clone()), fresh);
+        let p = memo1.expect("a point");
+        let v = 3 * p[0] - p[1];
+        assert!((1..=2).contains(&v) && (0..=10).contains(&p[1]), "{p:?}");
     }
 }

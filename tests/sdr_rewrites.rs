@@ -174,6 +174,78 @@ fn idempotence_is_not_applied_to_sums_or_varying_bodies() {
     }
 }
 
+// ------------------------------------------------------------------ broadcast
+
+const ND: &[&[i64]] = &[&[1, 1], &[2, 3], &[5, 4], &[3, 1]];
+
+#[test]
+fn broadcast_computes_a_result_constant_along_a_dimension_once() {
+    // The total of a leave-one-out sum: Y_red[p, s] = Σ_t m[p, t] does not
+    // depend on s (neither the body nor the domain {0 <= t < D} does), so
+    // it is Y_red_bc[p], N values instead of N·D; Z: the same for `max`
+    // at the top of an output's equation.
+    let src = "affine bc [N, D] -> { : N > 0 and D > 0 }
+        inputs X : float [N, D]; v : bool [N, D];
+        outputs Y, Z : float [N, D];
+        let
+            Y[p, s] = reduce(+, [t], {: 0 <= t < D} : if v[p, t] then X[p, t] else 0.0)
+                    - (if v[p, s] then X[p, s] else 0.0);
+            Z[p, s] = reduce(max, [t], {: 0 <= t < D} : X[p, t]);
+    .";
+    let (_, o) = check(src, ND);
+    assert_eq!(decided(&o, "Y_red", DecisionKind::Broadcast), Some(true));
+    assert_eq!(decided(&o, "Z", DecisionKind::Broadcast), Some(true));
+    let s = &o.program.systems[0];
+    for (v, dims) in [("Y_red_bc", 1), ("Z_bc", 1)] {
+        let id = s.var_by_name(v).unwrap_or_else(|| panic!("{v} exists"));
+        assert_eq!(s.vars[id].domain.n_dims(), dims, "{v}");
+    }
+    assert!(reduction_free(&o, "Z"));
+}
+
+#[test]
+fn broadcast_is_declined_where_the_result_varies_along_the_dimension() {
+    // A: the domain links t and s; B: the body depends on s through a
+    // condition (nothing to factor out); C: C[p, D] is an empty sum (0)
+    // while C[p, s < D] is the total, so C is not one value along s.
+    let src = "affine nobc [N, D] -> { : N > 0 and D > 0 }
+        inputs X : float [N, D];
+        outputs
+            A, B : float [N, D];
+            C : float {[p, s] : 0 <= p < N and 0 <= s <= D};
+        let
+            A[p, s] = reduce(+, [t], {: 0 <= t <= s} : X[p, t]);
+            B[p, s] = reduce(+, [t], {: 0 <= t < D} : if t < s then X[p, t] else 1.0);
+            C[p, s] = reduce(+, [t], {: 0 <= t < D and s < D} : X[p, t]);
+    .";
+    let (_, o) = check(src, ND);
+    for v in ["A", "B", "C"] {
+        assert_ne!(decided(&o, v, DecisionKind::Broadcast), Some(true), "{v}");
+    }
+}
+
+#[test]
+fn a_broadcast_total_is_inlined_before_its_reader_is_read_indirectly() {
+    // all[p, s] becomes all_bc[p] (a pointwise read), h[p, s] reads it,
+    // and out reads h at data-selected points. Inlined in that order, the
+    // read of h at (nbr, rev) keeps its domain check through X[nbr, rev];
+    // all read at (nbr, rev) directly would have nothing checking rev.
+    let src = "affine bcin [N, D] -> { : N > 0 and D > 0 }
+        inputs X : float [N, D]; nbr, rev : int [N, D];
+        outputs out : float [N, D];
+        locals h, all : float [N, D];
+        let
+            all[p, s] = reduce(+, [t], {: 0 <= t < D} : X[p, t]);
+            h[p, s] = all[p, s] - X[p, s];
+            out[q, t] = h[nbr[q, t], rev[q, t]];
+    .";
+    let (_, o) = check(src, ND);
+    assert_eq!(decided(&o, "all", DecisionKind::Broadcast), Some(true));
+    assert_eq!(decided(&o, "all", DecisionKind::Inline), Some(true));
+    assert_eq!(decided(&o, "h", DecisionKind::Inline), Some(true));
+    assert!(o.program.systems[0].var_by_name("all").is_none());
+}
+
 // ---------------------------------------------------------- higher-order ops
 
 #[test]

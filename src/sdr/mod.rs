@@ -84,6 +84,9 @@ pub enum DecisionKind {
     Factorization,
     /// Reduction decomposition: one projection as two successive ones.
     Decomposition,
+    /// Broadcast: a result constant along a result dimension computed
+    /// once without it.
+    Broadcast,
     /// Merging nested reductions of one operator into one.
     Merge,
     /// An int total read off a running count at the end of its range
@@ -125,6 +128,7 @@ impl DecisionKind {
             DecisionKind::HigherOrder => "higher-order operator",
             DecisionKind::Factorization => "factorization",
             DecisionKind::Decomposition => "decomposition",
+            DecisionKind::Broadcast => "broadcast",
             DecisionKind::Merge => "merge",
             DecisionKind::Endpoint => "endpoint",
             DecisionKind::Split => "split",

@@ -54,13 +54,27 @@ enum Outcome {
 }
 
 /// Inlines pointwise locals until none can be (each success leaves one
-/// local unread, so this ends).
+/// local unread, so this ends). Each round tries first the candidates
+/// whose equations read no other candidate: a local is substituted into
+/// its readers before they are themselves inlined, where its reads are
+/// still affine (through an indirect read, test 3 may refuse what it
+/// would have allowed at the affine read: `h[p, s, k] = … all[p, k] …`
+/// inlined into `out[nbr[q, t], rev[q, t], k]` no longer reads anything
+/// of `all`'s domain at `rev[q, t]`).
 pub(crate) fn run(cx: &mut Cx, s: &mut System) -> Result<(), SdrError> {
     let mut changed = true;
     while changed {
         changed = false;
-        for x in 0..s.vars.len() {
-            if !candidate(s, x) {
+        let leaves: Vec<VarId> = (0..s.vars.len())
+            .filter(|&x| candidate(s, x) && !reads_candidate(s, x))
+            .collect();
+        let order: Vec<VarId> = leaves
+            .iter()
+            .copied()
+            .chain((0..s.vars.len()).filter(|x| !leaves.contains(x)))
+            .collect();
+        for x in order {
+            if x >= s.vars.len() || !candidate(s, x) {
                 continue;
             }
             let name = s.vars[x].name.clone();
@@ -79,6 +93,13 @@ pub(crate) fn run(cx: &mut Cx, s: &mut System) -> Result<(), SdrError> {
         }
     }
     Ok(())
+}
+
+/// The equation of `x` reads another candidate ([`candidate`]).
+fn reads_candidate(s: &System, x: VarId) -> bool {
+    s.equation_of(x).is_some_and(|eq| {
+        (0..s.vars.len()).any(|y| y != x && reads_var(&eq.expr, y) && candidate(s, y))
+    })
 }
 
 /// A pointwise local that some other equation reads.

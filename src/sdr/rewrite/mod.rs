@@ -15,7 +15,11 @@
 //!    same operator becomes one reduction over both (kept only when a
 //!    later rewrite then applies and the program's complexity is not
 //!    worse; the local is removed when nothing else reads it);
-//! 2. [`idempotence`] (`max`, `min`, `and`, `or`) and [`higher_order`]
+//! 2. [`broadcast`]: a result that does not change along one of its
+//!    dimensions becomes a read of a new local without that dimension,
+//!    whose equation is rewritten in turn (nothing else is tried on
+//!    this one); otherwise
+//!    [`idempotence`] (`max`, `min`, `and`, `or`) and [`higher_order`]
 //!    (`+`, float `*`) remove the reduction dimensions the body does not
 //!    depend on; when only some are removed this is a [`decompose`]ition
 //!    whose inner reduction collapsed. When none is left, the equation
@@ -29,6 +33,7 @@
 //! its iteration point). The work is bounded: at most [`MAX_DEPTH`] levels
 //! of new locals and [`MAX_STEPS`] equations per system.
 
+pub mod broadcast;
 pub mod count;
 pub mod decompose;
 pub mod endpoint;
@@ -232,6 +237,18 @@ fn simplify_eq(cx: &mut Cx, s: &mut System, eq: usize) -> Result<Outcome, SdrErr
     let Some(kept0) = coordinate_projection(&cur.proj) else {
         return Ok(out);
     };
+    if let Some((bc, dim)) = broadcast::broadcast_eq(cx, s, eq, &kept0)? {
+        cx.decide(
+            &name,
+            DecisionKind::Broadcast,
+            true,
+            "the result does not change along a result dimension",
+            &format!("computed once for every {dim}"),
+        );
+        out.changed = true;
+        out.new_locals.push(bc);
+        return Ok(out);
+    }
     let n0 = cur.body_domain.n_dims();
     let free0 = free_dims(n0, &kept0);
     let mut removed: Vec<String> = Vec::new();

@@ -151,3 +151,64 @@ fn an_accumulation_under_an_invariant_data_condition_leaves_the_loop() {
         same_all(&f, &h, seed);
     }
 }
+
+#[test]
+fn a_loop_is_copied_per_value_of_a_fixed_data_condition_and_fails_where_it_would() {
+    // for v < V { for k < K { F[v][k] = float(A[z[v]][k])
+    //                                  + (Bo[w[v]][0] ? float(A[w[v]][k]) : x[v]) } }
+    // The `?:` is nested in the value (no unswitching applies) and its
+    // condition is a data-selected load fixed in `k`: the JIT checks the
+    // row of `A[z[v]]`, then `Bo[w[v]]`, before the loop and runs one copy
+    // of it per value (`jit::lower::loops::loop_per_value`), whose rows of
+    // `A[w[v]]` are checked once too. Against the checked variant (every
+    // access checked where it is): the same outcome, errors with their
+    // array and point, and bit-identical buffers.
+    let sel = Expr::select(
+        Expr::load(B, vec![Expr::load(W, vec![var(V)]), Expr::Int(0)]),
+        Expr::Cast(
+            Cast::IntToFloat,
+            Box::new(Expr::load(A, vec![Expr::load(W, vec![var(V)]), var(K)])),
+        ),
+        Expr::load(X, vec![var(V)]),
+    );
+    let value = Expr::bin(
+        BinOp::Add,
+        Expr::Cast(
+            Cast::IntToFloat,
+            Box::new(Expr::load(A, vec![Expr::load(Z, vec![var(V)]), var(K)])),
+        ),
+        sel,
+    );
+    let f = func(vec![for_(
+        V,
+        (zero(), below(1, 1)),
+        vec![for_(
+            K,
+            (zero(), below(2, 1)),
+            vec![Stmt::Assign {
+                array: F,
+                index: vec![var(V), var(K)],
+                value,
+            }],
+        )],
+    )]);
+    let (mut ok, mut failed) = (0, [0usize; 2]);
+    for params in PARAMS {
+        for seed in 0..24 {
+            let (fast, bf) = run(&f, &params, seed, false);
+            let (checked, bc) = run(&f, &params, seed, true);
+            assert_eq!(fast, checked, "params {params:?} seed {seed}");
+            match fast {
+                Ok(()) => {
+                    assert!(bitwise_equal(&bf, &bc), "params {params:?} seed {seed}");
+                    ok += 1;
+                }
+                Err(ExecError::OutOfBounds { array, .. }) if array == "A" => failed[0] += 1,
+                Err(ExecError::OutOfBounds { array, .. }) if array == "Bo" => failed[1] += 1,
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+    // the data exercise both branches' successes and both failures
+    assert!(ok > 0 && failed[0] > 0 && failed[1] > 0, "{ok} {failed:?}");
+}

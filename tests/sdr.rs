@@ -344,12 +344,14 @@ fn reductions_of_reductions_are_normalized_and_simplified() {
 
 #[test]
 fn non_convex_bodies_are_split_into_disjoint_pieces() {
-    // j != i is a union: the leave-one-out sum is split in two reductions,
-    // each simplified (a prefix and a suffix running sum).
+    // j != i and j != i + 1 is a union: the sum is split in two
+    // reductions, each simplified (a prefix and a suffix running sum).
+    // (A gap of two points is not a hyperplane hole: `complement`, which
+    // makes `j != i` alone the total minus A[i], does not apply.)
     let src = "affine loo [N] -> { : N > 0 }
         inputs A : int [N];
         outputs S : int [N];
-        let S[i] = reduce(+, [j], {: 0 <= j < N and j != i} : A[j]);
+        let S[i] = reduce(+, [j], {: 0 <= j < N and j != i and j != i + 1} : A[j]);
     .";
     let p = lower("loo.alpha", src);
     let o = opt(&p);

@@ -246,6 +246,54 @@ fn a_broadcast_total_is_inlined_before_its_reader_is_read_indirectly() {
     assert!(o.program.systems[0].var_by_name("all").is_none());
 }
 
+// ----------------------------------------------------------------- complement
+
+#[test]
+fn complement_is_the_total_minus_the_hole() {
+    // Leave-one-out sums: Y (float, the LBP shape) and C (int). Each is the
+    // total over the whole range (then computed once per p, broadcast)
+    // minus the body at t = s (a single point, inlined).
+    let src = "affine loo [N, D] -> { : N > 0 and D > 0 }
+        inputs X : float [N, D]; v : bool [N, D]; A : int [N, D];
+        outputs Y : float [N, D]; C : int [N, D];
+        let
+            Y[p, s] = 0.5 + reduce(+, [t], {: t != s} : if v[p, t] then X[p, t] else 0.0);
+            C[p, s] = reduce(+, [t], {: t != s} : A[p, t] * A[p, t]);
+    .";
+    let (p, o) = check(src, ND);
+    assert_eq!(decided(&o, "Y", DecisionKind::Complement), Some(true));
+    assert_eq!(decided(&o, "C", DecisionKind::Complement), Some(true));
+    let s = &o.program.systems[0];
+    for v in ["Y_all_bc", "C_all_bc"] {
+        let id = s.var_by_name(v).unwrap_or_else(|| panic!("{v} exists"));
+        assert_eq!(s.vars[id].domain.n_dims(), 1, "{v}");
+    }
+    // no N·D intermediate is left
+    for v in &s.vars {
+        assert!(!v.name.contains("part"), "{}", v.name);
+    }
+    assert_eq!(totals(&p, &o), ("O(N*D^2)".into(), "O(N*D)".into()));
+}
+
+#[test]
+fn complement_is_declined_without_an_inverse_or_a_reduction_hole() {
+    // M: `max` has no inverse; R: the hole i = j is on result indices
+    // only (the diagonal's results are empty sums, not a total minus a
+    // term); T: a gap of two points (j = i, i + 1), not a hyperplane.
+    let src = "affine nocomp [N] -> { : N > 0 }
+        inputs X : float [N];
+        outputs M : float [N]; R : float [N, N]; T : float [N];
+        let
+            M[i] = reduce(max, [j], {: j != i and 0 <= j < N} : X[j]);
+            R[i, j] = reduce(+, [k], {: i != j and 0 <= k < N} : X[k]);
+            T[i] = reduce(+, [j], {: j != i and j != i + 1 and 0 <= j < N} : X[j]);
+    .";
+    let (_, o) = check(src, N);
+    for v in ["M", "R", "T"] {
+        assert_ne!(decided(&o, v, DecisionKind::Complement), Some(true), "{v}");
+    }
+}
+
 // ---------------------------------------------------------- higher-order ops
 
 #[test]

@@ -20,6 +20,7 @@
 //! found (any sequential schedule works, paper section 6.3).
 
 pub mod cleanup;
+pub mod complement;
 pub mod complexity;
 pub mod maximal;
 pub mod normalize;
@@ -74,6 +75,9 @@ impl ResultOrder for LexicographicOrder {
 pub enum DecisionKind {
     /// Reduction normalization (every reduction in an equation of its own).
     Normalize,
+    /// A `+` over a domain with a hyperplane hole (`t != s`) as the total
+    /// minus the hole (`complement`).
+    Complement,
     /// Idempotence: `max`/`min`/`and`/`or` of a body constant along a
     /// direction of the reduction collapses that direction.
     Idempotence,
@@ -124,6 +128,7 @@ impl DecisionKind {
     pub fn name(self) -> &'static str {
         match self {
             DecisionKind::Normalize => "normalize",
+            DecisionKind::Complement => "complement",
             DecisionKind::Idempotence => "idempotence",
             DecisionKind::HigherOrder => "higher-order operator",
             DecisionKind::Factorization => "factorization",
@@ -304,10 +309,11 @@ pub enum OptimizeError {
 pub fn optimize(program: &Program, scheduler: Scheduler) -> Result<Optimized, OptimizeError> {
     let _t = crate::timing::phase("optimize (SDR)");
     let t = crate::timing::phase("normalize and rewrite");
-    let (normalized, born_n) = normalize::normalize_with_origins(program)?;
+    let (normalized, born_n, mut decisions) = normalize::normalize_with_origins(program)?;
     // Algebraic rewrites (merge, idempotence, higher-order operators,
     // decomposition, factorization) before SDR.
-    let (rewritten, mut decisions, born_r) = rewrite::rewrite(&normalized)?;
+    let (rewritten, decisions_r, born_r) = rewrite::rewrite(&normalized)?;
+    decisions.extend(decisions_r);
     drop(t);
     let t = crate::timing::phase("schedule (directions)");
     let schedule = schedule_program(&rewritten, scheduler)?;

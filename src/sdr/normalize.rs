@@ -23,18 +23,26 @@ pub fn normalize(p: &Program) -> Result<Program, SdrError> {
     Ok(normalize_with_origins(p)?.0)
 }
 
+/// The decisions normalization took (the complements of domains with a
+/// hole, `super::complement`).
+pub type NormalizeDecisions = Vec<super::Decision>;
+
 /// Per system, `(new variable, variable it came from)` pairs.
 pub type Origins = Vec<Vec<(String, String)>>;
 
 /// [`normalize`], also returning, per system, the new local variables
-/// with the variable whose equation they came from (`(new, base)` pairs).
-pub fn normalize_with_origins(p: &Program) -> Result<(Program, Origins), SdrError> {
+/// with the variable whose equation they came from (`(new, base)` pairs),
+/// and the decisions taken.
+pub fn normalize_with_origins(
+    p: &Program,
+) -> Result<(Program, Origins, NormalizeDecisions), SdrError> {
     let mut out = p.clone();
     let mut born = Vec::with_capacity(out.systems.len());
+    let mut decisions = Vec::new();
     for s in &mut out.systems {
-        born.push(normalize_system(s)?);
+        born.push(normalize_system(s, &mut decisions)?);
     }
-    Ok((out, born))
+    Ok((out, born, decisions))
 }
 
 /// Names used anywhere in a system (variables, parameters, index names),
@@ -163,9 +171,13 @@ struct Normalizer<'a> {
     new_eqs: Vec<Equation>,
     /// `(new variable, variable it was extracted from)`.
     born: Vec<(String, String)>,
+    decisions: &'a mut NormalizeDecisions,
 }
 
-fn normalize_system(s: &mut System) -> Result<Vec<(String, String)>, SdrError> {
+fn normalize_system(
+    s: &mut System,
+    decisions: &mut NormalizeDecisions,
+) -> Result<Vec<(String, String)>, SdrError> {
     let used = used_names(s);
     let eqs = std::mem::take(&mut s.equations);
     let mut n = Normalizer {
@@ -173,6 +185,7 @@ fn normalize_system(s: &mut System) -> Result<Vec<(String, String)>, SdrError> {
         used,
         new_eqs: Vec::new(),
         born: Vec::new(),
+        decisions,
     };
     let mut out = Vec::with_capacity(eqs.len());
     for eq in eqs {
@@ -255,6 +268,47 @@ impl Normalizer<'_> {
                     }
                     let id = self.new_local(owner, "red", ctx.clone(), red);
                     return identity_read(id, ctx.space(), ty, span);
+                }
+                if let Some((all, hole)) = super::complement::hole(r.op, &r.proj, &pieces)? {
+                    let (all_text, hole_text) = (all.to_string(), hole.to_string());
+                    // `⊕ over F \ H` as `(⊕ over F) − (⊕ over H)`
+                    // (`complement`).
+                    let mut reads = Vec::with_capacity(2);
+                    for (tag, d) in [("all", all), ("hole", hole)] {
+                        let reduction = Reduction {
+                            id: r.id,
+                            op: r.op,
+                            proj: r.proj.clone(),
+                            body_domain: d.renamed(dom.space().clone())?,
+                            body: body.clone(),
+                        };
+                        let red = Expr {
+                            kind: ExprKind::Reduce(Box::new(reduction)),
+                            ty,
+                            span,
+                        };
+                        let id = self.new_local(owner, tag, ctx.clone(), red);
+                        reads.push(identity_read(id, ctx.space(), ty, span)?);
+                    }
+                    let hole_read = reads.pop();
+                    let all_read = reads.pop();
+                    let (Some(a), Some(h)) = (all_read, hole_read) else {
+                        return Err(SdrError::Internal("a complement has no two parts".into()));
+                    };
+                    let mut d = super::Decision::new(
+                        &self.sys.name,
+                        owner,
+                        super::DecisionKind::Complement,
+                        true,
+                        "a `+` over a domain with a hyperplane hole",
+                    );
+                    d.detail = format!("total over {all_text} minus the hole {hole_text}");
+                    self.decisions.push(d);
+                    return Ok(Expr {
+                        kind: ExprKind::Binary(BinOp::Sub, Box::new(a), Box::new(h)),
+                        ty,
+                        span,
+                    });
                 }
                 for piece in pieces.pieces() {
                     let one = Set::from_basic(piece.clone());

@@ -69,6 +69,9 @@ impl Lower<'_, '_> {
                 self.arith(*op, ty, av, bv)
             }
             Expr::Select(c, a, b) => {
+                if let Some(then) = self.resolution(e) {
+                    return self.expr(if then { a } else { b });
+                }
                 let cv = self.expr(c)?;
                 if speculable(a) && speculable(b) {
                     let av = self.expr(a)?;

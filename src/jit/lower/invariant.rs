@@ -85,9 +85,11 @@ impl Lower<'_, '_> {
             return;
         }
         match e {
-            Expr::Select(c, _, _) | Expr::Binary(BinOp::And | BinOp::Or, c, _) => {
-                self.invariant_parts(c, scope, out)
-            }
+            Expr::Select(c, a, b) => match self.resolution(e) {
+                Some(then) => self.invariant_parts(if then { a } else { b }, scope, out),
+                None => self.invariant_parts(c, scope, out),
+            },
+            Expr::Binary(BinOp::And | BinOp::Or, c, _) => self.invariant_parts(c, scope, out),
             Expr::Random(_) | Expr::Categorical(_) => {}
             _ => e
                 .children()
@@ -101,7 +103,11 @@ impl Lower<'_, '_> {
     fn safe(&self, e: &Expr) -> bool {
         match e {
             Expr::Load { index, .. } => index.iter().all(Expr::is_affine),
-            Expr::Binary(BinOp::And | BinOp::Or, _, _) | Expr::Select(..) => false,
+            Expr::Select(_, a, b) => match self.resolution(e) {
+                Some(then) => self.safe(if then { a } else { b }),
+                None => false,
+            },
+            Expr::Binary(BinOp::And | BinOp::Or, _, _) => false,
             _ => !self.op_may_fail(e) && e.children().into_iter().all(|a| self.safe(a)),
         }
     }

@@ -21,6 +21,10 @@ const UNROLL: i64 = 4;
 pub(super) const UNROLL_MAX_SIZE: usize = 48;
 
 /// True when no `For` occurs in `body`.
+/// Nesting bound of [`Lower::loop_per_value`]: a loop body gets at most
+/// `2^MAX_COPIES_LOG2` copies.
+const MAX_COPIES_LOG2: usize = 2;
+
 fn is_innermost(body: &[Stmt]) -> bool {
     body.iter().all(|s| match s {
         Stmt::For(_) => false,
@@ -159,6 +163,12 @@ impl Lower<'_, '_> {
             let scope = self.loop_scope(l);
             let mut rows = Vec::new();
             self.body_row_loads(body, &scope, &mut rows);
+            if let Some(&sel @ Expr::Select(c, _, _)) = rows.last() {
+                rows.pop();
+                if self.resolved.len() < MAX_COPIES_LOG2 {
+                    return self.loop_per_value(l, lo, hi, (sel, c), &rows);
+                }
+            }
             let mut parts = Vec::new();
             self.loop_invariants(body, &scope, &mut parts);
             if !rows.is_empty() || !parts.is_empty() {
@@ -202,6 +212,58 @@ impl Lower<'_, '_> {
             self.b.seal_block(join);
             self.b.switch_to_block(join);
         }
+        Ok(())
+    }
+
+    /// The loop `l` over `[lo, hi]` as one copy per value of the
+    /// condition `c` of the `?:` `sel` (`c ? a : b`) of its body, chosen before the
+    /// first iteration: `sel` is evaluated at every iteration, `c` does not
+    /// change while the loop runs, and before `c` (in the order the body
+    /// is evaluated) only the data-selected loads `rows` may fail
+    /// ([`Lower::body_row_loads`]). LBP's `msgnew` loop over `k` reads
+    /// `valid[nbr][rev] ? msg[nbr][rev][k] : 0.0`: the loads of the taken
+    /// branch, and those after the `?:`, become rows checked once too.
+    ///
+    /// Why it is exact: when the loop runs, its first iteration evaluates
+    /// the checks of `rows` in order, then `c`, on the values used here
+    /// (they are fixed), before anything else that may fail; each copy
+    /// then takes at every iteration the branch the original takes, and
+    /// its own checks (`for_loop` on the copy) pass again at the first
+    /// iteration before the branch's.
+    fn loop_per_value(
+        &mut self,
+        l: &ForLoop,
+        lo: Value,
+        hi: Value,
+        (sel, c): (&Expr, &Expr),
+        rows: &[&Expr],
+    ) -> Result<(), JitError> {
+        let mark = self.rows.len();
+        let vars = self.declare_rows(rows, l.var);
+        let pre = self.b.create_block();
+        let join = self.b.create_block();
+        let nonempty = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, lo, hi);
+        self.b.ins().brif(nonempty, pre, &[], join, &[]);
+        self.b.seal_block(pre);
+        self.b.switch_to_block(pre);
+        self.check_rows(rows, &vars, l.var, lo)?;
+        let cv = self.expr(c)?;
+        let then_b = self.b.create_block();
+        let else_b = self.b.create_block();
+        self.b.ins().brif(cv, then_b, &[], else_b, &[]);
+        self.b.seal_block(then_b);
+        self.b.seal_block(else_b);
+        for (blk, then) in [(then_b, true), (else_b, false)] {
+            self.b.switch_to_block(blk);
+            self.resolved.push((sel as *const Expr, then));
+            let r = self.for_loop(l, lo, hi);
+            self.resolved.pop();
+            r?;
+            self.b.ins().jump(join, &[]);
+        }
+        self.rows.truncate(mark);
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
         Ok(())
     }
 

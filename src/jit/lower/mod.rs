@@ -286,6 +286,7 @@ fn compile_inner(
                 key_prefixes: Vec::new(),
                 invariant: Vec::new(),
                 rows: Vec::new(),
+                resolved: Vec::new(),
             };
             l.prologue(args[0], args[1])?;
             l.hoist_key_prefixes()?;
@@ -387,6 +388,10 @@ struct Lower<'a, 'b> {
     /// other indices, checked once before the draw's first pass or the
     /// loop's first iteration (`rows`).
     rows: Vec<(*const Expr, LoopVar, Variable)>,
+    /// The `?:` of the loop bodies being lowered whose condition was
+    /// evaluated once before the loop (`loops`: one copy of the loop per
+    /// value): by address, the branch this copy takes (`true`: then).
+    resolved: Vec<(*const Expr, bool)>,
 }
 
 fn cl_type(t: ElemType) -> Type {

@@ -68,6 +68,15 @@ impl Scope {
 }
 
 impl Lower<'_, '_> {
+    /// The branch taken by the `?:` `e` in the copy of the loop being
+    /// lowered, if its condition was evaluated before the loop.
+    pub(super) fn resolution(&self, e: &Expr) -> Option<bool> {
+        self.resolved
+            .iter()
+            .find(|(p, _)| std::ptr::eq(*p, e))
+            .map(|&(_, t)| t)
+    }
+
     /// The loads of `e` whose row can be checked before `scope`'s
     /// variable runs, in evaluation order: data-dependent loads of an
     /// array without a domain predicate whose data-dependent indices are
@@ -75,7 +84,11 @@ impl Lower<'_, '_> {
     /// (in evaluation order) nothing may fail. The walk stops at the first
     /// operation that may fail (int arithmetic, another data-dependent
     /// load, an int `abs`, a draw or external call) or that is evaluated
-    /// lazily (`?:`, `&&`, `||`). Returns `false` when it stopped.
+    /// lazily (`?:`, `&&`, `||`). Returns `false` when it stopped. A `?:`
+    /// whose branch this copy of the loop takes ([`Lower::resolution`])
+    /// is its branch; in a loop's walk (`scope.whole`), a `?:` whose
+    /// condition is fixed and walked through is pushed last, after the
+    /// condition's loads, for `loops` to copy the loop per value.
     ///
     /// Why checking them first is exact: at the first point (of the draw's
     /// pass 1, or the loop's first iteration) these checks are evaluated
@@ -107,7 +120,19 @@ impl Lower<'_, '_> {
                 row
             }
             Expr::Unary(UnOp::Not, a) => self.row_loads(a, scope, out),
-            Expr::Binary(BinOp::And | BinOp::Or, _, _) | Expr::Select(..) => false,
+            Expr::Select(c, a, b) => {
+                if let Some(then) = self.resolution(e) {
+                    return self.row_loads(if then { a } else { b }, scope, out);
+                }
+                // A loop's `?:` on a fixed condition is a candidate for a
+                // copy of the loop per value (`loops`): its condition is
+                // walked, and the `?:` itself ends the list.
+                if scope.whole && scope.fixed(c) && self.row_loads(c, scope, out) {
+                    out.push(e);
+                }
+                false
+            }
+            Expr::Binary(BinOp::And | BinOp::Or, _, _) => false,
             Expr::Unary(UnOp::Neg, _)
             | Expr::Binary(..)
             | Expr::Cast(..)

@@ -212,3 +212,51 @@ fn a_loop_is_copied_per_value_of_a_fixed_data_condition_and_fails_where_it_would
     // the data exercise both branches' successes and both failures
     assert!(ok > 0 && failed[0] > 0 && failed[1] > 0, "{ok} {failed:?}");
 }
+
+#[test]
+fn a_checked_row_read_at_a_fixed_offset_is_loaded_once() {
+    // for v < V { for k < K { F[v][k] = float(A[z[v]][k]) * x[v] + float(A[z[v]][0]) } }
+    // `A[z[v]][0]` is a row of the loop over `k` whose offset does not
+    // move: checked with the others before the first iteration, then
+    // loaded once there (`jit::lower::invariant`). Against the checked
+    // variant: the same outcomes (errors at their point) and buffers.
+    let row = |k: Expr| {
+        Expr::Cast(
+            Cast::IntToFloat,
+            Box::new(Expr::load(A, vec![Expr::load(Z, vec![var(V)]), k])),
+        )
+    };
+    let value = Expr::bin(
+        BinOp::Add,
+        Expr::bin(BinOp::Mul, row(var(K)), Expr::load(X, vec![var(V)])),
+        row(Expr::Int(0)),
+    );
+    let f = func(vec![for_(
+        V,
+        (zero(), below(1, 1)),
+        vec![for_(
+            K,
+            (zero(), below(2, 1)),
+            vec![Stmt::Assign {
+                array: F,
+                index: vec![var(V), var(K)],
+                value,
+            }],
+        )],
+    )]);
+    let (mut ok, mut failed) = (0, 0);
+    for params in PARAMS {
+        for seed in 0..16 {
+            let (fast, bf) = run(&f, &params, seed, false);
+            let (checked, bc) = run(&f, &params, seed, true);
+            assert_eq!(fast, checked, "params {params:?} seed {seed}");
+            if fast.is_ok() {
+                assert!(bitwise_equal(&bf, &bc), "params {params:?} seed {seed}");
+                ok += 1;
+            } else {
+                failed += 1;
+            }
+        }
+    }
+    assert!(ok > 0 && failed > 0, "{ok} {failed}");
+}

@@ -15,7 +15,10 @@
 //! - *fixed* while the loop runs ([`Scope`]: no variable bound in the
 //!   loop, no array or local the body writes, no draw or call);
 //! - *safe*: no operation that may fail (checked int arithmetic, an int
-//!   `abs`, a data-dependent load), no lazy operation (`?:`, `&&`, `||`);
+//!   `abs`, a data-dependent load, unless its row was checked before the
+//!   loop's first iteration and its offset does not move: `rows`), no
+//!   lazy operation (`?:`, `&&`, `||`, but for the branch this copy of
+//!   the loop takes of a `?:` evaluated before it: `loops`);
 //! - evaluated in *every* iteration: reached from the body's statements
 //!   without entering a branch of an `if`, a nested loop or binding, the
 //!   lazy operand of `?:`, `&&`, `||` or an `&&`/`||` accumulation, or a
@@ -33,7 +36,7 @@
 //! [`Lower::loop_invariants`] and records the values in
 //! `Lower::invariant`, which [`Lower::expr`] consults).
 
-use super::draws::costly;
+use super::draws::{costly, mentions};
 use super::rows::Scope;
 use super::Lower;
 use crate::codegen::loop_ast::{Accumulation, BinOp, Expr, ReduceOp, Stmt};
@@ -98,11 +101,23 @@ impl Lower<'_, '_> {
         }
     }
 
+    /// `index` is that of a load whose row was checked before the loop
+    /// of `k` (`rows`) and mentions no `k`: the load reads one checked
+    /// cell while that loop runs.
+    fn fixed_checked_row(&self, index: &[Expr]) -> bool {
+        self.rows.iter().any(|&(p, k, _)| {
+            std::ptr::eq(p, index.as_ptr()) && !index.iter().any(|x| mentions(x, k))
+        })
+    }
+
     /// `e` cannot fail where the program evaluates it (in the fast
     /// variant) and evaluates all of its operands.
     fn safe(&self, e: &Expr) -> bool {
         match e {
-            Expr::Load { index, .. } => index.iter().all(Expr::is_affine),
+            Expr::Load { index, .. } => {
+                (index.iter().all(Expr::is_affine) || self.fixed_checked_row(index))
+                    && index.iter().all(|x| self.safe(x))
+            }
             Expr::Select(_, a, b) => match self.resolution(e) {
                 Some(then) => self.safe(if then { a } else { b }),
                 None => false,

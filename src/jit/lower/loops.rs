@@ -169,21 +169,23 @@ impl Lower<'_, '_> {
                     return self.loop_per_value(l, lo, hi, (sel, c), &rows);
                 }
             }
+            // Rows first: a load of a checked row whose offset does not
+            // move is an invariant part too (`invariant`).
+            let vars = self.declare_rows(&rows, var);
             let mut parts = Vec::new();
             self.loop_invariants(body, &scope, &mut parts);
             if !rows.is_empty() || !parts.is_empty() {
-                let vars = self.declare_rows(&rows, var);
                 let pre = self.b.create_block();
                 let join = self.b.create_block();
                 let nonempty = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, lo, hi);
                 self.b.ins().brif(nonempty, pre, &[], join, &[]);
                 self.b.seal_block(pre);
                 self.b.switch_to_block(pre);
+                self.check_rows(&rows, &vars, var, lo)?;
                 for e in parts {
                     let v = self.expr(e)?;
                     self.invariant.push((e as *const Expr, v));
                 }
-                self.check_rows(&rows, &vars, var, lo)?;
                 cont = Some(join);
             }
             // The vector form reads data-selected rows only at their

@@ -175,12 +175,7 @@ impl Lower<'_, '_> {
             let mut parts = Vec::new();
             self.loop_invariants(body, &scope, &mut parts);
             if !rows.is_empty() || !parts.is_empty() {
-                let pre = self.b.create_block();
-                let join = self.b.create_block();
-                let nonempty = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, lo, hi);
-                self.b.ins().brif(nonempty, pre, &[], join, &[]);
-                self.b.seal_block(pre);
-                self.b.switch_to_block(pre);
+                let join = self.enter_when_nonempty(lo, hi);
                 self.check_rows(&rows, &vars, var, lo)?;
                 for e in parts {
                     let v = self.expr(e)?;
@@ -242,12 +237,7 @@ impl Lower<'_, '_> {
     ) -> Result<(), JitError> {
         let mark = self.rows.len();
         let vars = self.declare_rows(rows, l.var);
-        let pre = self.b.create_block();
-        let join = self.b.create_block();
-        let nonempty = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, lo, hi);
-        self.b.ins().brif(nonempty, pre, &[], join, &[]);
-        self.b.seal_block(pre);
-        self.b.switch_to_block(pre);
+        let join = self.enter_when_nonempty(lo, hi);
         self.check_rows(rows, &vars, l.var, lo)?;
         let cv = self.expr(c)?;
         let then_b = self.b.create_block();
@@ -267,6 +257,18 @@ impl Lower<'_, '_> {
         self.b.seal_block(join);
         self.b.switch_to_block(join);
         Ok(())
+    }
+
+    /// Continues in a new block entered when `lo <= hi` and returns the
+    /// block where both ways join (the caller jumps there and seals it).
+    fn enter_when_nonempty(&mut self, lo: Value, hi: Value) -> cranelift_codegen::ir::Block {
+        let pre = self.b.create_block();
+        let join = self.b.create_block();
+        let nonempty = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, lo, hi);
+        self.b.ins().brif(nonempty, pre, &[], join, &[]);
+        self.b.seal_block(pre);
+        self.b.switch_to_block(pre);
+        join
     }
 
     /// The [`Scope`] of loop `l`'s variable: the variables bound in `l`,

@@ -30,9 +30,9 @@
 
 use super::super::SdrError;
 use super::subst::{dropping, independent_of, pullback};
-use super::Cx;
+use super::{reduction_eq, Cx, ReductionEq};
 use crate::ir::*;
-use crate::poly::{BasicSet, Constraint, ConstraintKind, MultiAff, Set, Space};
+use crate::poly::{BasicSet, Constraint, ConstraintKind, MultiAff, Set};
 
 /// The result dimension `j` of `r` (body dimension `kept[j]`) along which
 /// it broadcasts, given `X`'s domain `d_x` (over the result space): see
@@ -95,13 +95,16 @@ pub(crate) fn broadcast_eq(
     eq: usize,
     kept: &[usize],
 ) -> Result<Option<(VarId, String)>, SdrError> {
-    let equation = &s.equations[eq];
-    let ExprKind::Reduce(r) = &equation.expr.kind else {
+    let Some(ReductionEq {
+        r,
+        ty,
+        span,
+        var,
+        x_space,
+    }) = reduction_eq(s, eq)
+    else {
         return Ok(None);
     };
-    let r = (**r).clone();
-    let (ty, span, var) = (equation.expr.ty, equation.expr.span, equation.var);
-    let x_space = Space::set(&s.params, &equation.indices);
     let d_x = s.vars[var].domain.renamed(x_space.clone())?;
     let Some(j) = broadcast_dim(&r, kept, &d_x)? else {
         return Ok(None);

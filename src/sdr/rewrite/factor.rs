@@ -27,7 +27,7 @@
 use super::super::normalize::identity_read;
 use super::super::SdrError;
 use super::subst::{dropping, independent_of, is_opaque, pullback};
-use super::{expr_text, identity_const, image_in_outer, Cx};
+use super::{expr_text, identity_const, image_in_outer, reduction_eq, Cx, ReductionEq};
 use crate::ir::*;
 
 /// The operator that distributes over `op` and may be factored out of it.
@@ -106,13 +106,16 @@ pub(crate) fn factor_eq(
     kept: &[usize],
     free: &[usize],
 ) -> Result<Option<(VarId, String)>, SdrError> {
-    let equation = &s.equations[eq];
-    let ExprKind::Reduce(r) = &equation.expr.kind else {
+    let Some(ReductionEq {
+        r,
+        ty,
+        span,
+        var,
+        x_space,
+    }) = reduction_eq(s, eq)
+    else {
         return Ok(None);
     };
-    let r = (**r).clone();
-    let (ty, span, var) = (equation.expr.ty, equation.expr.span, equation.var);
-    let x_space = Space::set(&s.params, &equation.indices);
     let Some((f, g, op)) = split(&r, ty, free) else {
         return Ok(None);
     };

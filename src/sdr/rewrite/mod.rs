@@ -342,6 +342,32 @@ fn simplify_eq(cx: &mut Cx, s: &mut System, eq: usize) -> Result<Outcome, SdrErr
     Ok(out)
 }
 
+/// A reduction equation's parts: its reduction, result type, span,
+/// variable and result index space.
+pub(crate) struct ReductionEq {
+    pub r: Reduction,
+    pub ty: ElemType,
+    pub span: Span,
+    pub var: VarId,
+    pub x_space: Space,
+}
+
+/// The parts of equation number `eq` of `s`, or `None` when its right-hand
+/// side is not a reduction.
+pub(crate) fn reduction_eq(s: &System, eq: usize) -> Option<ReductionEq> {
+    let equation = &s.equations[eq];
+    let ExprKind::Reduce(r) = &equation.expr.kind else {
+        return None;
+    };
+    Some(ReductionEq {
+        r: (**r).clone(),
+        ty: equation.expr.ty,
+        span: equation.expr.span,
+        var: equation.var,
+        x_space: Space::set(&s.params, &equation.indices),
+    })
+}
+
 /// True when the reduction's projection drops some body dimension.
 fn has_free_dims(r: &Reduction) -> bool {
     coordinate_projection(&r.proj).is_none_or(|k| k.len() < r.body_domain.n_dims())

@@ -24,8 +24,8 @@ use super::SdrError;
 use crate::poly::{BasicSet, MultiAff, PolyError, Set};
 use crate::vocab::ReduceOp;
 
-/// For a reduction of `op` and projection `proj` whose body domain `dom` (canonical, over the body
-/// space) is a union of two disjoint pieces, the pair `(F, H)` of the
+/// For a reduction of `op` and projection `proj` whose body domain `dom`
+/// (canonical, over the body space) is a union of two disjoint pieces, the pair `(F, H)` of the
 /// module comment when it exists: `dom = (F ∧ e <= -1) ∪ (F ∧ e >= 1)`,
 /// `H = F ∧ e = 0`, where `e` has a non-zero coefficient on a reduction
 /// dimension (a body dimension the projection does not read), so that `H`
@@ -67,11 +67,13 @@ pub(crate) fn hole(
                 continue;
             }
             // e >= 1  ⇔  -row - 2 >= 0 (normalized like the pieces' rows).
-            let mut above = row.iter().map(|&c| -c).collect::<Vec<i64>>();
+            let overflow = || SdrError::Poly(PolyError::Overflow);
+            let mut above = row
+                .iter()
+                .map(|&c| c.checked_neg().ok_or_else(overflow))
+                .collect::<Result<Vec<i64>, SdrError>>()?;
             let last = above.len() - 1;
-            above[last] = above[last]
-                .checked_sub(2)
-                .ok_or(SdrError::Poly(PolyError::Overflow))?;
+            above[last] = above[last].checked_sub(2).ok_or_else(overflow)?;
             let mut cut = BasicSet::universe(space.clone());
             cut.add_ineq(above)?;
             let above = cut.ineqs().first().cloned();
@@ -98,9 +100,7 @@ pub(crate) fn hole(
             }
             // H = F ∧ e = 0  ⇔  row + 1 = 0.
             let mut eq = row.clone();
-            eq[last] = eq[last]
-                .checked_add(1)
-                .ok_or(SdrError::Poly(PolyError::Overflow))?;
+            eq[last] = eq[last].checked_add(1).ok_or_else(overflow)?;
             let mut h = f.clone();
             h.add_eq(eq)?;
             let h = Set::from_basic(h).simplify()?;

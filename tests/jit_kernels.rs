@@ -1603,3 +1603,75 @@ fn accesses_under_a_select_are_proven_by_its_condition() {
         Err(ExecError::ContractViolation { .. })
     ));
 }
+
+/// `B[i] = 3 · A[i]` over `0 <= i < N` as a parallel loop, alone or
+/// nested in a sequential loop `t < T`.
+fn scale(nested: bool) -> Function {
+    let (t, i) = (0, 1);
+    let mut body = vec![Stmt::For(ForLoop {
+        var: LoopVar(i),
+        parallel: true,
+        lower: Bound::aff(c(0)),
+        upper: Bound::aff(p(1).offset(-1).unwrap()),
+        body: vec![Stmt::Assign {
+            array: 1,
+            index: vec![ev(i)],
+            value: bin(BinOp::Mul, Expr::Float(3.0), load(0, vec![ev(i)])),
+        }],
+    })];
+    if nested {
+        body = vec![for_(
+            t,
+            Bound::aff(c(0)),
+            Bound::aff(p(0).offset(-1).unwrap()),
+            body,
+        )];
+    }
+    Function {
+        name: "scale".into(),
+        params: vec!["T".into(), "N".into()],
+        context: context(&["T", "N"], &[(&[1], 0), (&[0, 1], 0)]),
+        arrays: vec![
+            array("A", ElemType::Float, vec![p(1)]),
+            array("B", ElemType::Float, vec![p(1)]),
+        ],
+        externals: vec![],
+        loop_vars: vec!["t".into(), "i".into()],
+        locals: vec![],
+        body,
+    }
+}
+
+/// The main function's optimized Cranelift IR (before the machine code).
+fn main_clif(f: &Function) -> String {
+    let d = JitFunction::disassemble(f, JitOptions::default()).expect("compiles");
+    d.split("\nVCode").next().unwrap_or(&d).to_string()
+}
+
+#[test]
+fn a_top_level_parallel_loop_is_compiled_once_outside_the_main_function() {
+    // Run once per call, the loop is only in its outlined function: the
+    // main function calls the host, which runs it on the calling thread
+    // or splits it, and has no multiplication of its own.
+    let alone = main_clif(&scale(false));
+    assert!(!alone.contains("fmul"), "{alone}");
+    assert!(alone.contains("call"), "{alone}");
+    // Inside a sequential loop it runs once per `t`: short ones stay
+    // inline (no host call below the minimum trip count).
+    let nested = main_clif(&scale(true));
+    assert!(nested.contains("fmul"), "{nested}");
+    // Same results either way, on one thread and on several.
+    for f in [scale(false), scale(true)] {
+        let j = JitFunction::compile(&f).expect("compiles");
+        for n in [0i64, 1, 5, 40] {
+            let a: Vec<f64> = (0..n).map(|k| k as f64 + 0.5).collect();
+            let mut bufs = vec![
+                Buffer::Float(a.clone()),
+                Buffer::Float(vec![0.0; n as usize]),
+            ];
+            j.run(&[2, n], &mut bufs).expect("runs");
+            let want: Vec<f64> = a.iter().map(|x| 3.0 * x).collect();
+            assert_eq!(bufs[1], Buffer::Float(want), "n = {n}");
+        }
+    }
+}

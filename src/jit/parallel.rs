@@ -21,9 +21,11 @@
 //! unspecified, as for any failed run.
 //!
 //! # When it pays
-//! A rayon dispatch costs microseconds; a loop runs inline in the main
-//! function when one thread is asked or when it has fewer than
-//! [`MIN_PARALLEL_TRIP`] iterations, and as one chunk on the calling
+//! A rayon dispatch costs microseconds; a loop nested in a sequential
+//! loop runs inline in the main function when one thread is asked or when
+//! it has fewer than [`MIN_PARALLEL_TRIP`] iterations (a loop inside no
+//! other loop always comes here: the main function has no copy of it),
+//! and as one chunk on the calling
 //! thread when its estimated work (`loop_ast::parallel::work`, in expression and
 //! statement nodes, for the actual parameters and enclosing values) is
 //! below [`MIN_PARALLEL_WORK`]. Otherwise its range is cut into
@@ -41,14 +43,14 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// A parallel loop with fewer iterations runs inline in the main
-/// function (compiled code tests the trip count before calling
-/// [`rt_parallel`], so a small loop nested in a sequential one costs
-/// nothing).
+/// A parallel loop nested in a sequential one with fewer iterations runs
+/// inline in the main function (compiled code tests the trip count before
+/// calling [`rt_parallel`], so such a small loop costs nothing).
 pub const MIN_PARALLEL_TRIP: i64 = 16;
 
 /// The smallest trip count for which compiled code calls
-/// [`rt_parallel`]: never with one thread, 2 when tests force the split
+/// [`rt_parallel`] for a loop nested in a sequential one: never with one
+/// thread, 2 when tests force the split
 /// ([`set_split_mode`]), else [`MIN_PARALLEL_TRIP`].
 pub(crate) fn min_trip(threads: Option<usize>) -> i64 {
     if threads == Some(1) {

@@ -24,7 +24,7 @@ impl Lower<'_, '_> {
             Expr::Local(l) => self.b.use_var(self.locals[*l]),
             Expr::Load { array, index } => {
                 let addr = self.address(*array, index)?;
-                let elem = self.arrays[*array].elem;
+                let elem = self.info(*array)?.elem;
                 self.b.ins().load(elem, mem(*array), addr, 0)
             }
             Expr::Selection(s) => {

@@ -121,7 +121,7 @@ impl Lower<'_, '_> {
             Stmt::Accumulate(acc) => {
                 let array = acc.array;
                 let addr = self.address(array, &acc.index)?;
-                let elem = self.arrays[array].elem;
+                let elem = self.info(array)?.elem;
                 let ty = self.f.arrays[array].ty;
                 let old = self.b.ins().load(elem, mem(array), addr, 0);
                 let v = match acc.op {
@@ -291,7 +291,10 @@ impl Lower<'_, '_> {
     /// 0), the call of `jit::parallel::rt_parallel` with the enclosing
     /// variables' values in a stack slot (a non-zero status, for which the
     /// host filled the error slot, is returned at once); otherwise the
-    /// loop inline.
+    /// loop inline. A loop inside no other loop runs once per call of the
+    /// function: it is not copied inline (the host runs its outlined
+    /// function on the calling thread when it does not split it), which
+    /// keeps the main function small for Cranelift.
     fn parallel_call(
         &mut self,
         l: &ForLoop,
@@ -302,6 +305,17 @@ impl Lower<'_, '_> {
         let call_blk = self.b.create_block();
         let inline_blk = self.b.create_block();
         let join = self.b.create_block();
+        if self.enclosing.is_empty() {
+            // `rt_parallel` wants a non-empty range.
+            let go = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, lo, hi);
+            self.b.ins().brif(go, call_blk, &[], inline_blk, &[]);
+            self.b.seal_block(call_blk);
+            self.b.seal_block(inline_blk);
+            self.b.switch_to_block(inline_blk);
+            self.b.ins().jump(join, &[]);
+            self.b.switch_to_block(call_blk);
+            return self.call_parallel(id, lo, hi, join);
+        }
         // `hi − lo + 1 >= min`, as `lo <= hi − (min − 1)` without overflow:
         // `min >= 2` and `hi − (min − 1)` is computed only when
         // `hi >= i64::MIN + min − 1` (else the trip is below `min` anyway,
@@ -347,6 +361,19 @@ impl Lower<'_, '_> {
         r?;
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(call_blk);
+        self.call_parallel(id, lo, hi, join)
+    }
+
+    /// In the current block: the call of `rt_parallel` for loop `id` over
+    /// `[lo, hi]` (non-empty) with the enclosing variables' values, then
+    /// `join` (or the return of the host's non-zero status).
+    fn call_parallel(
+        &mut self,
+        id: i64,
+        lo: Value,
+        hi: Value,
+        join: cranelift_codegen::ir::Block,
+    ) -> Result<(), JitError> {
         let n = self.enclosing.len();
         let too_deep = || JitError::Codegen("too many enclosing loops".into());
         let bytes = u32::try_from(8 * n.max(1)).map_err(|_| too_deep())?;

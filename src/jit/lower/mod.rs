@@ -2,7 +2,10 @@
 //! code in a `JITModule`.
 //!
 //! Owns: the driver ([`compile`], [`disassemble`]: module, signature,
-//! prologue, finalization), the lowering state ([`Lower`]) and its
+//! prologue, Cranelift's compilation of the main function and of each
+//! outlined parallel loop on all cores (rayon; each from its own IR, then
+//! defined in order, so the code does not depend on the threads),
+//! finalization), the lowering state ([`Lower`]) and its
 //! primitives: affine expressions, loop bounds, run-time guards (the error
 //! slot) and array addresses. The forms are lowered in the submodules:
 //! statements and loop shape (`loops`), the vector form of innermost loops
@@ -35,19 +38,24 @@ mod vector;
 use super::abi::{host_decls, status};
 use super::JitError;
 use crate::codegen::loop_ast::{
-    Affine, ArrayId, Bound, Expr, ForLoop, Function, LoopVar, Stmt, Sym,
+    for_each_stmt_expr, Accumulation, Affine, ArrayId, Bound, Expr, ForLoop, Function, LoopVar,
+    Stmt, Sym,
 };
 use crate::poly::ConstraintKind;
 use crate::vocab::ElemType;
+use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     types, AbiParam, AliasRegion, FuncRef, InstBuilder, MemFlags, StackSlot, Type, UserFuncName,
     Value,
 };
+use cranelift_codegen::isa::TargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, Linkage, Module};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleReloc};
+use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// A finalized native function and the module that owns its code.
@@ -196,7 +204,7 @@ fn compile_inner(
     let isa = isa_builder
         .finish(settings::Flags::new(flags))
         .map_err(cl_err)?;
-    let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
+    let mut jb = JITBuilder::with_isa(isa.clone(), default_libcall_names());
     let decls = host_decls();
     for d in &decls {
         jb.symbol(d.name, d.addr);
@@ -235,7 +243,7 @@ fn compile_inner(
         .map(|(k, (l, _))| (*l as *const ForLoop, k as i64))
         .collect();
     let mut listing = None;
-    let mut fids = Vec::new();
+    let mut funcs: Vec<(FuncId, Context)> = Vec::new();
     // The main function (`None`), then one per parallel loop.
     for which in std::iter::once(None).chain((0..par.len()).map(Some)) {
         let name = match which {
@@ -288,7 +296,14 @@ fn compile_inner(
                 rows: Vec::new(),
                 resolved: Vec::new(),
             };
-            l.prologue(args[0], args[1])?;
+            let touched = arrays_touched(
+                match which {
+                    None => &f.body,
+                    Some(k) => &par[k].0.body,
+                },
+                f.arrays.len(),
+            );
+            l.prologue(args[0], args[1], &touched)?;
             l.hoist_key_prefixes()?;
             l.scratch_views(match which {
                 None => &f.body,
@@ -304,16 +319,31 @@ fn compile_inner(
             l.b.finalize();
         }
         ctx.set_disasm(disasm && which.is_none());
-        module.define_function(fid, &mut ctx).map_err(cl_err)?;
-        if disasm && which.is_none() {
+        funcs.push((fid, ctx));
+    }
+    // Cranelift compiles the functions independently (each from its own
+    // IR, with the shared ISA): on all cores, then defined in order, so
+    // that the module's layout does not depend on the threads.
+    let codes: Vec<Result<MachineCode, JitError>> = funcs
+        .par_iter_mut()
+        .map(|(fid, ctx)| MachineCode::generate(ctx, &*isa, *fid))
+        .collect();
+    for ((fid, _), code) in funcs.iter().zip(codes) {
+        let code = code?;
+        module
+            .define_function_bytes(*fid, code.align, &code.bytes, &code.relocs)
+            .map_err(cl_err)?;
+    }
+    if disasm {
+        if let Some((_, ctx)) = funcs.first() {
             let vcode = ctx.compiled_code().and_then(|c| c.vcode.clone());
             listing = vcode.map(|l| format!("{}\n{l}", ctx.func.display()));
         }
-        module.clear_context(&mut ctx);
-        fids.push(fid);
     }
     module.finalize_definitions().map_err(cl_err)?;
-    let mut codes = fids.iter().map(|&id| module.get_finalized_function(id));
+    let mut codes = funcs
+        .iter()
+        .map(|&(id, _)| module.get_finalized_function(id));
     let code = codes
         .next()
         .ok_or_else(|| JitError::Codegen("no main function".into()))?;
@@ -326,6 +356,35 @@ fn compile_inner(
         },
         listing,
     ))
+}
+
+/// The machine code of one function, for `define_function_bytes`.
+struct MachineCode {
+    bytes: Vec<u8>,
+    align: u64,
+    relocs: Vec<ModuleReloc>,
+}
+
+impl MachineCode {
+    /// Compiles the IR in `ctx` (function `fid`) for `isa`; `ctx` keeps
+    /// the compiled code (for a listing).
+    fn generate(ctx: &mut Context, isa: &dyn TargetIsa, fid: FuncId) -> Result<Self, JitError> {
+        ctx.compile(isa, &mut ControlPlane::default())
+            .map_err(|e| cl_err(e.inner))?;
+        let code = ctx
+            .compiled_code()
+            .ok_or_else(|| JitError::Codegen("Cranelift kept no code".into()))?;
+        Ok(MachineCode {
+            bytes: code.code_buffer().to_vec(),
+            align: u64::from(code.buffer.alignment),
+            relocs: code
+                .buffer
+                .relocs()
+                .iter()
+                .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, fid))
+                .collect(),
+        })
+    }
 }
 
 struct ArrInfo {
@@ -344,7 +403,11 @@ struct Lower<'a, 'b> {
     check_all: bool,
     ptr_ty: Type,
     params: Vec<Value>,
-    arrays: Vec<ArrInfo>,
+    /// Per array, its buffer's address and box, computed in the entry
+    /// block for the arrays the function touches ([`arrays_touched`];
+    /// `None` for the others: an outlined parallel loop touches few of
+    /// the program's arrays).
+    arrays: Vec<Option<ArrInfo>>,
     loop_vars: Vec<Variable>,
     /// Per loop variable, the offset of the unrolled copy being lowered
     /// (0 outside unrolled loops).
@@ -394,6 +457,43 @@ struct Lower<'a, 'b> {
     resolved: Vec<(*const Expr, bool)>,
 }
 
+/// Which of the `n` arrays the statements of `body` read or write.
+fn arrays_touched(body: &[Stmt], n: usize) -> Vec<bool> {
+    fn loads(e: &Expr, out: &mut [bool]) {
+        if let Expr::Load { array, .. } = e {
+            if let Some(t) = out.get_mut(*array) {
+                *t = true;
+            }
+        }
+        for c in e.children() {
+            loads(c, out);
+        }
+    }
+    fn stores(body: &[Stmt], out: &mut [bool]) {
+        for s in body {
+            match s {
+                Stmt::For(l) => stores(&l.body, out),
+                Stmt::Block(b) => stores(b, out),
+                Stmt::If { then, els, .. } => {
+                    stores(then, out);
+                    stores(els, out);
+                }
+                Stmt::Assign { array, .. } | Stmt::Accumulate(Accumulation { array, .. }) => {
+                    if let Some(t) = out.get_mut(*array) {
+                        *t = true;
+                    }
+                }
+                Stmt::SetLocal { .. } => {}
+                Stmt::Bind(b) => stores(&b.body, out),
+            }
+        }
+    }
+    let mut out = vec![false; n];
+    stores(body, &mut out);
+    for_each_stmt_expr(body, &mut |e| loads(e, &mut out));
+    out
+}
+
 fn cl_type(t: ElemType) -> Type {
     match t {
         ElemType::Int => types::I64,
@@ -425,7 +525,7 @@ impl Lower<'_, '_> {
         self.b.ins().iconst(types::I64, v)
     }
 
-    fn prologue(&mut self, bufs: Value, params: Value) -> Result<(), JitError> {
+    fn prologue(&mut self, bufs: Value, params: Value, touched: &[bool]) -> Result<(), JitError> {
         let f = self.f;
         let too_many = || JitError::Codegen("too many parameters or arrays".into());
         for p in 0..f.params.len() {
@@ -441,6 +541,10 @@ impl Lower<'_, '_> {
         }
         let psize = self.ptr_ty.bytes() as usize;
         for (a, arr) in f.arrays.iter().enumerate() {
+            if !touched.get(a).copied().unwrap_or(true) {
+                self.arrays.push(None);
+                continue;
+            }
             let off = a
                 .checked_mul(psize)
                 .and_then(|o| i32::try_from(o).ok())
@@ -470,14 +574,14 @@ impl Lower<'_, '_> {
                 ElemType::Float => (types::F64, 3),
                 ElemType::Bool => (types::I8, 0),
             };
-            self.arrays.push(ArrInfo {
+            self.arrays.push(Some(ArrInfo {
                 base,
                 lo,
                 hi,
                 stride,
                 elem,
                 size_log2,
-            });
+            }));
         }
         for _ in &f.loop_vars {
             let v = self.b.declare_var(types::I64);
@@ -605,7 +709,7 @@ impl Lower<'_, '_> {
                 if !self.check_all && index[k].is_affine() {
                     continue;
                 }
-                let c = self.in_box(array, k, x);
+                let c = self.in_box(array, k, x)?;
                 ok = self.b.ins().band(ok, c);
             }
             let code = if data_dependent {
@@ -653,25 +757,44 @@ impl Lower<'_, '_> {
             }
         }
         let positions: Vec<(usize, Value)> = xs.into_iter().enumerate().collect();
-        let off = self.offset_of(array, &positions, None);
-        Ok(self.byte_address(array, off))
+        let off = self.offset_of(array, &positions, None)?;
+        self.byte_address(array, off)
     }
 
     /// `lo_k <= x < lo_k + extent_k` for dimension `k` of `array`'s box
     /// (an `i8` flag).
-    fn in_box(&mut self, array: ArrayId, k: usize, x: Value) -> Value {
-        let lo = self.arrays[array].lo[k];
-        let hi = self.arrays[array].hi[k];
+    fn in_box(&mut self, array: ArrayId, k: usize, x: Value) -> Result<Value, JitError> {
+        let info = self.info(array)?;
+        let (lo, hi) = (info.lo[k], info.hi[k]);
         let c1 = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, x, lo);
         let c2 = self.b.ins().icmp(IntCC::SignedLessThan, x, hi);
-        self.b.ins().band(c1, c2)
+        Ok(self.b.ins().band(c1, c2))
+    }
+
+    /// The buffer and box of `array`, which the function touches (the
+    /// prologue computed them for every array its statements read or
+    /// write; anything else is a lowering bug, reported as such).
+    fn info(&self, array: ArrayId) -> Result<&ArrInfo, JitError> {
+        self.arrays
+            .get(array)
+            .and_then(Option::as_ref)
+            .ok_or_else(|| {
+                JitError::Codegen(format!(
+                    "array {array} is not among the arrays the function touches"
+                ))
+            })
     }
 
     /// `start + Σ (x_k − lo_k)·stride_k` over the positions `(k, x_k)` of
     /// an index of `array` (the last dimension's stride is 1); `0` when
     /// there are none and no `start`.
-    fn offset_of(&mut self, array: ArrayId, xs: &[(usize, Value)], start: Option<Value>) -> Value {
-        let info = &self.arrays[array];
+    fn offset_of(
+        &mut self,
+        array: ArrayId,
+        xs: &[(usize, Value)],
+        start: Option<Value>,
+    ) -> Result<Value, JitError> {
+        let info = self.info(array)?;
         let rank = info.lo.len();
         let los = info.lo.clone();
         let strides = info.stride.clone();
@@ -688,15 +811,15 @@ impl Lower<'_, '_> {
                 Some(o) => self.b.ins().iadd(o, t),
             });
         }
-        match off {
+        Ok(match off {
             Some(o) => o,
             None => self.iconst(0),
-        }
+        })
     }
 
     /// The address of element offset `off` of `array`.
-    fn byte_address(&mut self, array: ArrayId, off: Value) -> Value {
-        let info = &self.arrays[array];
+    fn byte_address(&mut self, array: ArrayId, off: Value) -> Result<Value, JitError> {
+        let info = self.info(array)?;
         let (base, size_log2) = (info.base, info.size_log2);
         let bytes = if size_log2 == 0 {
             off
@@ -708,7 +831,7 @@ impl Lower<'_, '_> {
         } else {
             self.b.ins().ireduce(self.ptr_ty, bytes)
         };
-        self.b.ins().iadd(base, bytes)
+        Ok(self.b.ins().iadd(base, bytes))
     }
 
     fn call(&mut self, which: usize, args: &[Value]) -> Value {

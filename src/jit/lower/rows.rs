@@ -243,11 +243,11 @@ impl Lower<'_, '_> {
                 if x.is_affine() {
                     continue;
                 }
-                let c = self.in_box(array, j, v);
+                let c = self.in_box(array, j, v)?;
                 ok = self.b.ins().band(ok, c);
             }
             self.guard(ok, status::OUT_OF_BOUNDS, Some(array), &xs);
-            let partial = self.offset_of(array, &fixed, None);
+            let partial = self.offset_of(array, &fixed, None)?;
             self.b.def_var(var, partial);
         }
         Ok(())
@@ -279,7 +279,7 @@ impl Lower<'_, '_> {
                 moving.push((j, self.expr(x)?));
             }
         }
-        let off = self.offset_of(array, &moving, Some(partial));
-        Ok(Some(self.byte_address(array, off)))
+        let off = self.offset_of(array, &moving, Some(partial))?;
+        Ok(Some(self.byte_address(array, off)?))
     }
 }

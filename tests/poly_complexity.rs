@@ -414,3 +414,21 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_remembered_size_is_that_of_the_same_set_in_the_same_space() {
+    // `complexity` is memoized per thread: asking again gives the same
+    // answer, and a set of another space (other parameter names, even
+    // with no piece at all) gets its own.
+    assert_eq!(cx("[N] -> { [i] : 0 <= i < N }"), "O(N)");
+    assert_eq!(cx("[N] -> { [i] : 0 <= i < N }"), "O(N)");
+    assert_eq!(cx("[M] -> { [i] : 0 <= i < M }"), "O(M)");
+    let none = |p: &str| {
+        let s = Set::parse(&format!("[{p}] -> {{ [i] : 0 <= i < {p} }}")).unwrap();
+        complexity(&Set::empty(s.space().clone())).unwrap()
+    };
+    let (n, m) = (none("N"), none("M"));
+    assert_eq!(n.to_string(), "O(0)");
+    assert_eq!(n.params, vec!["N".to_string()]);
+    assert_eq!(m.params, vec!["M".to_string()]);
+}

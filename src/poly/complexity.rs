@@ -61,6 +61,7 @@ use super::basic_set::BasicSet;
 use super::constraint::combine;
 use super::error::{PolyError, PolyResult};
 use super::linalg::normalize_row;
+use super::memo::{memoized, Memo};
 use super::set::Set;
 use super::space::Space;
 
@@ -193,7 +194,22 @@ impl fmt::Display for Complexity {
 /// the sum over the pieces of `s.make_disjoint()` of their
 /// [`basic_bounds`], one chosen per piece by [`sum_of_bounds`].
 /// `Unbounded` when the set is infinite for some parameter value.
+///
+/// Memoized per thread (`poly::memo`): the optimizer asks for the size of
+/// the same domains many times (each decision's report, the cleanup's
+/// cost comparisons), at half a million instructions a question.
 pub fn complexity(s: &Set) -> PolyResult<Complexity> {
+    thread_local! {
+        static SIZES: Memo<(Space, Vec<BasicSet>), Complexity> = Memo::default();
+    }
+    memoized(
+        &SIZES,
+        || (s.space().clone(), s.pieces().to_vec()),
+        || complexity_uncached(s),
+    )
+}
+
+fn complexity_uncached(s: &Set) -> PolyResult<Complexity> {
     let params = s.space().params.clone();
     let bounds = s
         .make_disjoint()?

@@ -40,6 +40,12 @@ pub(crate) fn run(cx: &mut Cx, s: &mut System) -> Result<(), SdrError> {
         let Some(eq) = s.equations.iter().position(|e| e.var == v) else {
             continue;
         };
+        if !matches!(
+            s.equations[eq].expr.kind,
+            ExprKind::Reduce(_) | ExprKind::Case(_)
+        ) {
+            continue;
+        }
         let name = s.vars[v].name.clone();
         let mut work = s.clone();
         let mut found = Vec::new();

@@ -28,7 +28,7 @@
 
 use super::super::rewrite::subst::pullback;
 use super::super::SdrError;
-use super::reads::child_contexts;
+use super::reads::{child_contexts, nth_context};
 use super::subst::{Access, Coord};
 use crate::ir::*;
 use crate::poly::Constraint;
@@ -107,9 +107,10 @@ fn negated(c: &Expr) -> Vec<Expr> {
 
 /// The known conditions of the direct children of `e` (in the order of
 /// [`Expr::for_each_child`]) when `known` holds at `e`, evaluated over
-/// `ctx` (for the spaces of categorical weights).
-fn child_known(e: &Expr, known: &Known, ctx: &Set) -> Result<Vec<Known>, SdrError> {
-    Ok(match &e.kind {
+/// `ctx` (for the spaces of categorical weights); `None` when `known`
+/// holds at every child as it is (most nodes: no copy).
+fn child_known(e: &Expr, known: &Known, ctx: &Set) -> Result<Option<Vec<Known>>, SdrError> {
+    Ok(Some(match &e.kind {
         ExprKind::If(c, _, _) => vec![
             known.clone(),
             known.with(conjuncts(c)),
@@ -125,12 +126,13 @@ fn child_known(e: &Expr, known: &Known, ctx: &Set) -> Result<Vec<Known>, SdrErro
                 .collect();
             vec![known.pulled(&MultiAff::from_affs(space, &affs)?)?]
         }
-        _ => {
-            let mut n = 0;
-            e.for_each_child(&mut |_| n += 1);
-            vec![known.clone(); n]
-        }
-    })
+        _ => return Ok(None),
+    }))
+}
+
+/// Child `k`'s known conditions from [`child_known`]' answer.
+fn nth_known<'a>(knowns: &'a Option<Vec<Known>>, known: &'a Known, k: usize) -> &'a Known {
+    knowns.as_ref().and_then(|v| v.get(k)).unwrap_or(known)
 }
 
 /// Calls `f(node, ctx, known)` on every affine or indirect read in `e`
@@ -157,7 +159,12 @@ pub(crate) fn walk_reads_known(
             let mut res = Ok(());
             e.for_each_child(&mut |c| {
                 if res.is_ok() {
-                    res = walk_reads_known(c, &ctxs[k], &knowns[k], f);
+                    res = walk_reads_known(
+                        c,
+                        nth_context(&ctxs, ctx, k),
+                        nth_known(&knowns, known, k),
+                        f,
+                    );
                 }
                 k += 1;
             });
@@ -191,7 +198,12 @@ pub(crate) fn rewrite_reads_known(
             let mut res = Ok(());
             e.for_each_child_mut(&mut |c| {
                 if res.is_ok() {
-                    res = rewrite_reads_known(c, &ctxs[k], &knowns[k], f);
+                    res = rewrite_reads_known(
+                        c,
+                        nth_context(&ctxs, ctx, k),
+                        nth_known(&knowns, known, k),
+                        f,
+                    );
                 }
                 k += 1;
             });

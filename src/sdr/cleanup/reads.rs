@@ -14,9 +14,10 @@ use super::super::SdrError;
 use crate::ir::*;
 
 /// The contexts of the direct children of `e` (in the order of
-/// [`Expr::for_each_child`]) when `e` is evaluated over `ctx`.
-pub(crate) fn child_contexts(e: &Expr, ctx: &Set) -> Result<Vec<Set>, SdrError> {
-    Ok(match &e.kind {
+/// [`Expr::for_each_child`]) when `e` is evaluated over `ctx`; `None` when
+/// every child is evaluated over `ctx` itself (most nodes: no copy).
+pub(crate) fn child_contexts(e: &Expr, ctx: &Set) -> Result<Option<Vec<Set>>, SdrError> {
+    Ok(Some(match &e.kind {
         ExprKind::Case(pieces) => pieces
             .iter()
             .map(|(d, _)| ctx.intersect(d))
@@ -32,12 +33,13 @@ pub(crate) fn child_contexts(e: &Expr, ctx: &Set) -> Result<Vec<Set>, SdrError> 
             let outer = MultiAff::from_rows(space, rows)?;
             vec![c.domain.intersect(&ctx.preimage(&outer)?)?]
         }
-        _ => {
-            let mut n = 0;
-            e.for_each_child(&mut |_| n += 1);
-            vec![ctx.clone(); n]
-        }
-    })
+        _ => return Ok(None),
+    }))
+}
+
+/// Child `k`'s context from [`child_contexts`]' answer over `ctx`.
+pub(crate) fn nth_context<'a>(ctxs: &'a Option<Vec<Set>>, ctx: &'a Set, k: usize) -> &'a Set {
+    ctxs.as_ref().and_then(|v| v.get(k)).unwrap_or(ctx)
 }
 
 /// Calls `f(node, ctx)` on every affine or indirect read in `e` (evaluated
@@ -61,7 +63,7 @@ pub(crate) fn walk_reads(
             let mut res = Ok(());
             e.for_each_child(&mut |c| {
                 if res.is_ok() {
-                    res = walk_reads(c, &ctxs[k], f);
+                    res = walk_reads(c, nth_context(&ctxs, ctx, k), f);
                 }
                 k += 1;
             });
@@ -91,7 +93,7 @@ pub(crate) fn rewrite_reads(
             let mut res = Ok(());
             e.for_each_child_mut(&mut |c| {
                 if res.is_ok() {
-                    res = rewrite_reads(c, &ctxs[k], f);
+                    res = rewrite_reads(c, nth_context(&ctxs, ctx, k), f);
                 }
                 k += 1;
             });

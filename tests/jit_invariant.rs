@@ -148,3 +148,42 @@ fn loads_of_an_empty_loop_or_under_a_branch_agree() {
     )]);
     fast_matches_checked(&branch);
 }
+
+/// The `select` instructions in the optimized Cranelift IR of `f`.
+fn selects(f: &Function, checked: bool) -> usize {
+    let d = JitFunction::disassemble(f, JitOptions { checked }).expect("compiles");
+    let clif = d.split("\nVCode").next().unwrap_or(&d);
+    clif.lines().filter(|l| l.contains("= select")).count()
+}
+
+/// `cond ? a : b`.
+fn pick(cond: Expr, a: Expr, b: Expr) -> Expr {
+    Expr::Select(Box::new(cond), Box::new(a), Box::new(b))
+}
+
+#[test]
+fn a_select_on_data_reads_both_affine_branches_without_a_branch() {
+    // `F[v][k] > 0.5 ? G[v][k] : F[v][k]`: the interval analysis takes no
+    // fact from a condition on data, so it proved both loads at the
+    // select's own point; the fast variant loads both and selects (no
+    // branch to mispredict), the checked variant, where a load may fail,
+    // branches.
+    let on_data = pick(
+        Expr::bin(BinOp::Gt, at_vk(F), Expr::Float(0.5)),
+        at_vk(G),
+        at_vk(F),
+    );
+    let f = nest(zero(), on_data);
+    assert!(selects(&f, false) > selects(&f, true), "{}", f.to_c());
+    fast_matches_checked(&f);
+    // `k >= 1 ? G[v][k - 1] : 0.0`: the load is proven only under its
+    // branch's fact `k >= 1`; it is not evaluated where `k = 0`.
+    let on_index = pick(
+        Expr::bin(BinOp::Ge, var(K), Expr::Int(1)),
+        Expr::load(G, vec![var(V), aff(K, -1)]),
+        Expr::Float(0.0),
+    );
+    let g = nest(zero(), on_index);
+    assert_eq!(selects(&g, false), selects(&g, true), "{}", g.to_c());
+    fast_matches_checked(&g);
+}

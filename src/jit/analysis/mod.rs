@@ -72,6 +72,16 @@ struct An<'a> {
 }
 
 /// Analyses `f` for parameter values `params` and array boxes `boxes`.
+/// The analysis takes no fact from `cond` as the condition of a select
+/// (no affine comparison in it, negated or not): the accesses of the
+/// select's branches are then proven, or not, from the facts of the
+/// select's own point, so the fast variant may evaluate an affine load of
+/// either branch whichever way the condition goes
+/// (`lower::expr::Lower::expr` on `Expr::Select`).
+pub(crate) fn gives_no_facts(cond: &Expr) -> bool {
+    facts::comparisons(cond).is_empty() && facts::negated_comparisons(cond).is_empty()
+}
+
 pub(crate) fn analyse(f: &Function, params: &[i64], boxes: &Boxes) -> Verdict {
     let mut an = An {
         f,
@@ -405,9 +415,12 @@ impl An<'_> {
             }
             Expr::Select(c, a, b) => {
                 // A select whose branches access memory is compiled with
-                // branches (`lower::expr::speculable`: loads are never
+                // branches (`lower::expr::speculable`: loads are not
                 // speculated), so each branch's accesses happen only when
-                // its guard holds.
+                // its guard holds; except, in the fast variant, affine
+                // loads of a select whose condition gives no facts
+                // ([`gives_no_facts`]): the facts of the branches are then
+                // those of the select's point.
                 self.expr(c);
                 let mark = self.facts.mark();
                 self.facts.guard(c);

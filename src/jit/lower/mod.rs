@@ -38,8 +38,7 @@ mod vector;
 use super::abi::{host_decls, status};
 use super::JitError;
 use crate::codegen::loop_ast::{
-    for_each_stmt_expr, Accumulation, Affine, ArrayId, Bound, Expr, ForLoop, Function, LoopVar,
-    Stmt, Sym,
+    for_each_stmt_expr, Affine, ArrayId, Bound, Expr, ForLoop, Function, LoopVar, Stmt, Sym, Writes,
 };
 use crate::poly::ConstraintKind;
 use crate::vocab::ElemType;
@@ -469,27 +468,12 @@ fn arrays_touched(body: &[Stmt], n: usize) -> Vec<bool> {
             loads(c, out);
         }
     }
-    fn stores(body: &[Stmt], out: &mut [bool]) {
-        for s in body {
-            match s {
-                Stmt::For(l) => stores(&l.body, out),
-                Stmt::Block(b) => stores(b, out),
-                Stmt::If { then, els, .. } => {
-                    stores(then, out);
-                    stores(els, out);
-                }
-                Stmt::Assign { array, .. } | Stmt::Accumulate(Accumulation { array, .. }) => {
-                    if let Some(t) = out.get_mut(*array) {
-                        *t = true;
-                    }
-                }
-                Stmt::SetLocal { .. } => {}
-                Stmt::Bind(b) => stores(&b.body, out),
-            }
+    let mut out = vec![false; n];
+    for (array, _) in Writes::of(body).arrays {
+        if let Some(t) = out.get_mut(array) {
+            *t = true;
         }
     }
-    let mut out = vec![false; n];
-    stores(body, &mut out);
     for_each_stmt_expr(body, &mut |e| loads(e, &mut out));
     out
 }

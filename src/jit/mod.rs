@@ -223,7 +223,8 @@ impl JitFunction {
 
     /// The optimized Cranelift IR and the machine code listing of `f`
     /// compiled with `options` (for inspecting code quality; the format is
-    /// Cranelift's and may change).
+    /// Cranelift's and may change). Cranelift's verifier checks the IR
+    /// first, in every build: a lowering error is a `JitError`.
     pub fn disassemble(f: &Function, options: JitOptions) -> Result<String, JitError> {
         f.check()?;
         lower::disassemble(f, options.checked)

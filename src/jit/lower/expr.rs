@@ -17,6 +17,23 @@ impl Lower<'_, '_> {
         if let Some(&(_, v)) = self.invariant.iter().find(|(p, _)| std::ptr::eq(*p, e)) {
             return Ok(v);
         }
+        // Loads and selections computed earlier in this iteration
+        // (`avail`; not in the vector form, whose loads are vectors).
+        let reuse = matches!(e, Expr::Load { .. } | Expr::Selection(_)) && self.vec_var.is_none();
+        if reuse {
+            if let Some(v) = self.avail.find(e) {
+                return Ok(v);
+            }
+        }
+        let v = self.compute(e)?;
+        if reuse {
+            self.avail.insert(e, v);
+        }
+        Ok(v)
+    }
+
+    /// The value of `e`, computed here (see [`Lower::expr`]).
+    fn compute(&mut self, e: &Expr) -> Result<Value, JitError> {
         Ok(match e {
             Expr::Int(v) => self.iconst(*v),
             Expr::Float(v) => self.b.ins().f64const(*v),
@@ -93,10 +110,14 @@ impl Lower<'_, '_> {
                     self.b.seal_block(tb);
                     self.b.seal_block(eb);
                     self.b.switch_to_block(tb);
+                    // Each branch is a scope of the available loads.
+                    let mark = self.avail.mark();
                     let av = self.expr(a)?;
+                    self.avail.truncate(mark);
                     self.b.ins().jump(join, &[BlockArg::from(av)]);
                     self.b.switch_to_block(eb);
                     let bv = self.expr(b)?;
+                    self.avail.truncate(mark);
                     self.b.ins().jump(join, &[BlockArg::from(bv)]);
                     self.b.seal_block(join);
                     self.b.switch_to_block(join);
@@ -137,9 +158,21 @@ impl Lower<'_, '_> {
                     (MathFn::Lgamma, _) => self.call(rt::LGAMMA, &vs),
                 }
             }
-            Expr::Categorical(c) => self.categorical(c)?,
+            // A draw's loops evaluate its weight in blocks that do not
+            // dominate one another: no available loads inside.
+            Expr::Categorical(c) => {
+                self.avail.pause(true);
+                let v = self.categorical(c);
+                self.avail.pause(false);
+                v?
+            }
             Expr::External { index, args } => self.external(*index, args)?,
-            Expr::Random(r) => self.random(r)?,
+            Expr::Random(r) => {
+                self.avail.pause(true);
+                let v = self.random(r);
+                self.avail.pause(false);
+                v?
+            }
         })
     }
 
@@ -192,7 +225,9 @@ impl Lower<'_, '_> {
         }
         self.b.seal_block(eval);
         self.b.switch_to_block(eval);
+        let mark = self.avail.mark();
         let r = self.expr(rhs)?;
+        self.avail.truncate(mark);
         self.b.ins().jump(join, &[BlockArg::from(r)]);
         self.b.seal_block(join);
         self.b.switch_to_block(join);

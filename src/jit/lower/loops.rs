@@ -82,6 +82,10 @@ impl Lower<'_, '_> {
                 let lo = self.bound(&l.lower, true);
                 let hi = self.bound(&l.upper, false);
                 let id = self.parallel_ids.get(&(l as *const ForLoop)).copied();
+                // The loop is a scope of the available loads, and none
+                // of an array it writes survives its first iteration.
+                self.kill_written(&l.body);
+                let mark = self.avail.mark();
                 match id {
                     Some(id) => self.parallel_call(l, id, lo, hi)?,
                     None => {
@@ -91,6 +95,7 @@ impl Lower<'_, '_> {
                         r?;
                     }
                 }
+                self.avail.truncate(mark);
             }
             Stmt::If { cond, then, els } => {
                 let c = self.expr(cond)?;
@@ -101,10 +106,13 @@ impl Lower<'_, '_> {
                 self.b.seal_block(tb);
                 self.b.seal_block(eb);
                 self.b.switch_to_block(tb);
+                let mark = self.avail.mark();
                 self.stmts(then)?;
+                self.avail.truncate(mark);
                 self.b.ins().jump(join, &[]);
                 self.b.switch_to_block(eb);
                 self.stmts(els)?;
+                self.avail.truncate(mark);
                 self.b.ins().jump(join, &[]);
                 self.b.seal_block(join);
                 self.b.switch_to_block(join);
@@ -117,6 +125,7 @@ impl Lower<'_, '_> {
                 let v = self.expr(value)?;
                 let addr = self.address(*array, index)?;
                 self.b.ins().store(mem(*array), v, addr, 0);
+                self.avail.kill(*array);
             }
             Stmt::Accumulate(acc) => {
                 let array = acc.array;
@@ -137,6 +146,7 @@ impl Lower<'_, '_> {
                     }
                 };
                 self.b.ins().store(mem(array), v, addr, 0);
+                self.avail.kill(array);
             }
             Stmt::SetLocal { local, value } => {
                 let v = self.expr(value)?;
@@ -183,10 +193,16 @@ impl Lower<'_, '_> {
                 }
                 cont = Some(join);
             }
+            // The loads of the checks and invariants above read no
+            // array the loop writes (else they would not be hoisted);
+            // kept sound whatever those analyses become.
+            self.kill_written(body);
             // The vector form reads data-selected rows only at their
             // checked offsets.
             vector = vector && self.rows_cover(body);
         }
+        // `var` starts again: no load in it is available.
+        self.avail.forget(0, var);
         self.b.def_var(self.loop_vars[var.0], lo);
         // Main loop over blocks of UNROLL iterations while
         // `i <= hi − (UNROLL − 1)`, then the remainder loop. Scalar
@@ -248,7 +264,10 @@ impl Lower<'_, '_> {
         for (blk, then) in [(then_b, true), (else_b, false)] {
             self.b.switch_to_block(blk);
             self.resolved.push((sel as *const Expr, then));
+            // Each copy is a scope of the available loads.
+            let mark = self.avail.mark();
             let r = self.for_loop(l, lo, hi);
+            self.avail.truncate(mark);
             self.resolved.pop();
             r?;
             self.b.ins().jump(join, &[]);
@@ -444,7 +463,13 @@ impl Lower<'_, '_> {
     /// data-dependent value is what makes the body's affine accesses in
     /// `var` safe (the interval analysis gives `var` the range
     /// `[lo, hi]` there).
+    ///
+    /// The binding is a scope of the available loads; when its range is
+    /// known non-empty and it has no guard, its value is computed where
+    /// the binding stands, and only the body is a scope (not even the
+    /// body when the value is a selection into the binding's range).
     fn binding(&mut self, b: &Binding) -> Result<(), JitError> {
+        let mut mark = self.avail.mark();
         let lo = self.bound(&b.lower, true);
         let hi = self.bound(&b.upper, false);
         let join = self.b.create_block();
@@ -468,11 +493,18 @@ impl Lower<'_, '_> {
             self.b.switch_to_block(value_blk);
         }
         let x = self.expr(&b.value)?;
+        let straight = b.nonempty && matches!(b.guard, Expr::Bool(true));
+        if straight {
+            mark = self.avail.mark();
+        }
         let body_blk = self.b.create_block();
         // A selection checked against the binding's own bounds (a label
         // bound in its result's range) got past its check only inside.
         let checked = matches!(&b.value, Expr::Selection(s)
             if b.lower.is_value_of(&s.lower) && b.upper.is_value_of(&s.upper));
+        // Then the body is entered unconditionally too: it dominates what
+        // follows, and only the loads in `var` are forgotten after it.
+        let straight = straight && checked;
         if checked {
             self.b.ins().jump(body_blk, &[]);
         } else {
@@ -486,16 +518,29 @@ impl Lower<'_, '_> {
         // Not an unrolled copy of a loop over `var`: no offset.
         let saved = self.offsets[b.var.0];
         self.offsets[b.var.0] = 0;
+        self.avail.forget(0, b.var);
         self.b.def_var(self.loop_vars[b.var.0], x);
         self.enclosing.push(b.var);
         let r = self.stmts(&b.body);
         self.enclosing.pop();
         r?;
         self.offsets[b.var.0] = saved;
+        if straight {
+            self.avail.forget(mark, b.var);
+        } else {
+            self.avail.truncate(mark);
+        }
         self.b.ins().jump(join, &[]);
         self.b.seal_block(join);
         self.b.switch_to_block(join);
         Ok(())
+    }
+
+    /// Kill the available loads that read an array `body` writes.
+    fn kill_written(&mut self, body: &[Stmt]) {
+        for (a, _) in Writes::of(body).arrays {
+            self.avail.kill(a);
+        }
     }
 
     /// `while (v <= hi) { copies × (body; v += lanes) }` as a rotated loop
@@ -522,11 +567,15 @@ impl Lower<'_, '_> {
         }
         for u in 0..copies {
             self.offsets[var.0] = u * lanes;
+            // Each copy is a scope of the available loads (its loop
+            // variable has another value).
+            let mark = self.avail.mark();
             if lanes == 1 {
                 self.stmts(body)?;
             } else {
                 self.vstmts(body)?;
             }
+            self.avail.truncate(mark);
         }
         self.offsets[var.0] = 0;
         self.vec_var = None;

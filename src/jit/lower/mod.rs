@@ -10,10 +10,11 @@
 //! slot) and array addresses. The forms are lowered in the submodules:
 //! statements and loop shape (`loops`), the vector form of innermost loops
 //! (`vector`), expressions (`expr`), draws (`draws`), the rows of
-//! data-selected loads checked once per loop (`rows`) and the loads a
-//! loop body computes once before its first iteration (`invariant`). The
-//! calling
-//! convention and the host routines' symbols are `super::abi`'s.
+//! data-selected loads checked once per loop (`rows`), the loads a
+//! loop body computes once before its first iteration (`invariant`) and
+//! the loads computed earlier in an iteration that are reused while no
+//! store touches their arrays (`avail`). The calling convention and the
+//! host routines' symbols are `super::abi`'s.
 //!
 //! Must not know about: buffers and parameters of a particular run (those
 //! are checked by `jit::mod` before the call), schedules, the IR.
@@ -28,6 +29,7 @@
 //! vectors, two vectors per trip, then a scalar remainder loop; each lane
 //! performs the scalar operations, so results are bit-identical.
 
+mod avail;
 mod draws;
 mod expr;
 mod invariant;
@@ -191,8 +193,9 @@ fn compile_inner(
     flags.set("is_pic", "false").map_err(cl_err)?;
     // Cranelift's IR verifier was a third of the JIT's time (8% of
     // `alphac run` on CoxPH): it checks our lowering, so it runs in debug
-    // builds (the test suite, CI) and not in release builds.
-    let verify = if cfg!(debug_assertions) {
+    // builds (the test suite, CI) and when a listing is asked for (tests
+    // of the code's shape), not in release builds.
+    let verify = if cfg!(debug_assertions) || disasm {
         "true"
     } else {
         "false"
@@ -294,6 +297,7 @@ fn compile_inner(
                 invariant: Vec::new(),
                 rows: Vec::new(),
                 resolved: Vec::new(),
+                avail: avail::Avail::default(),
             };
             let touched = arrays_touched(
                 match which {
@@ -454,6 +458,9 @@ struct Lower<'a, 'b> {
     /// evaluated once before the loop (`loops`: one copy of the loop per
     /// value): by address, the branch this copy takes (`true`: then).
     resolved: Vec<(*const Expr, bool)>,
+    /// The loads computed earlier in the code being emitted that are
+    /// still valid here (`avail`).
+    avail: avail::Avail,
 }
 
 /// Which of the `n` arrays the statements of `body` read or write.

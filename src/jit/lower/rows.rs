@@ -224,6 +224,8 @@ impl Lower<'_, '_> {
         lo: Value,
     ) -> Result<(), JitError> {
         let kv = self.loop_vars[k.0];
+        // `k` takes the value `lo`: no load in it is available.
+        self.avail.forget(0, k);
         self.b.def_var(kv, lo);
         let loads = loads.iter().filter_map(|e| match e {
             Expr::Load { array, index } => Some((*array, index)),

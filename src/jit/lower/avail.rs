@@ -1,0 +1,157 @@
+//! Available loads: a load (or a checked selection of a loaded label)
+//! that one loop iteration computes again, with no store to an array it
+//! reads in between, reuses the first value. LDA-MH's token loop reads
+//! `z[i]`, `w[i]` and `d[i]` in six count updates and in the acceptance
+//! ratio; Cranelift does not merge those loads (its alias analysis keys
+//! a load on the address value, and each access computes its own), so
+//! every read paid its load and its range check.
+//!
+//! An entry is the expression (compared structurally), the arrays its
+//! value was read from and the value. The lowering keeps the entries in
+//! a stack that follows the dominator tree of the code it emits:
+//! - a construct that opens blocks a later statement does not pass
+//!   through (a branch of an `if` or of a lazy `?:`, the right operand of
+//!   a lazy `&&`, a binding's body, a loop, each unrolled copy of a loop
+//!   body) is a *scope*: the entries made inside are dropped at its end
+//!   ([`Avail::mark`], [`Avail::truncate`]), so a value is only reused
+//!   where its definition dominates;
+//! - a store to array `a` kills every entry that read `a`
+//!   ([`Avail::kill`]), and a loop kills, before its first iteration,
+//!   the entries that read an array it writes (a later iteration would
+//!   see the store);
+//! - where a loop or binding variable takes a new value, the entries
+//!   that mention it go ([`Avail::forget`]);
+//! - inside a draw and in the vector form of a loop the cache is off
+//!   ([`Avail::pause`]): their loops evaluate an expression in several
+//!   blocks that do not dominate one another.
+//!
+//! Failing is not a concern: an access whose check fails returns from the
+//! function, so a value that is reused got past its checks.
+//!
+//! Only expressions without locals, draws or external calls are entries
+//! ([`cacheable`]): their value is fixed by the loop variables (constant
+//! within a scope) and the arrays' contents.
+//!
+//! Must not know about: Cranelift's instructions (entries hold values).
+
+use super::draws::mentions;
+use crate::codegen::loop_ast::{ArrayId, Expr, LoopVar};
+use cranelift_codegen::ir::Value;
+
+/// The available loads (see the module comment).
+#[derive(Default)]
+pub(super) struct Avail {
+    entries: Vec<Entry>,
+    /// Number of enclosing paused regions (draws, vector copies).
+    paused: usize,
+}
+
+struct Entry {
+    expr: Expr,
+    reads: Vec<ArrayId>,
+    /// `None` once a store to one of `reads` killed it.
+    value: Option<Value>,
+}
+
+impl Avail {
+    /// The value of an entry equal to `e`, if one is alive.
+    pub fn find(&self, e: &Expr) -> Option<Value> {
+        if self.paused > 0 {
+            return None;
+        }
+        self.entries
+            .iter()
+            .rev()
+            .find(|x| x.value.is_some() && x.expr == *e)
+            .and_then(|x| x.value)
+    }
+
+    /// Remember `v` as the value of `e` (when `e` is [`cacheable`] and the
+    /// cache is not paused).
+    pub fn insert(&mut self, e: &Expr, v: Value) {
+        if self.paused > 0 || !cacheable(e) {
+            return;
+        }
+        let mut reads = Vec::new();
+        arrays_read(e, &mut reads);
+        self.entries.push(Entry {
+            expr: e.clone(),
+            reads,
+            value: Some(v),
+        });
+    }
+
+    /// Kill the entries that read array `a`.
+    pub fn kill(&mut self, a: ArrayId) {
+        for x in &mut self.entries {
+            if x.reads.contains(&a) {
+                x.value = None;
+            }
+        }
+    }
+
+    /// The start of a scope.
+    pub fn mark(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The end of the scope started at `mark`: its entries are dropped.
+    pub fn truncate(&mut self, mark: usize) {
+        self.entries.truncate(mark);
+    }
+
+    /// Drop the entries from `mark` on that mention `var`: at the end of
+    /// a stretch whose code dominates what follows but which bound `var`
+    /// (no scope started after `mark` is open), and with `mark` 0 where
+    /// `var` takes a new value.
+    pub fn forget(&mut self, mark: usize, var: LoopVar) {
+        let mut i = 0;
+        self.entries.retain(|x| {
+            let keep = i < mark || !mentions(&x.expr, var);
+            i += 1;
+            keep
+        });
+    }
+
+    /// Enter (`true`) or leave (`false`) a region where nothing is found
+    /// or remembered.
+    pub fn pause(&mut self, on: bool) {
+        if on {
+            self.paused += 1;
+        } else {
+            self.paused = self.paused.saturating_sub(1);
+        }
+    }
+}
+
+/// Whether `e` is worth remembering and a function of the loop variables
+/// and the arrays only: a load or a selection (of a loaded label), whose
+/// sub-expressions read no local and make no draw or external call.
+pub(super) fn cacheable(e: &Expr) -> bool {
+    let shape = match e {
+        Expr::Load { .. } => true,
+        Expr::Selection(s) => matches!(s.value, Expr::Load { .. }),
+        _ => false,
+    };
+    shape && pure(e)
+}
+
+/// No local, draw or external call anywhere in `e`.
+fn pure(e: &Expr) -> bool {
+    match e {
+        Expr::Local(_) | Expr::Random(_) | Expr::Categorical(_) | Expr::External { .. } => false,
+        _ => e.children().into_iter().all(pure),
+    }
+}
+
+/// The arrays `e` reads, added to `out`.
+fn arrays_read(e: &Expr, out: &mut Vec<ArrayId>) {
+    if let Expr::Load { array, .. } = e {
+        if !out.contains(array) {
+            out.push(*array);
+        }
+    }
+    for x in e.children() {
+        arrays_read(x, out);
+    }
+}

@@ -1,0 +1,327 @@
+//! Available loads (`jit::lower::avail`): a load (or a selection of a
+//! loaded label) that one loop iteration computes again, with no store to
+//! the arrays it reads in between, reuses the first value; a store, a
+//! loop that writes the array, or the end of a branch ends that.
+//!
+//! Each program runs beside the same statements each under `if (true)`
+//! (a scope: nothing is reused from one statement to the next), fast and
+//! checked, bit for bit; the kill tests also check the values by hand,
+//! and the shape test counts the loads in the optimized IR.
+
+mod common;
+
+use alphac::codegen::loop_ast::{BinOp, Cast, Expr, Function, Stmt};
+use alphac::jit::{Buffer, ExecError, JitFunction, JitOptions};
+use common::loops::*;
+
+fn fl(e: Expr) -> Expr {
+    Expr::cast(Cast::IntToFloat, e)
+}
+
+/// `a[w[i]][z[i]]`: a data-selected cell of a `[V][K]` array.
+fn at_wz(a: usize) -> Expr {
+    Expr::load(a, vec![data(W, 0), data(Z, 0)])
+}
+
+fn set(array: usize, index: Vec<Expr>, value: Expr) -> Stmt {
+    Stmt::Assign {
+        array,
+        index,
+        value,
+    }
+}
+
+fn set_wz(array: usize, value: Expr) -> Stmt {
+    set(array, vec![data(W, 0), data(Z, 0)], value)
+}
+
+/// `for i < N { stmts }`, each statement under `if (true)` when `apart`.
+fn over_i(stmts: Vec<Stmt>, apart: bool) -> Function {
+    let body = if apart {
+        stmts
+            .into_iter()
+            .map(|s| Stmt::If {
+                cond: Expr::Bool(true),
+                then: vec![s],
+                els: vec![],
+            })
+            .collect()
+    } else {
+        stmts
+    };
+    func(vec![for_(I, range(p(0)), body)])
+}
+
+/// The buffers of `seed` with the labels `w`, `z` in range (`w < V`,
+/// `z < K`), so that runs get past the data-selected accesses.
+fn in_range(j: &JitFunction, params: &[i64], seed: u64) -> Vec<Buffer> {
+    let mut bufs = buffers(j, params, seed);
+    for (a, m) in [(W, params[1]), (Z, params[2])] {
+        if let Buffer::Int(v) = &mut bufs[a] {
+            v.iter_mut().for_each(|x| *x = x.rem_euclid(m));
+        }
+    }
+    bufs
+}
+
+/// Runs `f` (checked or not) on [`in_range`] buffers: the outcome, the
+/// buffers before and after.
+fn run_in_range(
+    f: &Function,
+    params: &[i64],
+    seed: u64,
+    checked: bool,
+) -> (Result<(), ExecError>, Vec<Buffer>, Vec<Buffer>) {
+    let j = JitFunction::compile_with(f, JitOptions { checked }).expect("compiles");
+    let before = in_range(&j, params, seed);
+    let mut after = before.clone();
+    let r = j.run(params, &mut after);
+    (r, before, after)
+}
+
+/// `f` and `apart` (its statements under `if (true)`) agree, fast and
+/// checked, on every parameter vector and a few seeds; `f` passes
+/// Cranelift's verifier (its values are used only where defined).
+fn agrees_with_apart(f: &Function, apart: &Function) {
+    JitFunction::disassemble(f, JitOptions { checked: false }).expect("verifies");
+    JitFunction::disassemble(f, JitOptions { checked: true }).expect("verifies");
+    for params in PARAMS {
+        for seed in 0..3 {
+            for checked in [false, true] {
+                let (rf, _, bf) = run_in_range(f, &params, seed, checked);
+                let (ra, _, ba) = run_in_range(apart, &params, seed, checked);
+                assert_eq!(rf, Ok(()), "params {params:?}\n{}", f.to_c());
+                assert_eq!(ra, Ok(()), "params {params:?}\n{}", apart.to_c());
+                assert!(
+                    bitwise_equal(&bf, &ba),
+                    "params {params:?} seed {seed} checked {checked}\n{}",
+                    f.to_c()
+                );
+            }
+        }
+    }
+}
+
+fn ints(b: &Buffer) -> &[i64] {
+    match b {
+        Buffer::Int(v) => v,
+        _ => panic!("an int buffer"),
+    }
+}
+
+fn floats(b: &Buffer) -> &[f64] {
+    match b {
+        Buffer::Float(v) => v,
+        _ => panic!("a float buffer"),
+    }
+}
+
+/// The number of int loads in the optimized IR of `f` (fast variant).
+fn int_loads(f: &Function) -> usize {
+    let d = JitFunction::disassemble(f, JitOptions { checked: false }).expect("compiles");
+    let clif = d.split("\nVCode").next().unwrap_or(&d);
+    clif.lines().filter(|l| l.contains("= load.i64")).count()
+}
+
+#[test]
+fn labels_read_by_several_statements_of_an_iteration_are_loaded_once() {
+    // for i { for k { G[0][k] = 2 }; F[w][z] = w + z; h[z] += 1;
+    // F[w][z] = w·z }: the last statement reads `w[i]` and `z[i]` after
+    // stores in their alias categories (`F` shares `w`'s, `h` shares
+    // `z`'s), where Cranelift would load them again; they are still
+    // available, so it adds no int load to the function. (The inner loop
+    // keeps the loop over `i` from being unrolled.)
+    let wz = |op| fl(Expr::bin(op, data(W, 0), data(Z, 0)));
+    let stmts = |last: bool| {
+        let mut s = vec![
+            for_(
+                K,
+                range(p(2)),
+                vec![set(G, vec![Expr::Int(0), aff(K, 0)], Expr::Float(2.0))],
+            ),
+            set_wz(F, wz(BinOp::Add)),
+            set(
+                H,
+                vec![data(Z, 0)],
+                Expr::bin(BinOp::Add, Expr::load(H, vec![data(Z, 0)]), Expr::Int(1)),
+            ),
+        ];
+        if last {
+            s.push(set_wz(F, wz(BinOp::Mul)));
+        }
+        s
+    };
+    let f = over_i(stmts(true), false);
+    let (with, without) = (int_loads(&f), int_loads(&over_i(stmts(false), false)));
+    assert_eq!(
+        with,
+        without,
+        "the last statement loads again\n{}",
+        f.to_c()
+    );
+    agrees_with_apart(&f, &over_i(stmts(true), true));
+}
+
+#[test]
+fn a_store_to_the_array_makes_the_next_read_load_again() {
+    // x[i] = w[i]; w[i] = w[i] + 5; x[i] = x[i] + 10·w[i]: the second
+    // statement's store changes `w[i]` (and the third reads `x[i]` after
+    // the first stored it): x[i] = w0 + 10·(w0 + 5).
+    let stmts = || {
+        vec![
+            set(X, vec![aff(I, 0)], fl(data(W, 0))),
+            set(
+                W,
+                vec![aff(I, 0)],
+                Expr::bin(BinOp::Add, data(W, 0), Expr::Int(5)),
+            ),
+            set(
+                X,
+                vec![aff(I, 0)],
+                Expr::bin(
+                    BinOp::Add,
+                    data(X, 0),
+                    Expr::bin(BinOp::Mul, Expr::Float(10.0), fl(data(W, 0))),
+                ),
+            ),
+        ]
+    };
+    let f = over_i(stmts(), false);
+    for params in PARAMS {
+        for checked in [false, true] {
+            let (r, before, after) = run_in_range(&f, &params, 1, checked);
+            assert_eq!(r, Ok(()));
+            for (i, &w0) in ints(&before[W]).iter().enumerate() {
+                assert_eq!(ints(&after[W])[i], w0 + 5);
+                let want = w0 as f64 + 10.0 * (w0 + 5) as f64;
+                assert_eq!(floats(&after[X])[i], want, "i = {i}\n{}", f.to_c());
+            }
+        }
+    }
+    agrees_with_apart(&f, &over_i(stmts(), true));
+}
+
+#[test]
+fn a_loop_that_writes_the_array_makes_reads_around_it_load_again() {
+    // x[i] = h[0]; for j < N { h[0] = h[0] + 1 }; x[i] = x[i] + 1000·h[0]:
+    // with h[0] = c before the loop over i, x[i] = (c + iN) + 1000·(c +
+    // (i + 1)N), and h[0] ends at c + N². The inner loop is unrolled and
+    // makes several trips at N = 9 and 12: every trip reads h[0] anew.
+    let h0 = || Expr::load(H, vec![Expr::Int(0)]);
+    let stmts = || {
+        vec![
+            set(X, vec![aff(I, 0)], fl(h0())),
+            for_(
+                J,
+                range(p(0)),
+                vec![set(
+                    H,
+                    vec![Expr::Int(0)],
+                    Expr::bin(BinOp::Add, h0(), Expr::Int(1)),
+                )],
+            ),
+            set(
+                X,
+                vec![aff(I, 0)],
+                Expr::bin(
+                    BinOp::Add,
+                    data(X, 0),
+                    Expr::bin(BinOp::Mul, Expr::Float(1000.0), fl(h0())),
+                ),
+            ),
+        ]
+    };
+    let f = over_i(stmts(), false);
+    for params in PARAMS.into_iter().chain([[12, 2, 3]]) {
+        let n = params[0];
+        for checked in [false, true] {
+            let (r, before, after) = run_in_range(&f, &params, 2, checked);
+            assert_eq!(r, Ok(()));
+            let c = ints(&before[H])[0];
+            assert_eq!(ints(&after[H])[0], c + n * n, "{}", f.to_c());
+            for i in 0..n {
+                let want = (c + i * n) as f64 + 1000.0 * (c + (i + 1) * n) as f64;
+                assert_eq!(floats(&after[X])[i as usize], want, "i = {i}\n{}", f.to_c());
+            }
+        }
+    }
+    agrees_with_apart(&f, &over_i(stmts(), true));
+}
+
+#[test]
+fn a_load_in_a_branch_is_not_reused_after_the_branch() {
+    // Loads first made inside an `if`, a lazy `?:` and the right operand
+    // of a lazy `&&`, then read again after them: the later reads load
+    // again (a value defined in a branch does not dominate the join; the
+    // verifier would refuse the IR).
+    let big = |e: Expr, t: f64| Expr::bin(BinOp::Gt, e, Expr::Float(t));
+    let stmts = || {
+        vec![
+            Stmt::If {
+                cond: big(data(X, 0), 20.0),
+                then: vec![set_wz(F, fl(data(W, 0)))],
+                els: vec![set_wz(G, fl(data(W, 0)))],
+            },
+            set_wz(G, fl(Expr::bin(BinOp::Add, data(W, 0), data(Z, 0)))),
+            set(
+                X,
+                vec![aff(I, 0)],
+                Expr::select(
+                    big(data(X, 0), 50.0),
+                    fl(at_wz(A)),
+                    Expr::bin(BinOp::Mul, fl(at_wz(A)), Expr::Float(0.5)),
+                ),
+            ),
+            set_wz(
+                B,
+                Expr::bin(
+                    BinOp::And,
+                    big(data(X, 0), 30.0),
+                    Expr::bin(BinOp::Gt, at_wz(A), Expr::Int(2)),
+                ),
+            ),
+            set_wz(F, Expr::bin(BinOp::Add, fl(at_wz(A)), data(X, 0))),
+        ]
+    };
+    let f = over_i(stmts(), false);
+    agrees_with_apart(&f, &over_i(stmts(), true));
+}
+
+#[test]
+fn reuse_does_not_cross_unrolled_copies_or_loops_over_the_same_variable() {
+    // An innermost loop is unrolled: `z[k]` in one copy is another cell
+    // than in the next. Two sibling loops over `k` bind it anew.
+    let at_k = |a: usize| Expr::load(a, vec![aff(K, 0)]);
+    let inner = |a: usize| {
+        for_(
+            K,
+            range(p(0)),
+            vec![set(
+                X,
+                vec![aff(K, 0)],
+                Expr::bin(BinOp::Add, fl(at_k(a)), fl(at_k(Z))),
+            )],
+        )
+    };
+    let stmts = || vec![inner(W), inner(Z)];
+    let f = func(stmts());
+    let apart = func(
+        stmts()
+            .into_iter()
+            .map(|s| Stmt::If {
+                cond: Expr::Bool(true),
+                then: vec![s],
+                els: vec![],
+            })
+            .collect(),
+    );
+    agrees_with_apart(&f, &apart);
+    for params in PARAMS {
+        let (r, before, after) = run_in_range(&f, &params, 3, false);
+        assert_eq!(r, Ok(()));
+        let (z, x) = (ints(&before[Z]), floats(&after[X]));
+        for (k, (&zk, &xk)) in z.iter().zip(x).enumerate() {
+            assert_eq!(xk, (zk + zk) as f64, "k = {k}");
+        }
+    }
+}

@@ -810,8 +810,18 @@ impl Lower<'_, '_> {
 
     /// The address of element offset `off` of `array`.
     fn byte_address(&mut self, array: ArrayId, off: Value) -> Result<Value, JitError> {
-        let info = self.info(array)?;
-        let (base, size_log2) = (info.base, info.size_log2);
+        let base = self.info(array)?.base;
+        self.byte_address_from(array, base, off)
+    }
+
+    /// `base` plus `off` elements of `array`.
+    fn byte_address_from(
+        &mut self,
+        array: ArrayId,
+        base: Value,
+        off: Value,
+    ) -> Result<Value, JitError> {
+        let size_log2 = self.info(array)?.size_log2;
         let bytes = if size_log2 == 0 {
             off
         } else {

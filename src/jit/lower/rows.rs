@@ -193,18 +193,22 @@ impl Lower<'_, '_> {
     }
 
     /// One variable per load of `loads` (in [`Lower::row_loads`]'s
-    /// order) for its row's offset, recorded for [`Lower::row_address`]
-    /// and defined as `0` here, where the checks may not run (the code
-    /// that reads them runs only after [`Lower::check_rows`] defined
-    /// them).
+    /// order) for the address of its row (the element where the indices
+    /// that mention the running variable are at their arrays' lower
+    /// bounds), recorded for [`Lower::row_address`] and defined as `0`
+    /// here, where the checks may not run (the code that reads them runs
+    /// only after [`Lower::check_rows`] defined them). An address rather
+    /// than an offset: the loop then needs one register per row, not the
+    /// row's offset and its array's base (LDA-GS's weight loop reloaded
+    /// three bases from the stack at every topic).
     pub(super) fn declare_rows(&mut self, loads: &[&Expr], k: LoopVar) -> Vec<Variable> {
-        let zero = self.iconst(0);
+        let zero = self.b.ins().iconst(self.ptr_ty, 0);
         let mut vars = Vec::with_capacity(loads.len());
         for e in loads {
             let Expr::Load { index, .. } = e else {
                 continue;
             };
-            let v = self.b.declare_var(types::I64);
+            let v = self.b.declare_var(self.ptr_ty);
             self.b.def_var(v, zero);
             self.rows.push((index.as_ptr(), k, v));
             vars.push(v);
@@ -214,7 +218,7 @@ impl Lower<'_, '_> {
 
     /// Checks the rows of `loads` (declared by [`Lower::declare_rows`] as
     /// `vars`, for a variable `k` that starts at `lo`), in order, and
-    /// defines their partial offsets. A failing check reports the load's
+    /// defines their row addresses. A failing check reports the load's
     /// point at `k = lo`, the first point where it is read.
     pub(super) fn check_rows(
         &mut self,
@@ -250,13 +254,14 @@ impl Lower<'_, '_> {
             }
             self.guard(ok, status::OUT_OF_BOUNDS, Some(array), &xs);
             let partial = self.offset_of(array, &fixed, None)?;
-            self.b.def_var(var, partial);
+            let row = self.byte_address(array, partial)?;
+            self.b.def_var(var, row);
         }
         Ok(())
     }
 
     /// The address of a load recorded by [`Lower::declare_rows`]: its
-    /// partial offset plus the offsets of the indices that mention the
+    /// row's address plus the offsets of the indices that mention the
     /// running variable (affine). `None` for another access, and always in
     /// the checked variant.
     pub(super) fn row_address(
@@ -274,14 +279,14 @@ impl Lower<'_, '_> {
         else {
             return Ok(None);
         };
-        let partial = self.b.use_var(var);
+        let row = self.b.use_var(var);
         let mut moving = Vec::new();
         for (j, x) in index.iter().enumerate() {
             if mentions(x, k) {
                 moving.push((j, self.expr(x)?));
             }
         }
-        let off = self.offset_of(array, &moving, Some(partial))?;
-        Ok(Some(self.byte_address(array, off)?))
+        let off = self.offset_of(array, &moving, None)?;
+        Ok(Some(self.byte_address_from(array, row, off)?))
     }
 }

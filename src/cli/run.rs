@@ -143,6 +143,7 @@ fn params_of(system: &ir::System, values: &HashMap<String, i64>) -> Result<Vec<i
 /// cannot handle it (then the interpreter runs it, with a note).
 fn compile_native(
     source: &str,
+    program: &Program,
     system: &str,
     optimize: bool,
     threads: Option<u64>,
@@ -153,7 +154,8 @@ fn compile_native(
         system: Some(system.to_string()),
         ..Default::default()
     };
-    match crate::compile::compile(source, &options) {
+    // `program` is `source` checked: not parsed again.
+    match crate::compile::compile_program(source, program, &options) {
         Ok(c) => Ok(Some(c.with_threads(threads))),
         Err(crate::compile::CompileError::Scan(crate::codegen::scan::ScanError::Unsupported(
             why,
@@ -284,7 +286,13 @@ pub fn run(args: RunArgs) -> Result<String, CliError> {
     let compiled = if args.interp {
         None
     } else {
-        compile_native(&source.text, &sys.name, !args.no_optimize, args.threads)?
+        compile_native(
+            &source.text,
+            &program,
+            &sys.name,
+            !args.no_optimize,
+            args.threads,
+        )?
     };
     let compile_time = started.elapsed();
     let program = match (&compiled, args.no_optimize) {
@@ -470,7 +478,7 @@ fn generate(
         let a = data::read_data(path, spec).map_err(|e| CliError::User(e.to_string()))?;
         inputs.insert(spec.name.clone(), a);
     }
-    let compiled = compile_native(source, &g.name, true, threads)?;
+    let compiled = compile_native(source, program, &g.name, true, threads)?;
     let program = match &compiled {
         Some(c) => c.program().clone(),
         None => program.clone(),

@@ -291,6 +291,28 @@ pub fn emit(
 /// Parse, check, optimize (when `options.optimize`), schedule, scan and
 /// JIT-compile `src`; cached per thread by (source, options).
 pub fn compile(src: &str, options: &Options) -> Result<Compiled, CompileError> {
+    cached(src, options, || build(src, options))
+}
+
+/// [`compile`] of `program`, the program `src` parses and checks to (the
+/// caller already has it: the CLI checks a file before running it), so
+/// that the source is not parsed and checked again; cached with
+/// [`compile`]'s entries (by the source and the options).
+pub fn compile_program(
+    src: &str,
+    program: &ir::Program,
+    options: &Options,
+) -> Result<Compiled, CompileError> {
+    cached(src, options, || build_program(program, options))
+}
+
+/// The cached compilation of `src` with `options`, made by `make` when
+/// missing.
+fn cached(
+    src: &str,
+    options: &Options,
+    make: impl FnOnce() -> Result<Inner, CompileError>,
+) -> Result<Compiled, CompileError> {
     let mut h = DefaultHasher::new();
     src.hash(&mut h);
     options.optimize.hash(&mut h);
@@ -305,7 +327,7 @@ pub fn compile(src: &str, options: &Options) -> Result<Compiled, CompileError> {
             threads: None,
         });
     }
-    let inner = Rc::new(build(src, options)?);
+    let inner = Rc::new(make()?);
     CACHE.with(|c| c.borrow_mut().insert(key, inner.clone()));
     Ok(Compiled {
         inner,
@@ -323,14 +345,17 @@ pub fn compile_uncached(src: &str, options: &Options) -> Result<Compiled, Compil
 }
 
 fn build(src: &str, options: &Options) -> Result<Inner, CompileError> {
-    let parsed = parse_program(src)?;
+    build_program(&parse_program(src)?, options)
+}
+
+fn build_program(parsed: &ir::Program, options: &Options) -> Result<Inner, CompileError> {
     let Lowered {
         function: f,
         program,
         decisions,
         complexity,
         storage,
-    } = lower(&parsed, options)?;
+    } = lower(parsed, options)?;
     let system = system_index(&program, options.system.as_deref())?;
     let t = crate::timing::phase("native code (Cranelift)");
     let jit = JitFunction::compile_with(

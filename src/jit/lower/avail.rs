@@ -127,7 +127,7 @@ impl Avail {
 /// Whether `e` is worth remembering and a function of the loop variables
 /// and the arrays only: a load or a selection (of a loaded label), whose
 /// sub-expressions read no local and make no draw or external call.
-pub(super) fn cacheable(e: &Expr) -> bool {
+fn cacheable(e: &Expr) -> bool {
     let shape = match e {
         Expr::Load { .. } => true,
         Expr::Selection(s) => matches!(s.value, Expr::Load { .. }),

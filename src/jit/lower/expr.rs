@@ -160,20 +160,21 @@ impl Lower<'_, '_> {
             }
             // A draw's loops evaluate its weight in blocks that do not
             // dominate one another: no available loads inside.
-            Expr::Categorical(c) => {
-                self.avail.pause(true);
-                let v = self.categorical(c);
-                self.avail.pause(false);
-                v?
-            }
+            Expr::Categorical(c) => self.without_avail(|l| l.categorical(c))?,
             Expr::External { index, args } => self.external(*index, args)?,
-            Expr::Random(r) => {
-                self.avail.pause(true);
-                let v = self.random(r);
-                self.avail.pause(false);
-                v?
-            }
+            Expr::Random(r) => self.without_avail(|l| l.random(r))?,
         })
+    }
+
+    /// `lower(self)` with the available loads paused (`avail`).
+    fn without_avail(
+        &mut self,
+        lower: impl FnOnce(&mut Self) -> Result<Value, JitError>,
+    ) -> Result<Value, JitError> {
+        self.avail.pause(true);
+        let v = lower(self);
+        self.avail.pause(false);
+        v
     }
 
     /// Whether evaluating the node `e` itself (not its operands) may fail
@@ -406,15 +407,15 @@ fn cond_codes(op: BinOp) -> Option<(FloatCC, IntCC)> {
     })
 }
 
-/// True when evaluating `e` can neither fail nor touch memory, so it may
-/// be evaluated eagerly even where the program would not evaluate it
-/// (lazy `Select`, `And`, `Or`).
 /// A load whose indices are all affine (checked or proven, never
 /// data-dependent).
 fn affine_load(e: &Expr) -> bool {
     matches!(e, Expr::Load { index, .. } if index.iter().all(Expr::is_affine))
 }
 
+/// True when evaluating `e` can neither fail nor touch memory, so it may
+/// be evaluated eagerly even where the program would not evaluate it
+/// (lazy `Select`, `And`, `Or`).
 pub(super) fn speculable(e: &Expr) -> bool {
     match e {
         Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => true,

@@ -118,16 +118,29 @@ pub fn instantiate(cone: &FarkasCone, forms: &[Vec<i64>]) -> ScheduleResult<EqsI
         )));
     }
     let width = forms.first().map_or(0, |f| f.len());
+    // The forms are sparse (a schedule coefficient or two of a statement
+    // pair among hundreds of variables): only their non-zero entries are
+    // combined.
+    let sparse: Vec<Vec<(usize, i64)>> = forms
+        .iter()
+        .map(|f| {
+            f.iter()
+                .enumerate()
+                .filter(|&(_, &x)| x != 0)
+                .map(|(i, &x)| (i, x))
+                .collect()
+        })
+        .collect();
     let apply = |g: &Vec<i64>| -> ScheduleResult<Vec<i64>> {
         let mut out = vec![0i64; width];
-        for (k, f) in forms.iter().enumerate() {
+        for (k, f) in sparse.iter().enumerate() {
             if g[k] == 0 {
                 continue;
             }
-            for (o, x) in out.iter_mut().zip(f) {
-                *o = g[k]
-                    .checked_mul(*x)
-                    .and_then(|p| o.checked_add(p))
+            for &(i, x) in f {
+                out[i] = g[k]
+                    .checked_mul(x)
+                    .and_then(|p| out[i].checked_add(p))
                     .ok_or(ScheduleError::Overflow)?;
             }
         }

@@ -136,12 +136,26 @@ impl<T: Int> Tab<T> {
                         }
                     }
                 }
-                // Problem variables are never dead (only slacks die).
-                Pos::Dead => return Err(Ovf),
+                // A dead problem variable is a restricted column deleted
+                // by a restriction to a face: fixed at 0, it adds nothing.
+                // (Only temporary free rows are dropped, never problem
+                // variables.)
+                Pos::Dead => {}
             }
         }
         normalize(&mut acc, &mut d)?;
         Ok((acc, d))
+    }
+
+    /// The problem variable `v` when `c` is `a·e_v` with `a > 0` and `x_v`
+    /// is a free nonbasic variable.
+    fn unit_free_col(&self, c: &[T]) -> Option<usize> {
+        let mut nz = c.iter().enumerate().filter(|(_, x)| !x.is_zero());
+        let (v, a) = nz.next()?;
+        if nz.next().is_some() || !a.is_pos() || v >= self.n_x || self.restricted[v] {
+            return None;
+        }
+        matches!(self.pos[v], Pos::Col(_)).then_some(v)
     }
 
     fn push_row(&mut self, nums: Vec<T>, den: T, restricted: bool) -> usize {
@@ -160,6 +174,18 @@ impl<T: Int> Tab<T> {
     pub fn add_constraint(&mut self, c: &[T], cst: &T, is_eq: bool) -> OResult<Option<usize>> {
         if self.empty {
             return Ok(None);
+        }
+        if !is_eq && cst.is_zero() {
+            if let Some(v) = self.unit_free_col(c) {
+                // `a·x_v >= 0` (`a > 0`) on a free nonbasic `x_v`: the
+                // variable itself becomes the constraint's slack. At value
+                // 0 it is feasible, and no restricted row has an entry in
+                // its column (the free-column invariant), so restricting it
+                // breaks no invariant and saves the pivot (and the row)
+                // the general path would spend.
+                self.restricted[v] = true;
+                return Ok(Some(v));
+            }
         }
         let (nums, den) = self.expr_of(c, cst)?;
         if is_eq {

@@ -167,36 +167,57 @@ fn presolve(sys: &System) -> System {
             }
         }
     }
-    // For each primitive direction: the index (in `kept`) of its tightest
-    // row and that row's `(c, g)`.
-    let mut best: FxHashMap<Vec<i64>, (usize, i64, i64)> = FxHashMap::default();
+    // For each primitive direction, as its non-zero entries (the rows are
+    // sparse: a few coefficients among hundreds of variables, so the key
+    // is short to build, hash and compare): the index (in `kept`) of its
+    // tightest row and that row's `(c, g)`.
+    let mut best: FxHashMap<Vec<(usize, i64)>, (usize, i64, i64)> = FxHashMap::default();
     let mut kept: Vec<Option<Vec<i64>>> = Vec::with_capacity(sys.ineqs.len());
+    let mut nz: Vec<(usize, i64)> = Vec::new();
     for r in &sys.ineqs {
-        let mut row = r.clone();
-        for (k, &f) in fixed.iter().enumerate() {
-            if f {
-                row[k] = 0;
+        nz.clear();
+        let mut g = 0i64;
+        let mut touches_fixed = false;
+        for (k, &x) in r[..n].iter().enumerate() {
+            if x == 0 {
+                continue;
             }
+            if fixed[k] {
+                touches_fixed = true;
+                continue;
+            }
+            g = num_integer::gcd(g, x);
+            nz.push((k, x));
         }
-        let g = row[..n].iter().fold(0i64, |g, &x| num_integer::gcd(g, x));
+        let row = || {
+            let mut row = r.clone();
+            if touches_fixed {
+                for (k, &f) in fixed.iter().enumerate() {
+                    if f {
+                        row[k] = 0;
+                    }
+                }
+            }
+            row
+        };
         if g == 0 {
-            if row[n] < 0 {
-                kept.push(Some(row));
+            if r[n] < 0 {
+                kept.push(Some(row()));
             }
             continue;
         }
-        let dir: Vec<i64> = row[..n].iter().map(|&x| x / g).collect();
-        let c = row[n];
+        let dir: Vec<(usize, i64)> = nz.iter().map(|&(k, x)| (k, x / g)).collect();
+        let c = r[n];
         match best.entry(dir) {
             Entry::Vacant(v) => {
                 v.insert((kept.len(), c, g));
-                kept.push(Some(row));
+                kept.push(Some(row()));
             }
             Entry::Occupied(mut o) => {
                 let (at, c0, g0) = *o.get();
                 // c / g < c0 / g0, with g, g0 > 0 (i128: no overflow).
                 if i128::from(c) * i128::from(g0) < i128::from(c0) * i128::from(g) {
-                    kept[at] = Some(row);
+                    kept[at] = Some(row());
                     o.insert((at, c, g));
                 }
             }

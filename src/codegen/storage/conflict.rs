@@ -38,12 +38,15 @@
 //! # The solver questions
 //! The levels are explored depth first: the prefix `{rows < l equal}` only
 //! shrinks as `l` grows, so a rationally infeasible prefix cuts every
-//! deeper level. Leaves are decided by rational feasibility first (a
-//! quick filter), then by integer emptiness. Every solver failure (an
+//! deeper level. Each system is a prepared tableau
+//! ([`solver::Prepared::extended`]): a level's is a copy of its parent's
+//! with one row added, not a tableau built from scratch. Leaves are
+//! decided by rational feasibility first (a quick filter, known from the
+//! way down), then by integer emptiness. Every solver failure (an
 //! overflow, a spent work budget) answers "may conflict": conservative.
 
 use crate::deps::{Access, SystemSchedule};
-use crate::poly::solver::{self, System};
+use crate::poly::solver::{self, Prepared, System};
 
 /// One variable's writers, readers and schedule, for the conflict tests.
 pub(super) struct VarModel<'a> {
@@ -97,14 +100,20 @@ fn sub(a: &[i64], b: &[i64]) -> Option<Vec<i64>> {
 }
 
 /// May the system have a rational point? (Errors: yes.)
-fn maybe(sys: &System) -> bool {
-    !matches!(solver::rational_feasible(sys), Ok(false))
+fn maybe(sys: &Prepared) -> bool {
+    !matches!(sys.rational_empty(), Ok(true))
 }
 
-/// May the system have an integer point? Rational feasibility first, then
-/// integer sampling. (Errors: yes.)
-fn maybe_integer(sys: &System) -> bool {
-    maybe(sys) && !matches!(solver::integer_sample(sys), Ok(None))
+/// `sys` with `eqs` and `ineqs` added (`None` on a solver error: the
+/// caller answers "may conflict").
+fn extended(sys: &Prepared, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> Option<Prepared> {
+    sys.extended(eqs, ineqs).ok()
+}
+
+/// May the system, rationally non-empty, have an integer point? (Errors:
+/// yes.)
+fn maybe_integer(sys: &Prepared) -> bool {
+    !matches!(solver::integer_sample(sys.base()), Ok(None))
 }
 
 impl VarModel<'_> {
@@ -219,6 +228,7 @@ impl VarModel<'_> {
         row[n + d] = -sign;
         row[lay.nv] = modulus.checked_neg()?;
         base.add_ineq(row);
+        let base = Prepared::new(base).ok()?;
         if !maybe(&base) {
             return Some(false);
         }
@@ -232,13 +242,15 @@ impl VarModel<'_> {
     /// different statements: all rows equal is one more case) make `then`
     /// answer `true` for some level? The levels are explored with the
     /// equal prefix growing; a rationally infeasible prefix ends the walk.
+    /// The systems are prepared tableaux, each level's a copy of the one
+    /// before with its row added: no system is built from scratch.
     fn before(
         &self,
         lay: &Layout,
-        mut sys: System,
+        mut sys: Prepared,
         x: Inst,
         y: Inst,
-        then: &mut dyn FnMut(System) -> Option<bool>,
+        then: &mut dyn FnMut(Prepared) -> Option<bool>,
     ) -> Option<bool> {
         let m = self.m;
         let rows_x = self.sched.schedule.rows.get(x.stmt)?;
@@ -261,15 +273,14 @@ impl VarModel<'_> {
                 &lay.embed(&rows_y[l], y.k, y.off, m)?,
                 &lay.embed(&rows_x[l], x.k, x.off, m)?,
             )?;
-            let mut strict = sys.clone();
             let mut lt = diff.clone();
             let last = lt.len() - 1;
             lt[last] = lt[last].checked_sub(1)?;
-            strict.add_ineq(lt);
+            let strict = extended(&sys, &[], &[lt])?;
             if maybe(&strict) && then(strict)? {
                 return Some(true);
             }
-            sys.add_eq(diff);
+            sys = extended(&sys, &[diff], &[])?;
             if !maybe(&sys) {
                 break;
             }

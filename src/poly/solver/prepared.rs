@@ -51,6 +51,34 @@ impl Prepared {
         &self.base
     }
 
+    /// The base with `eqs` (`== 0`) and `ineqs` (`>= 0`) added for good:
+    /// a copy of the tableau with the rows added (they are not presolved),
+    /// for a sequence of growing systems (each query on the result is
+    /// that of the same query on [`Self::with_rows`]).
+    pub fn extended(&self, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> PolyResult<Prepared> {
+        self.check_rows(eqs, ineqs, &[])?;
+        let small = match &self.small {
+            // Overflow (or a spent work budget) leaves no `i64` tableau:
+            // queries then start at the wider widths, as after `new`.
+            Some(t) => add_rows(t.clone(), eqs, ineqs).ok(),
+            None => None,
+        };
+        Ok(Prepared {
+            base: self.with_rows(eqs, ineqs),
+            small,
+        })
+    }
+
+    /// Has the base no rational point? ([`super::rational_feasible`],
+    /// answered by the prepared tableau when there is one: a tableau is
+    /// kept feasible or marked empty as rows are added.)
+    pub fn rational_empty(&self) -> PolyResult<bool> {
+        match &self.small {
+            Some(t) => Ok(t.empty),
+            None => Ok(!super::rational_feasible(&self.base)?),
+        }
+    }
+
     /// The base with `eqs` (`== 0`) and `ineqs` (`>= 0`) appended.
     pub fn with_rows(&self, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> System {
         let mut s = self.base.clone();

@@ -852,3 +852,42 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// A prepared system extended twice (the storage conflict tests' growing
+    /// systems) answers as the system with all the rows: emptiness at every
+    /// step, and the lexicographic minimum at the end.
+    #[test]
+    fn extended_preparation_answers_as_the_whole_system(
+        (s, first, second) in system_strategy(2, 4).prop_flat_map(|s| {
+            let n = s.n_vars;
+            (
+                Just(s),
+                (prop::collection::vec(row_strategy(n, 3), 0..2), prop::collection::vec(row_strategy(n, 4), 0..3)),
+                (prop::collection::vec(row_strategy(n, 3), 0..2), prop::collection::vec(row_strategy(n, 4), 0..3)),
+            )
+        }),
+    ) {
+        let t = with_box(&s, BOX);
+        let n = t.n_vars;
+        let objs: Vec<Vec<i64>> = (0..n)
+            .map(|k| (0..=n).map(|c| i64::from(c == k)).collect())
+            .collect();
+        let mut direct = t.clone();
+        let mut prep = Prepared::new(t).unwrap();
+        prop_assert_eq!(prep.rational_empty().unwrap(), !rational_feasible(&direct).unwrap());
+        for (eqs, ineqs) in [first, second] {
+            prep = prep.extended(&eqs, &ineqs).unwrap();
+            eqs.iter().for_each(|r| direct.add_eq(r.clone()));
+            ineqs.iter().for_each(|r| direct.add_ineq(r.clone()));
+            prop_assert_eq!(prep.rational_empty().unwrap(), !rational_feasible(&direct).unwrap());
+        }
+        prop_assert_eq!(
+            prep.rational_lexmin(&[], &[], &objs).unwrap(),
+            rational_lexmin(&direct, &objs).unwrap()
+        );
+        prop_assert_eq!(brute(prep.base(), BOX), brute(&direct, BOX));
+    }
+}

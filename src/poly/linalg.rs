@@ -233,7 +233,18 @@ pub fn abs(x: i64) -> PolyResult<i64> {
 /// Divide a row by the gcd of its entries (all of them, constant included)
 /// so that equal constraints compare equal. Leaves a zero row unchanged.
 pub fn normalize_row(row: &mut [i64]) {
-    let g = row.iter().fold(0i64, |g, &x| g.gcd(&x));
+    // Zeros do not change the gcd, and once it is 1 nothing will: sparse
+    // rows of hundreds of entries (the scheduling systems') are scanned
+    // without a gcd step per entry.
+    let mut g = 0i64;
+    for &x in row.iter() {
+        if x != 0 {
+            g = g.gcd(&x);
+            if g == 1 {
+                return;
+            }
+        }
+    }
     if g > 1 {
         for x in row.iter_mut() {
             *x /= g;

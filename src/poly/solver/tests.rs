@@ -309,6 +309,43 @@ fn obj_strategy(n: usize) -> impl Strategy<Value = Vec<i64>> {
     row_strategy(n, 3)
 }
 
+/// The integer lexicographic minimum of `objs` over `s` cut to the box of
+/// [`BOX`] is a point of the box set attaining the least key of brute
+/// force. Returns the box set and its points.
+fn check_boxed_lexmin(
+    s: &System,
+    objs: &[Vec<i64>],
+) -> Result<(System, Vec<Vec<i64>>), TestCaseError> {
+    let t = with_box(s, BOX);
+    let pts = brute(&t, BOX);
+    let best = pts.iter().map(|p| lex_key(objs, p)).min();
+    match integer_lexmin(&t, objs).unwrap() {
+        Optimum::Empty => prop_assert!(best.is_none()),
+        Optimum::Unbounded => prop_assert!(false, "boxed set cannot be unbounded"),
+        Optimum::Value(p) => {
+            prop_assert!(satisfies(&t, &p));
+            prop_assert_eq!(Some(lex_key(objs, &p)), best);
+        }
+    }
+    Ok((t, pts))
+}
+
+/// The inequalities found implicit equalities of `s` are those whose
+/// maximum is 0 by Fourier–Motzkin (all of them when `s` is empty).
+fn check_implicit_equalities(s: &System) -> Result<(), TestCaseError> {
+    let imp = implicit_equalities(s).unwrap();
+    let nonempty = fm_range(s, &vec![0; s.n_vars + 1]).is_some();
+    for (k, row) in s.ineqs.iter().enumerate() {
+        let is_imp = if nonempty {
+            matches!(fm_range(s, row), Some((_, Some(h))) if h == rat(0))
+        } else {
+            true
+        };
+        prop_assert_eq!(imp.contains(&k), is_imp, "row {}", k);
+    }
+    Ok(())
+}
+
 const BOX: i64 = 5;
 
 proptest! {
@@ -348,17 +385,7 @@ proptest! {
             (Just(s), proptest::collection::vec(obj_strategy(n), 1..=3))
         })
     ) {
-        let t = with_box(&s, BOX);
-        let pts = brute(&t, BOX);
-        let best = pts.iter().map(|p| lex_key(&objs, p)).min();
-        match integer_lexmin(&t, &objs).unwrap() {
-            Optimum::Empty => prop_assert!(best.is_none()),
-            Optimum::Unbounded => prop_assert!(false, "boxed set cannot be unbounded"),
-            Optimum::Value(p) => {
-                prop_assert!(satisfies(&t, &p));
-                prop_assert_eq!(Some(lex_key(&objs, &p)), best);
-            }
-        }
+        let (t, pts) = check_boxed_lexmin(&s, &objs)?;
         let min0 = pts.iter().map(|p| eval(&objs[0], p)).min();
         match integer_min(&t, &objs[0]).unwrap() {
             Optimum::Empty => prop_assert!(min0.is_none()),
@@ -442,16 +469,7 @@ proptest! {
 
     #[test]
     fn implicit_equalities_match_fourier_motzkin(s in system_strategy(1, 6)) {
-        let imp = implicit_equalities(&s).unwrap();
-        let nonempty = fm_range(&s, &vec![0; s.n_vars + 1]).is_some();
-        for (k, row) in s.ineqs.iter().enumerate() {
-            let is_imp = if nonempty {
-                matches!(fm_range(&s, row), Some((_, Some(h))) if h == rat(0))
-            } else {
-                true
-            };
-            prop_assert_eq!(imp.contains(&k), is_imp, "row {}", k);
-        }
+        check_implicit_equalities(&s)?;
     }
 
     #[test]
@@ -817,17 +835,7 @@ proptest! {
             (Just(s), proptest::collection::vec(obj_strategy(n), 1..=3))
         })
     ) {
-        let t = with_box(&s, BOX);
-        let pts = brute(&t, BOX);
-        let best = pts.iter().map(|p| lex_key(&objs, p)).min();
-        match integer_lexmin(&t, &objs).unwrap() {
-            Optimum::Empty => prop_assert!(best.is_none()),
-            Optimum::Unbounded => prop_assert!(false, "boxed set cannot be unbounded"),
-            Optimum::Value(p) => {
-                prop_assert!(satisfies(&t, &p));
-                prop_assert_eq!(Some(lex_key(&objs, &p)), best);
-            }
-        }
+        let (t, pts) = check_boxed_lexmin(&s, &objs)?;
         prop_assert_eq!(integer_sample(&t).unwrap().is_some(), !pts.is_empty());
         let fm = fm_range(&s, &objs[0]);
         let expect_min = match &fm {
@@ -836,16 +844,7 @@ proptest! {
             Some((Some(l), _)) => Optimum::Value(l.clone()),
         };
         prop_assert_eq!(rational_min(&s, &objs[0]).unwrap(), expect_min);
-        let imp = implicit_equalities(&s).unwrap();
-        let nonempty = fm_range(&s, &vec![0; s.n_vars + 1]).is_some();
-        for (k, row) in s.ineqs.iter().enumerate() {
-            let is_imp = if nonempty {
-                matches!(fm_range(&s, row), Some((_, Some(h))) if h == rat(0))
-            } else {
-                true
-            };
-            prop_assert_eq!(imp.contains(&k), is_imp, "row {}", k);
-        }
+        check_implicit_equalities(&s)?;
         let red = redundant_ineqs(&s).unwrap();
         if let Err(msg) = check_redundancy(&s, &red, &objs) {
             return Err(TestCaseError::fail(msg));

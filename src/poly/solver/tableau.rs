@@ -1,8 +1,11 @@
 //! The exact simplex tableau (dictionary form, fraction-free rows).
 //!
 //! Owns: a dictionary over variables of two kinds — the `n_x` problem
-//! variables `x` (free, i.e. of any sign) and one slack variable per added
-//! constraint (restricted to be `>= 0`).  Every basic variable `B` has a row
+//! variables `x` (free, i.e. of any sign, until a sign constraint
+//! `a·x_v >= 0` restricts one: the variable is then that constraint's
+//! slack) and one slack variable per other added constraint (restricted to
+//! be `>= 0`).  A restricted problem variable deleted with a column is
+//! fixed at 0, like a slack.  Every basic variable `B` has a row
 //! `den · B = row[0] + Σ_j row[j] · N_j` where `N_j` is the variable of
 //! column `j >= 1`; `den > 0` and the row is kept divided by the gcd of its
 //! entries.  Nonbasic variables are at value 0, so a basic variable's value
@@ -170,7 +173,8 @@ impl<T: Int> Tab<T> {
 
     /// Add the constraint `Σ c[v]·x_v + cst >= 0` (or `== 0` if `is_eq`).
     /// Returns the id of its slack variable (`None` for an equality, whose
-    /// slack is eliminated). Restores feasibility or sets `empty`.
+    /// slack is eliminated; the variable itself for a sign constraint on a
+    /// free nonbasic variable). Restores feasibility or sets `empty`.
     pub fn add_constraint(&mut self, c: &[T], cst: &T, is_eq: bool) -> OResult<Option<usize>> {
         if self.empty {
             return Ok(None);

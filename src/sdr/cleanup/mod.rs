@@ -68,6 +68,11 @@ pub(crate) struct Cx {
 }
 
 impl Cx {
+    /// The number of applied decisions so far.
+    pub(crate) fn applied(&self) -> usize {
+        self.decisions.iter().filter(|d| d.applied).count()
+    }
+
     /// Records a decision about `var` (a declined one only once: the
     /// rounds examine the same variables again).
     pub(crate) fn decide(
@@ -133,24 +138,32 @@ pub fn cleanup_with_origins(
             sys_name: s.name.clone(),
             decisions: Vec::new(),
         };
-        // Per pass, the system it last left unchanged (see `skip_idle`).
-        let mut idle: [Option<System>; 8] = Default::default();
+        // Per pass, the generation at which it last changed nothing (see
+        // `skip_idle`); the generation counts the changes to `s`.
+        let mut idle: [Option<usize>; 8] = Default::default();
+        let mut renumbered = 0;
         for _ in 0..MAX_ROUNDS {
-            let before = cx.decisions.iter().filter(|d| d.applied).count();
+            let before = cx.applied();
             let [p, sel, e, inl, sums_idle, d1, sp, d2] = &mut idle;
-            skip_idle("pointwise", p, &mut cx, s, pointwise::run)?;
-            skip_idle("selected", sel, &mut cx, s, selected::run)?;
-            skip_idle("empty reads", e, &mut cx, s, empty::run)?;
-            skip_idle("inline", inl, &mut cx, s, inline::run)?;
-            skip_idle("running counts", sums_idle, &mut cx, s, sums::run)?;
+            let g = |cx: &Cx| cx.applied() + renumbered;
+            skip_idle("pointwise", p, g, &mut cx, s, pointwise::run)?;
+            skip_idle("selected", sel, g, &mut cx, s, selected::run)?;
+            skip_idle("empty reads", e, g, &mut cx, s, empty::run)?;
+            skip_idle("inline", inl, g, &mut cx, s, inline::run)?;
+            skip_idle("running counts", sums_idle, g, &mut cx, s, sums::run)?;
             // the readers inlined away must not count as reads
-            skip_idle("dead", d1, &mut cx, s, dead::run)?;
-            skip_idle("specialize", sp, &mut cx, s, |cx, s| {
+            skip_idle("dead", d1, g, &mut cx, s, dead::run)?;
+            skip_idle("specialize", sp, g, &mut cx, s, |cx, s| {
                 specialize::run(cx, s, &mut born)
             })?;
-            skip_idle("dead", d2, &mut cx, s, dead::run)?;
+            skip_idle("dead", d2, g, &mut cx, s, dead::run)?;
+            let ids = |s: &System| s.reductions().iter().map(|r| r.id).collect::<Vec<_>>();
+            let old_ids = ids(s);
             s.number_reductions();
-            if cx.decisions.iter().filter(|d| d.applied).count() == before {
+            if ids(s) != old_ids {
+                renumbered += 1;
+            }
+            if cx.applied() == before {
                 break;
             }
         }
@@ -160,29 +173,44 @@ pub fn cleanup_with_origins(
     Ok((out, decisions, origins))
 }
 
-/// Runs `pass` on `s` unless `idle` holds a system equal to `s` that the
-/// same pass left unchanged before: each pass is a deterministic function
-/// of the system (its declined decisions are recorded once, see
-/// [`Cx::decide`]), so it would leave it unchanged again. Records `s` in
-/// `idle` when the pass changes nothing. The last round of the cleanup,
-/// which only confirms that nothing changes, costs comparisons instead of
-/// polyhedral work for the passes whose input did not change.
+/// Runs `pass` on `s` unless it changed nothing the last time it ran and
+/// `s` has not changed since: `idle` is the generation (`generation(cx)`,
+/// which grows with every change to `s`) at which the pass last changed
+/// nothing. Each pass is a deterministic function of the system (its
+/// declined decisions are recorded once, see [`Cx::decide`]), so it would
+/// leave it unchanged again. The last round of the cleanup, which only
+/// confirms that nothing changes, costs nothing for the passes whose input
+/// did not change.
+///
+/// A pass changes `s` only together with an applied decision (every
+/// rewrite is recorded): that is what makes the count of applied decisions
+/// a generation of `s` without copying or comparing systems. Debug builds
+/// (the test suite) check it on every pass that decides nothing.
 fn skip_idle(
     name: &'static str,
-    idle: &mut Option<System>,
+    idle: &mut Option<usize>,
+    generation: impl Fn(&Cx) -> usize,
     cx: &mut Cx,
     s: &mut System,
     pass: impl FnOnce(&mut Cx, &mut System) -> Result<(), SdrError>,
 ) -> Result<(), SdrError> {
-    if idle.as_ref() == Some(&*s) {
+    let start = generation(cx);
+    if *idle == Some(start) {
         return Ok(());
     }
     let _t = crate::timing::phase(name);
+    #[cfg(debug_assertions)]
     let before = s.clone();
-    let applied = cx.decisions.iter().filter(|d| d.applied).count();
     pass(cx, s)?;
-    let unchanged = *s == before && cx.decisions.iter().filter(|d| d.applied).count() == applied;
-    *idle = unchanged.then_some(before);
+    let unchanged = generation(cx) == start;
+    #[cfg(debug_assertions)]
+    if unchanged && *s != before {
+        return Err(SdrError::Internal(format!(
+            "the cleanup pass `{name}` changed system `{}` without recording an applied decision",
+            cx.sys_name
+        )));
+    }
+    *idle = unchanged.then_some(start);
     Ok(())
 }
 

@@ -230,6 +230,44 @@ pub fn abs(x: i64) -> PolyResult<i64> {
     x.checked_abs().ok_or(PolyError::Overflow)
 }
 
+/// The non-zero entries `(k, row[k])` of `row`, in order. Zeros are
+/// skipped a block of eight at a time (one OR of the block, which the
+/// compiler vectorizes): the scheduling systems' rows have a handful of
+/// non-zero entries among hundreds.
+pub fn nonzeros(row: &[i64]) -> NonZeros<'_> {
+    NonZeros { row, k: 0 }
+}
+
+/// The iterator of [`nonzeros`].
+pub struct NonZeros<'a> {
+    row: &'a [i64],
+    /// The next entry to look at.
+    k: usize,
+}
+
+impl Iterator for NonZeros<'_> {
+    type Item = (usize, i64);
+
+    fn next(&mut self) -> Option<(usize, i64)> {
+        const BLOCK: usize = 8;
+        while let Some(&x) = self.row.get(self.k) {
+            if self.k.is_multiple_of(BLOCK) {
+                if let Some(block) = self.row.get(self.k..self.k + BLOCK) {
+                    if block.iter().fold(0, |acc, &y| acc | y) == 0 {
+                        self.k += BLOCK;
+                        continue;
+                    }
+                }
+            }
+            self.k += 1;
+            if x != 0 {
+                return Some((self.k - 1, x));
+            }
+        }
+        None
+    }
+}
+
 /// Divide a row by the gcd of its entries (all of them, constant included)
 /// so that equal constraints compare equal. Leaves a zero row unchanged.
 pub fn normalize_row(row: &mut [i64]) {
@@ -255,6 +293,18 @@ pub fn normalize_row(row: &mut [i64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nonzeros_lists_every_non_zero_entry_in_order() {
+        let mut row = vec![0i64; 37];
+        for (k, x) in [(0, 3), (7, -1), (8, 5), (20, i64::MIN), (36, 2)] {
+            row[k] = x;
+        }
+        let got: Vec<(usize, i64)> = nonzeros(&row).collect();
+        assert_eq!(got, vec![(0, 3), (7, -1), (8, 5), (20, i64::MIN), (36, 2)]);
+        assert_eq!(nonzeros(&[]).count(), 0);
+        assert_eq!(nonzeros(&[0; 16]).count(), 0);
+    }
 
     #[test]
     fn kernel_of_isl_example_11() {

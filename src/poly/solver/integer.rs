@@ -39,6 +39,13 @@ use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive};
 
+/// The non-zero coefficients `(v, c_v)` of an `i64` row, over `T`.
+pub(crate) fn sparse_terms<T: Int>(row: &[i64]) -> Vec<(usize, T)> {
+    crate::poly::linalg::nonzeros(row)
+        .map(|(v, x)| (v, T::from_i64(x)))
+        .collect()
+}
+
 /// Build a tableau for `eqs` (`== 0`) and `ineqs` (`>= 0`) over `n`
 /// variables; returns it with the slack variable of each inequality.
 pub(crate) fn build_tab<T: Int>(
@@ -48,16 +55,18 @@ pub(crate) fn build_tab<T: Int>(
 ) -> OResult<(Tab<T>, Vec<Option<usize>>)> {
     let mut tab = Tab::<T>::new(n);
     for e in eqs {
-        let c: Vec<T> = e[..n].iter().map(|&v| T::from_i64(v)).collect();
-        tab.add_constraint(&c, &T::from_i64(e[n]), true)?;
+        tab.add_sparse_constraint(&sparse_terms(&e[..n]), &T::from_i64(e[n]), true)?;
         if tab.empty {
             return Ok((tab, vec![None; ineqs.len()]));
         }
     }
     let mut slacks = Vec::with_capacity(ineqs.len());
     for r in ineqs {
-        let c: Vec<T> = r[..n].iter().map(|&v| T::from_i64(v)).collect();
-        slacks.push(tab.add_constraint(&c, &T::from_i64(r[n]), false)?);
+        slacks.push(tab.add_sparse_constraint(
+            &sparse_terms(&r[..n]),
+            &T::from_i64(r[n]),
+            false,
+        )?);
         if tab.empty {
             slacks.resize(ineqs.len(), None);
             return Ok((tab, slacks));

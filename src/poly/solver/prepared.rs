@@ -13,7 +13,7 @@
 //! Must not know about: schedules (the rows are just rows).
 
 use super::dive::{dive_on_tab, Dive};
-use super::integer::build_tab;
+use super::integer::{build_tab, sparse_terms};
 use super::num::{Int, OResult, Ovf};
 use super::tableau::Tab;
 use super::{each_reaches, lexmin_on_tab, Optimum, System};
@@ -169,8 +169,7 @@ fn add_rows<T: Int>(mut tab: Tab<T>, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> OR
         if tab.empty {
             break;
         }
-        let c: Vec<T> = r[..n].iter().map(|&v| T::from_i64(v)).collect();
-        tab.add_constraint(&c, &T::from_i64(r[n]), is_eq)?;
+        tab.add_sparse_constraint(&sparse_terms(&r[..n]), &T::from_i64(r[n]), is_eq)?;
     }
     Ok(tab)
 }
@@ -206,10 +205,7 @@ fn presolve(sys: &System) -> System {
         nz.clear();
         let mut g = 0i64;
         let mut touches_fixed = false;
-        for (k, &x) in r[..n].iter().enumerate() {
-            if x == 0 {
-                continue;
-            }
+        for (k, x) in crate::poly::linalg::nonzeros(&r[..n]) {
             if fixed[k] {
                 touches_fixed = true;
                 continue;

@@ -106,15 +106,16 @@ impl<T: Int> Tab<T> {
         !self.restricted[self.col_var[j]]
     }
 
-    /// The row `(nums, den)` of the affine form `Σ c[v]·x_v + cst` in terms
-    /// of the current nonbasic variables.
-    fn expr_of(&self, c: &[T], cst: &T) -> OResult<(Vec<T>, T)> {
+    /// The row `(nums, den)` of the affine form `Σ c_v·x_v + cst` (the
+    /// terms `(v, c_v)` of `c`, zero ones ignored) in terms of the current
+    /// nonbasic variables.
+    fn expr_of(&self, c: &[(usize, T)], cst: &T) -> OResult<(Vec<T>, T)> {
         let nc = self.ncols();
         let mut acc = vec![T::zero(); nc];
         acc[0] = cst.clone();
         let mut d = T::one();
-        for (v, cv) in c.iter().enumerate().take(self.n_x) {
-            if cv.is_zero() {
+        for (v, cv) in c.iter().map(|(v, cv)| (*v, cv)) {
+            if cv.is_zero() || v >= self.n_x {
                 continue;
             }
             match self.pos[v] {
@@ -152,9 +153,9 @@ impl<T: Int> Tab<T> {
 
     /// The problem variable `v` when `c` is `a·e_v` with `a > 0` and `x_v`
     /// is a free nonbasic variable.
-    fn unit_free_col(&self, c: &[T]) -> Option<usize> {
-        let mut nz = c.iter().enumerate().filter(|(_, x)| !x.is_zero());
-        let (v, a) = nz.next()?;
+    fn unit_free_col(&self, c: &[(usize, T)]) -> Option<usize> {
+        let mut nz = c.iter().filter(|(_, x)| !x.is_zero());
+        let &(v, ref a) = nz.next()?;
         if nz.next().is_some() || !a.is_pos() || v >= self.n_x || self.restricted[v] {
             return None;
         }
@@ -171,11 +172,30 @@ impl<T: Int> Tab<T> {
         v
     }
 
-    /// Add the constraint `Σ c[v]·x_v + cst >= 0` (or `== 0` if `is_eq`).
+    /// Add the constraint `Σ c[v]·x_v + cst >= 0` (or `== 0` if `is_eq`):
+    /// [`Self::add_sparse_constraint`] of the non-zero entries of `c`.
+    pub fn add_constraint(&mut self, c: &[T], cst: &T, is_eq: bool) -> OResult<Option<usize>> {
+        let terms: Vec<(usize, T)> = c
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| !x.is_zero())
+            .map(|(v, x)| (v, x.clone()))
+            .collect();
+        self.add_sparse_constraint(&terms, cst, is_eq)
+    }
+
+    /// Add the constraint `Σ c_v·x_v + cst >= 0` (or `== 0` if `is_eq`),
+    /// given by its terms `(v, c_v)` (zero ones are ignored; the rows of
+    /// scheduling systems have a few non-zero entries among hundreds).
     /// Returns the id of its slack variable (`None` for an equality, whose
     /// slack is eliminated; the variable itself for a sign constraint on a
     /// free nonbasic variable). Restores feasibility or sets `empty`.
-    pub fn add_constraint(&mut self, c: &[T], cst: &T, is_eq: bool) -> OResult<Option<usize>> {
+    pub fn add_sparse_constraint(
+        &mut self,
+        c: &[(usize, T)],
+        cst: &T,
+        is_eq: bool,
+    ) -> OResult<Option<usize>> {
         if self.empty {
             return Ok(None);
         }
@@ -245,7 +265,13 @@ impl<T: Int> Tab<T> {
 
     /// Add an unrestricted row for `Σ c[v]·x_v + cst`; returns its variable.
     pub fn add_free_row(&mut self, c: &[T], cst: &T) -> OResult<usize> {
-        let (nums, den) = self.expr_of(c, cst)?;
+        let terms: Vec<(usize, T)> = c
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| !x.is_zero())
+            .map(|(v, x)| (v, x.clone()))
+            .collect();
+        let (nums, den) = self.expr_of(&terms, cst)?;
         Ok(self.push_row(nums, den, false))
     }
 

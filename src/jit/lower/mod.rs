@@ -605,7 +605,10 @@ impl Lower<'_, '_> {
                 k = k.wrapping_add(c.wrapping_mul(self.offsets[v.0]));
             }
         }
-        let mut acc = self.iconst(k);
+        // The terms, then the constant (when not 0): no `iconst 0` and
+        // `iadd 0` for Cranelift to fold away (array boxes and indices are
+        // mostly `i`, `N`, `i + 1`), so smaller functions to compile.
+        let mut acc: Option<Value> = None;
         for &(s, c) in &e.terms {
             if c == 0 {
                 continue;
@@ -619,9 +622,16 @@ impl Lower<'_, '_> {
             } else {
                 self.b.ins().imul_imm(x, c)
             };
-            acc = self.b.ins().iadd(acc, t);
+            acc = Some(match acc {
+                None => t,
+                Some(a) => self.b.ins().iadd(a, t),
+            });
         }
-        acc
+        match acc {
+            None => self.iconst(k),
+            Some(a) if k == 0 => a,
+            Some(a) => self.b.ins().iadd_imm(a, k),
+        }
     }
 
     /// `⌊a / d⌋` (`floor`) or `⌈a / d⌉` for a constant `d >= 1`.

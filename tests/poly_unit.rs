@@ -221,7 +221,7 @@ fn deep_nesting_is_an_error_not_a_crash() {
 fn align_params_and_deltas() {
     let s = set("[N] -> { [i] : 0 <= i < N }");
     let a = s.align_params(&["K", "N"]).unwrap();
-    assert_eq!(a.space().params, vec!["K", "N"]);
+    assert_eq!(a.space().params.to_vec(), vec!["K", "N"]);
     assert_eq!(a.points(&[7, 3]).unwrap(), vec![vec![0], vec![1], vec![2]]);
     assert!(s.align_params(&["K"]).is_err());
     let m = Map::parse("[N] -> { [i, j] -> [i + 1, j - 2] : 0 <= i, j < N }").unwrap();

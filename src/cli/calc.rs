@@ -352,8 +352,8 @@ fn parse_isl(src: &str, start: usize, end: usize) -> CResult<Value> {
 /// then those of `y` not in `x` (isl's alignment by name).
 fn align(x: Value, y: Value) -> Result<(Value, Value), PolyError> {
     let params_of = |v: &Value| match v {
-        Value::Set(s) => s.space().params.clone(),
-        Value::Map(m) => m.space().params.clone(),
+        Value::Set(s) => s.space().params.to_vec(),
+        Value::Map(m) => m.space().params.to_vec(),
         _ => Vec::new(),
     };
     let (px, py) = (params_of(&x), params_of(&y));

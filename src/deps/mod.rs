@@ -437,7 +437,7 @@ impl Builder<'_> {
                 self.walk(&x.upper, &inner)
             }
             ExprKind::Categorical(c) => {
-                let mut dims = ctx.space.output.dims.clone();
+                let mut dims = ctx.space.output.dims.to_vec();
                 dims.push(c.index.clone());
                 let inner = Ctx {
                     n_ex: ctx.n_ex + 1,

@@ -300,7 +300,7 @@ impl Walker<'_> {
             }
             ExprKind::Categorical(c) => {
                 let n_outer = dims.len();
-                let mut dims = dims.clone();
+                let mut dims = dims.to_vec();
                 dims.push(c.index.clone());
                 let space = Space::set(&self.sys.params, &dims);
                 let rows = (0..n_outer)

@@ -25,7 +25,7 @@ use super::constraint::{
 use super::error::{PolyError, PolyResult};
 use super::project::{eliminate, RowSystem};
 use super::solver::Optimum;
-use super::space::{Space, Tuple};
+use super::space::{Names, Space, Tuple};
 use super::sys;
 
 /// A conjunction of constraints `e = 0` and `e >= 0` over a space.
@@ -185,7 +185,7 @@ impl BasicSet {
     pub fn fix_params(&self, params: &[i64]) -> PolyResult<BasicSet> {
         self.space.check_params(params)?;
         let mut space = self.space.clone();
-        space.params.clear();
+        space.params = Names::default();
         let mut b = BasicSet::universe(space);
         for e in &self.eqs {
             b.add_eq(substitute_prefix(e, params)?)?;
@@ -216,7 +216,7 @@ impl BasicSet {
             .map(|k| self.space.output.dims[k].clone())
             .collect();
         let mut space = self.space.clone();
-        space.output.dims = kept;
+        space.output.dims = kept.into();
         let slice = |row: &Vec<i64>| -> PolyResult<Vec<i64>> {
             let n = row.len() - 1;
             let mut c = i128::from(row[n]);
@@ -732,7 +732,7 @@ pub(crate) fn remove_dims(space: &Space, first: usize, n: usize) -> Space {
             .filter(|(k, _)| !range.contains(k))
             .map(|(_, d)| d.clone())
             .collect();
-        t.dims = dims;
+        t.dims = dims.into();
     }
     let dims: Vec<String> = space
         .output
@@ -744,7 +744,7 @@ pub(crate) fn remove_dims(space: &Space, first: usize, n: usize) -> Space {
         .collect();
     s.output = Tuple {
         name: space.output.name.clone(),
-        dims,
+        dims: dims.into(),
     };
     s
 }

@@ -356,7 +356,7 @@ const EXTENT_CHOICES: usize = 8;
 /// lower or no upper bound in a shadow.
 fn extent_bounds(b: &BasicSet) -> PolyResult<Vec<Complexity>> {
     let space = b.space();
-    let params = space.params.clone();
+    let params = space.params.to_vec();
     let np = space.n_params();
     let nd = space.n_dims();
     let s = b.simplify()?;
@@ -490,7 +490,7 @@ fn width_growths(
 /// The cone-degree bound (see the module doc).
 fn cone_complexity(b: &BasicSet) -> PolyResult<Complexity> {
     let space = b.space();
-    let params = space.params.clone();
+    let params = space.params.to_vec();
     let np = space.n_params();
     if b.is_empty()? {
         return Ok(Complexity::new(params, Vec::new()));

@@ -248,14 +248,16 @@ impl Map {
             output: other.set.space.output.clone(),
         };
         let mut names: Vec<String> = Vec::new();
-        names.extend(self.set.space.input.clone().unwrap_or_default().dims);
+        if let Some(t) = &self.set.space.input {
+            names.extend(t.dims.iter().cloned());
+        }
         names.extend(self.set.space.output.dims.iter().cloned());
         names.extend(other.set.space.output.dims.iter().cloned());
         let big = Space::set_tuple(
             &self.set.space.params,
             Tuple {
                 name: None,
-                dims: names,
+                dims: names.into(),
             },
         );
         let a = lift(&self.set, &big, np + nx + ny, nz)?;
@@ -343,7 +345,13 @@ impl Map {
         let nv = np + 3 * ni;
         let mut dims: Vec<String> = self.set.space.var_names()[np..].to_vec();
         dims.extend((0..ni).map(|k| format!("d{k}")));
-        let big = Space::set_tuple(&self.set.space.params, Tuple { name: None, dims });
+        let big = Space::set_tuple(
+            &self.set.space.params,
+            Tuple {
+                name: None,
+                dims: dims.into(),
+            },
+        );
         let lifted = lift(&self.set, &big, np + 2 * ni, ni)?;
         let mut defs = BasicSet::universe(big.clone());
         for k in 0..ni {

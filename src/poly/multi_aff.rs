@@ -297,8 +297,8 @@ impl MultiAff {
         let f = super::parse::parse_function(s)?;
         let domain = Space::set_tuple(&f.params, f.input);
         let out = Tuple {
-            name: f.output_name,
-            dims: vec![String::new(); f.rows.len()],
+            name: f.output_name.map(Into::into),
+            dims: vec![String::new(); f.rows.len()].into(),
         };
         MultiAff::new(domain, out, f.rows)
     }

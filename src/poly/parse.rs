@@ -414,7 +414,10 @@ impl Parser {
                 self.expect(&Tok::Comma, "',' or ']'")?;
             }
         }
-        Ok(Tuple { name, dims })
+        Ok(Tuple {
+            name: name.map(Into::into),
+            dims: dims.into(),
+        })
     }
 
     // ---- expressions ----
@@ -815,7 +818,7 @@ fn build(u: RawUnion, want_map: bool) -> PolyResult<Set> {
             );
         }
         let ps = Space {
-            params: u.params.clone(),
+            params: u.params.as_slice().into(),
             input: p.input.clone(),
             output: p.output.clone(),
         };
@@ -866,11 +869,13 @@ fn build(u: RawUnion, want_map: bool) -> PolyResult<Set> {
 }
 
 fn merge_names(into: &mut Tuple, from: &Tuple) {
-    for (a, b) in into.dims.iter_mut().zip(&from.dims) {
+    let mut dims = into.dims.to_vec();
+    for (a, b) in dims.iter_mut().zip(from.dims.iter()) {
         if a.is_empty() && !b.is_empty() {
             *a = b.clone();
         }
     }
+    into.dims = dims.into();
 }
 
 impl Set {

@@ -420,7 +420,7 @@ impl PointScanner {
                 rows
             })
             .collect();
-        PointScanner::from_pieces(pieces, m, n, set.space().output.dims.clone())
+        PointScanner::from_pieces(pieces, m, n, set.space().output.dims.to_vec())
     }
 
     fn from_pieces(

@@ -15,11 +15,12 @@
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, ToPrimitive, Zero};
+use std::sync::Arc;
 
 use super::basic_set::BasicSet;
 use super::constraint::Constraint;
 use super::error::{PolyError, PolyResult};
-use super::space::{Space, Tuple};
+use super::space::{Names, Space, Tuple};
 
 /// Why parameter values are refused by [`Set::check_param_values`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -570,9 +571,15 @@ impl Set {
         let np = self.space.n_params();
         let n = self.space.n_dims();
         let nv = np + 2 * n;
-        let mut dims = self.space.output.dims.clone();
+        let mut dims = self.space.output.dims.to_vec();
         dims.extend((0..n).map(|k| format!("y{k}")));
-        let big = Space::set_tuple(&self.space.params, Tuple { name: None, dims });
+        let big = Space::set_tuple(
+            &self.space.params,
+            Tuple {
+                name: None,
+                dims: dims.into(),
+            },
+        );
         let embed = |r: &Vec<i64>| {
             let mut v = r[..np].to_vec();
             v.extend(std::iter::repeat_n(0, n));
@@ -625,7 +632,7 @@ impl Set {
     pub fn fix_params(&self, params: &[i64]) -> PolyResult<Set> {
         self.space.check_params(params)?;
         let mut space = self.space.clone();
-        space.params.clear();
+        space.params = Names::default();
         let mut pieces = Vec::new();
         for p in &self.pieces {
             let q = p.fix_params(params)?;
@@ -670,7 +677,7 @@ impl Set {
             }
         }
         let mut pos = Vec::with_capacity(self.space.n_params());
-        for p in &self.space.params {
+        for p in self.space.params.iter() {
             match new.iter().position(|q| q == p) {
                 Some(k) => pos.push(k),
                 None => {
@@ -692,7 +699,7 @@ impl Set {
             v
         };
         let mut space = self.space.clone();
-        space.params = new.clone();
+        space.params = new.as_slice().into();
         self.map_rows(&space, |r| Ok(remap(r)))
     }
 
@@ -716,10 +723,11 @@ impl Set {
 
     /// The same set with its tuple renamed (`None` removes the name).
     pub fn set_tuple_name(&self, name: Option<&str>) -> Set {
+        let name: Option<Arc<str>> = name.map(Arc::from);
         let mut s = self.clone();
-        s.space.output.name = name.map(str::to_string);
+        s.space.output.name = name.clone();
         for p in &mut s.pieces {
-            p.space.output.name = name.map(str::to_string);
+            p.space.output.name = name.clone();
         }
         s
     }

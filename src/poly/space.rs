@@ -7,12 +7,18 @@
 //! Must not know about: constraints, sets, the solver.
 
 use super::error::{PolyError, PolyResult};
+use std::sync::Arc;
+
+/// A list of variable names, shared: spaces are copied with every set and
+/// map the library builds, and their names almost never change, so a copy
+/// is a reference count, not an allocation per name.
+pub type Names = Arc<[String]>;
 
 /// A tuple of named dimensions with an optional name (`S1[i, j]`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Tuple {
-    pub name: Option<String>,
-    pub dims: Vec<String>,
+    pub name: Option<Arc<str>>,
+    pub dims: Names,
 }
 
 impl Tuple {
@@ -26,7 +32,7 @@ impl Tuple {
     /// A named tuple `name[dims]`.
     pub fn named<S: AsRef<str>>(name: &str, dims: &[S]) -> Tuple {
         Tuple {
-            name: Some(name.to_string()),
+            name: Some(name.into()),
             dims: dims.iter().map(|s| s.as_ref().to_string()).collect(),
         }
     }
@@ -57,7 +63,7 @@ impl Tuple {
 /// then input dimensions, then output dimensions).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Space {
-    pub params: Vec<String>,
+    pub params: Names,
     pub input: Option<Tuple>,
     pub output: Tuple,
 }
@@ -110,7 +116,7 @@ impl Space {
     }
     /// The names of all variables in row order.
     pub fn var_names(&self) -> Vec<String> {
-        let mut v = self.params.clone();
+        let mut v = self.params.to_vec();
         if let Some(t) = &self.input {
             v.extend(t.dims.iter().cloned());
         }
@@ -151,12 +157,15 @@ impl Space {
         match &self.input {
             None => self.clone(),
             Some(t) => {
-                let mut dims = t.dims.clone();
+                let mut dims = t.dims.to_vec();
                 dims.extend(self.output.dims.iter().cloned());
                 Space {
                     params: self.params.clone(),
                     input: None,
-                    output: Tuple { name: None, dims },
+                    output: Tuple {
+                        name: None,
+                        dims: dims.into(),
+                    },
                 }
             }
         }

@@ -154,7 +154,7 @@ pub fn along_result(proj: &MultiAff, h: &[i64]) -> Result<Option<Vec<i64>>, SdrE
 /// `h ≥ 0` in isl-like notation over the names of `space` (for example
 /// `2i <= N` written as `N - 2i >= 0` around its last variable).
 pub fn hyperplane_text(space: &Space, h: &[i64]) -> String {
-    let mut names: Vec<String> = space.params.clone();
+    let mut names: Vec<String> = space.params.to_vec();
     names.extend(space.output.dims.iter().cloned());
     let c = crate::poly::print::fmt_constraint(h, false, &names);
     format!(

@@ -445,7 +445,7 @@ struct Scope {
 impl Scope {
     /// Every dimension of `space` in scope under its own name.
     fn identity(space: &Space) -> Scope {
-        let real = space.output.dims.clone();
+        let real = space.output.dims.to_vec();
         Scope {
             names: real.iter().cloned().map(Some).collect(),
             values: (0..real.len())

@@ -337,7 +337,7 @@ fn specialized(
     let nx = s.vars[x].domain.n_dims();
     let n = r.body_domain.n_dims();
     // the body space (c, r), the reduced indices named apart
-    let mut names: Vec<String> = y.output.dims.clone();
+    let mut names: Vec<String> = y.output.dims.to_vec();
     let mut taken: std::collections::HashSet<String> =
         names.iter().chain(&s.params).cloned().collect();
     for d in &r.dims()[nx..] {
@@ -498,7 +498,7 @@ fn body_domain(
 ) -> Result<Set, SdrError> {
     let nb = b.n_dims();
     let nq = data.iter().filter(|d| d.is_some()).count();
-    let mut dims = b.output.dims.clone();
+    let mut dims = b.output.dims.to_vec();
     dims.extend((0..nq).map(|q| format!("q{q}'")));
     let ext = Space::set(&b.params, &dims);
     // (c, r, q) ↦ (c, r): the affine coordinates pulled back along it

@@ -98,7 +98,7 @@ impl Access {
         let np = self.space.n_params();
         let nr = self.space.n_dims();
         let k = self.n_data();
-        let mut dims = self.space.output.dims.clone();
+        let mut dims = self.space.output.dims.to_vec();
         dims.extend((0..k).map(|q| format!("q{q}'")));
         let ext = Space::set(&self.space.params, &dims);
         let widen = |row: &[i64]| -> Vec<i64> {

@@ -160,7 +160,7 @@ pub(crate) fn broadcast_eq(
     let bc = cx.new_local(s, &base, "bc", d_small, ty, span);
     s.equations.push(Equation {
         var: bc,
-        indices: small_space.output.dims.clone(),
+        indices: small_space.output.dims.to_vec(),
         expr: Expr {
             kind: ExprKind::Reduce(Box::new(small)),
             ty,

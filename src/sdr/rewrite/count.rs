@@ -64,7 +64,7 @@ pub fn line_count(
     if upper.is_empty() || lower.is_empty() {
         return Ok(None);
     }
-    let names: Vec<String> = space.output.dims.clone();
+    let names: Vec<String> = space.output.dims.to_vec();
     let params = space.params.clone();
     let (u, u_txt) = min_of_floors(&upper, &names, &params, span)?;
     let (l, l_txt) = min_of_floors(&lower, &names, &params, span)?;

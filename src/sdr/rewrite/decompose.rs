@@ -152,7 +152,7 @@ pub(crate) fn decompose_eq(
     let dec = cx.new_local(s, &base, "dec", p1.clone(), ty, span);
     s.equations.push(Equation {
         var: dec,
-        indices: outer_space.output.dims.clone(),
+        indices: outer_space.output.dims.to_vec(),
         expr: Expr {
             kind: ExprKind::Reduce(Box::new(inner_red)),
             ty,

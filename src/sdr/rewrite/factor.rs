@@ -133,7 +133,7 @@ pub(crate) fn factor_eq(
     let inner = Reduction { body: g, ..r };
     s.equations.push(Equation {
         var: fac,
-        indices: x_space.output.dims.clone(),
+        indices: x_space.output.dims.to_vec(),
         expr: Expr {
             kind: ExprKind::Reduce(Box::new(inner)),
             ty,

@@ -663,9 +663,7 @@ pub(crate) fn expr_text(e: &Expr, s: &System) -> String {
         ExprKind::IntConst(v) => v.to_string(),
         ExprKind::FloatConst(v) => v.to_string(),
         ExprKind::BoolConst(v) => v.to_string(),
-        ExprKind::Index(a) => {
-            crate::ir::print::aff_to_alpha(a, a.space().output.dims.as_slice(), params)
-        }
+        ExprKind::Index(a) => crate::ir::print::aff_to_alpha(a, &a.space().output.dims, params),
         ExprKind::Read { var, access } => {
             let dims = access.domain_space().output.dims;
             let idx: Vec<String> = access

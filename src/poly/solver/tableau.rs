@@ -30,6 +30,15 @@ use super::num::{normalize, Int, OResult, Ovf};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 
+/// The non-zero entries `(v, c[v])` of a dense row.
+fn terms<T: Int>(c: &[T]) -> Vec<(usize, T)> {
+    c.iter()
+        .enumerate()
+        .filter(|(_, x)| !x.is_zero())
+        .map(|(v, x)| (v, x.clone()))
+        .collect()
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Pos {
     Row(usize),
@@ -175,13 +184,7 @@ impl<T: Int> Tab<T> {
     /// Add the constraint `Σ c[v]·x_v + cst >= 0` (or `== 0` if `is_eq`):
     /// [`Self::add_sparse_constraint`] of the non-zero entries of `c`.
     pub fn add_constraint(&mut self, c: &[T], cst: &T, is_eq: bool) -> OResult<Option<usize>> {
-        let terms: Vec<(usize, T)> = c
-            .iter()
-            .enumerate()
-            .filter(|(_, x)| !x.is_zero())
-            .map(|(v, x)| (v, x.clone()))
-            .collect();
-        self.add_sparse_constraint(&terms, cst, is_eq)
+        self.add_sparse_constraint(&terms(c), cst, is_eq)
     }
 
     /// Add the constraint `Σ c_v·x_v + cst >= 0` (or `== 0` if `is_eq`),
@@ -265,13 +268,7 @@ impl<T: Int> Tab<T> {
 
     /// Add an unrestricted row for `Σ c[v]·x_v + cst`; returns its variable.
     pub fn add_free_row(&mut self, c: &[T], cst: &T) -> OResult<usize> {
-        let terms: Vec<(usize, T)> = c
-            .iter()
-            .enumerate()
-            .filter(|(_, x)| !x.is_zero())
-            .map(|(v, x)| (v, x.clone()))
-            .collect();
-        let (nums, den) = self.expr_of(&terms, cst)?;
+        let (nums, den) = self.expr_of(&terms(c), cst)?;
         Ok(self.push_row(nums, den, false))
     }
 

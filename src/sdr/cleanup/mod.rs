@@ -1,5 +1,5 @@
 //! Cleanup of the program SDR produced: the tables a hand-written sampler
-//! never has, removed by six exact rewrites run in rounds (at most
+//! never has, removed by seven exact rewrites run in rounds (at most
 //! [`MAX_ROUNDS`], until nothing changes), each recorded as a [`Decision`]:
 //!
 //! 1. [`pointwise`]: a reduction `X[x] = ⊕ { E(y) : y ∈ P, p(y) = x }`
@@ -25,11 +25,14 @@
 //!    computing it (asymptotically), through affine and data-dependent
 //!    (indirect) reads; see that module for the rule that keeps the
 //!    run-time domain check of an indirect read;
-//! 5. [`specialize`]: a reduction-defined local read only through indirect
+//! 5. [`sums`]: two int running counts read only as their sum (the
+//!    forward and backward halves of a leave-one-out count) become one
+//!    running count;
+//! 6. [`specialize`]: a reduction-defined local read only through indirect
 //!    reads at data-selected points, each proven inside its domain
 //!    ([`known`]), is computed at those points alone (one new reduction per
 //!    distinct read), when that is asymptotically cheaper;
-//! 6. [`dead`]: locals nothing reads any more are removed (also before
+//! 7. [`dead`]: locals nothing reads any more are removed (also before
 //!    `specialize`, so that readers inlined away do not count).
 //!
 //! Everything preserves the program's values exactly: integers and booleans
@@ -58,7 +61,7 @@ use crate::ir::*;
 use crate::poly::complexity::Complexity;
 use crate::poly::PolyError;
 
-/// Rounds of the six rewrites per system.
+/// Rounds of the seven rewrites per system.
 pub const MAX_ROUNDS: usize = 4;
 
 /// The cleanup context of one system: its name and the decisions taken.

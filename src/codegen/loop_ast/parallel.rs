@@ -439,17 +439,22 @@ fn must_define(body: &[Stmt], defined: &mut BTreeSet<LocalId>) -> Result<(), Loc
 }
 
 /// An upper bound on the trip count of a loop known without the
-/// parameters: `hi_t − lo_s + 1` for a term `lo_s` of the lower bound and
-/// a term `hi_t` of the upper bound (both with divisor 1) whose
-/// difference is a constant (e.g. `for (t = i; t <= min(N − 1, i); t++)`
-/// runs at most once); the smallest such, `None` when there is none.
+/// parameters, from a term `⌈e_l / d⌉` of the lower bound and a term
+/// `⌊e_u / d⌋` of the upper bound with the same divisor `d` whose
+/// expressions differ by a constant `c = e_u − e_l`: the loop runs at
+/// most `max(0, ⌊c / d⌋ + 1)` times (e.g. `for (t = i; t <= min(N − 1,
+/// i); t++)` at most once, and so does the wavefront's `for (t =
+/// ceild(s − N, 4); t <= floord(s − N, 4); t++)`). With `e_l = d·q + r`
+/// (`0 <= r < d`), `⌊(e_l + c) / d⌋ − ⌈e_l / d⌉ = ⌊(r + c) / d⌋ − [r > 0]`,
+/// at most `⌊c / d⌋` (at `r = 0`). The smallest such bound over the pairs
+/// of terms, `None` when there is no pair.
 fn known_trip_bound(l: &ForLoop) -> Option<i64> {
     let mut best: Option<i64> = None;
-    for lt in l.lower.terms.iter().filter(|t| t.div == 1) {
-        for ut in l.upper.terms.iter().filter(|t| t.div == 1) {
+    for lt in &l.lower.terms {
+        for ut in l.upper.terms.iter().filter(|t| t.div == lt.div) {
             let (nl, nu) = (norm(&lt.expr), norm(&ut.expr));
-            if nl.0 == nu.0 {
-                let trip = nu.1 - nl.1 + 1;
+            if nl.0 == nu.0 && lt.div >= 1 {
+                let trip = (nu.1 - nl.1).div_euclid(i128::from(lt.div)) + 1;
                 let trip = i64::try_from(trip.max(0)).unwrap_or(i64::MAX);
                 best = Some(best.map_or(trip, |b| b.min(trip)));
             }
@@ -461,7 +466,8 @@ fn known_trip_bound(l: &ForLoop) -> Option<i64> {
 /// Marks the outermost loops of `f` that may run in parallel (see the
 /// module comment) and are not known to be short (a trip count bounded
 /// below [`MIN_CONSTANT_TRIP`] whatever the parameters: constant bounds,
-/// or a lower and an upper bound term a constant apart); the loops inside
+/// or a lower and an upper bound term with one divisor a constant apart,
+/// see `known_trip_bound`); the loops inside
 /// a marked loop stay unmarked. Returns the number of loops marked.
 pub fn mark_parallel(f: &mut Function) -> usize {
     let cx = Context::of(f);

@@ -480,3 +480,53 @@ fn static_work_is_the_work_of_every_iteration() {
     let nested = vec![for_n(J, vec![assign(Y, vec![v(I)], xij())]).into()];
     assert_eq!(static_work(&nested), None);
 }
+
+/// `for (i = ceild(N + a, d); i <= floord(N + a + c, d); i++)` with a
+/// pointwise body (parallel when marked).
+fn div_loop(a: i64, c: i64, d: i64) -> ForLoop {
+    let mut l = for_n(I, vec![assign(Y, vec![v(I)], Expr::Float(1.0))]);
+    let n_plus = |k: i64| Affine::param(0).offset(k).expect("small");
+    l.lower = Bound::div(n_plus(a), d);
+    l.upper = Bound::div(n_plus(a + c), d);
+    l
+}
+
+#[test]
+fn wavefront_loops_of_few_iterations_are_not_marked() {
+    // `ceild(N − 5, 4) .. floord(N − 5, 4)`: at most one iteration (the
+    // skewed schedules' wavefront loops), whatever N.
+    let mut f = func(vec![div_loop(-5, 0, 4).into()]);
+    assert_eq!(mark_parallel(&mut f), 0);
+    // Just below the threshold, and at it.
+    let below = 4 * (MIN_CONSTANT_TRIP - 2);
+    let mut f = func(vec![div_loop(-5, below, 4).into()]);
+    assert_eq!(mark_parallel(&mut f), 0);
+    let mut f = func(vec![div_loop(-5, 4 * (MIN_CONSTANT_TRIP - 1), 4).into()]);
+    assert_eq!(mark_parallel(&mut f), 1);
+    // Different divisors tell nothing: marked.
+    let mut l = div_loop(-5, 0, 4);
+    l.upper = Bound::div(Affine::param(0).offset(-5).expect("small"), 2);
+    let mut f = func(vec![l.into()]);
+    assert_eq!(mark_parallel(&mut f), 1);
+}
+
+#[test]
+fn trip_bound_of_divided_terms_is_the_largest_trip_count() {
+    // Against the loops' trip counts for every N over a few periods: the
+    // bound is never below a trip count, and some N reaches it.
+    for d in 1..=5 {
+        for c in -7..=13 {
+            let l = div_loop(3, c, d);
+            let bound = known_trip_bound(&l).expect("same divisor, constant apart");
+            let mut most = 0;
+            for n in -3 * d..=3 * d {
+                let lo = eval_bound(&l.lower, true, &[], &[n]).expect("small");
+                let hi = eval_bound(&l.upper, false, &[], &[n]).expect("small");
+                let trips = (hi - lo + 1).max(0);
+                assert!(trips <= bound, "d {d} c {c} N {n}: {trips} > {bound}");
+                most = most.max(trips);
+            }
+            assert_eq!(most, bound, "d {d} c {c}");
+        }
+    }
+}

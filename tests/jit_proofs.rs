@@ -7,9 +7,9 @@
 
 mod common;
 
-use alphac::codegen::loop_ast::{Affine, Expr, Stmt};
+use alphac::codegen::loop_ast::{Affine, BinOp, Expr, Stmt};
 use alphac::compile::{self, Options};
-use alphac::jit::{ExecError, JitFunction};
+use alphac::jit::{Buffer, ExecError, JitFunction};
 use common::loops::*;
 
 const PROGRAMS: &[(&str, &[i64])] = &[
@@ -98,6 +98,62 @@ fn the_affine_index_of_a_data_dependent_access_is_proven_or_checked() {
                     assert_eq!(point, &vec![0, 6], "{r:?}")
                 }
                 other => panic!("shift {s}: {other:?}"),
+            }
+        }
+    }
+}
+
+/// An index `mod(a, m)` (an array stored modulo `m`, `codegen::storage`)
+/// is proven in its box by its value range `0 .. m` and computed as the
+/// floor modulus, negative `a` included (no guard: `m > 0`). With a box
+/// of `m` cells the access is proven; with `m − 1` it is not, and the
+/// checked run reports the cell outside as a broken contract (like an
+/// affine index: the compiler's, not the data's).
+#[test]
+fn modular_indices_are_proven_by_their_range_and_computed_as_floor_mod() {
+    for m in [2i64, 3, 4, 5] {
+        for extent in [m, m - 1] {
+            // w[i] = mod(i − 7, m); z[i] = h[mod(i − 7, m)] + 1
+            let md = || Expr::bin(BinOp::Mod, aff(I, -7), Expr::Int(m));
+            let body = vec![for_(
+                I,
+                (zero(), below(0, 1)),
+                vec![
+                    Stmt::Assign {
+                        array: W,
+                        index: vec![var(I)],
+                        value: md(),
+                    },
+                    Stmt::Assign {
+                        array: Z,
+                        index: vec![var(I)],
+                        value: Expr::bin(BinOp::Add, Expr::load(H, vec![md()]), Expr::Int(1)),
+                    },
+                ],
+            )];
+            let f = func(body);
+            let jit = JitFunction::compile(&f).expect("compiles");
+            // N = 12, V = 1, K + 1 = extent (the box of h)
+            let params = [12, 1, extent - 1];
+            assert_eq!(
+                jit.proves_affine_accesses(&params),
+                Ok(extent >= m),
+                "m = {m}, extent {extent}"
+            );
+            let mut bufs = jit.zeroed_buffers(&params).expect("buffers");
+            let r = jit.run(&params, &mut bufs);
+            if extent >= m {
+                assert_eq!(r, Ok(()), "m = {m}");
+                let want: Vec<i64> = (0..12).map(|i: i64| (i - 7).rem_euclid(m)).collect();
+                assert_eq!(bufs[W], Buffer::Int(want), "m = {m}");
+                assert_eq!(bufs[Z], Buffer::Int(vec![1; 12]), "m = {m}");
+            } else {
+                match r {
+                    Err(ExecError::ContractViolation { ref point, .. }) => {
+                        assert_eq!(point, &vec![m - 1], "m = {m}")
+                    }
+                    other => panic!("m = {m}, extent {extent}: {other:?}"),
+                }
             }
         }
     }

@@ -121,3 +121,26 @@ fn rows_of_a_written_array_are_read_only_when_disjoint() {
 fn data_v(a: usize) -> Expr {
     Expr::load(a, vec![var(V)])
 }
+
+#[test]
+fn a_load_at_a_modular_index_free_of_the_loop_is_broadcast() {
+    // F[v][k] = G[v][k] + x[mod(v + 1, 2)] (x stored modulo 2, as a
+    // storage-mapped weight): the load is the same at every k.
+    let md = Expr::bin(BinOp::Mod, aff(V, 1), Expr::Int(2));
+    let f = nest(
+        0,
+        assign_f(Expr::bin(BinOp::Add, at_vk(G), Expr::load(X, vec![md]))),
+    );
+    assert!(vectorized(&f), "{}", f.to_c());
+    // N = 1 (the first parameter vector, six seeds) leaves x[1] outside
+    // x's box: the same broken contract on both sides.
+    assert_eq!(fast_matches_checked(&f), 6);
+    // x[mod(k, 2)] moves with k (not contiguous): scalar.
+    let mk = Expr::bin(BinOp::Mod, var(K), Expr::Int(2));
+    let g = nest(
+        0,
+        assign_f(Expr::bin(BinOp::Add, at_vk(G), Expr::load(X, vec![mk]))),
+    );
+    assert!(!vectorized(&g), "{}", g.to_c());
+    assert_eq!(fast_matches_checked(&g), 0);
+}

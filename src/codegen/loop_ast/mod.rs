@@ -683,6 +683,23 @@ impl Expr {
     pub fn is_affine(&self) -> bool {
         matches!(self, Expr::Aff(_) | Expr::Int(_))
     }
+    /// `Some((a, m))` when the expression is `mod(a, m)` with `a` affine
+    /// and `m > 0` a constant: the index of an array stored modulo `m`
+    /// (`codegen::storage`), whose value lies in `0 .. m` whatever `a`.
+    pub fn modular(&self) -> Option<(&Expr, i64)> {
+        match self {
+            Expr::Binary(BinOp::Mod, a, m) => match **m {
+                Expr::Int(m) if m > 0 && a.is_affine() => Some((a, m)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    /// True when the expression is an index free of data: affine, or
+    /// affine modulo a positive constant ([`Expr::modular`]).
+    pub fn is_data_free_index(&self) -> bool {
+        self.is_affine() || self.modular().is_some()
+    }
     /// `c_1 op (c_2 op (… op c_n))` (right-nested, in order), or `empty`
     /// when there is no operand.
     pub fn chain(op: BinOp, mut items: Vec<Expr>, empty: Expr) -> Expr {

@@ -2,7 +2,9 @@
 //! values: proves that no affine evaluation overflows `i64` and decides
 //! whether every affine index is inside its array's box: every index of an
 //! affine access, and the affine indices of a data-dependent access (whose
-//! other indices compiled code checks at run time).
+//! other indices compiled code checks at run time). An index `mod(a, m)`
+//! (`a` affine, `m > 0` constant: an array stored modulo `m`) counts as
+//! affine here, with values in `0 .. m`.
 //!
 //! Owns: the soundness argument of unchecked JIT code. Compiled code
 //! evaluates affine expressions, loop bounds and domain predicates with
@@ -245,10 +247,21 @@ impl An<'_> {
                     lo: i128::from(*v),
                     hi: i128::from(*v),
                 },
-                other => {
-                    self.expr(other);
-                    continue;
-                }
+                // `mod(a, m)`, `m > 0`: `a` is evaluated (and must not
+                // overflow), the value is in `0 .. m`.
+                other => match other.modular() {
+                    Some((a, m)) => {
+                        self.expr(a);
+                        Iv {
+                            lo: 0,
+                            hi: i128::from(m) - 1,
+                        }
+                    }
+                    None => {
+                        self.expr(other);
+                        continue;
+                    }
+                },
             };
             let (lo, ext) = self.boxes[array][k];
             let (lo, hi) = (i128::from(lo), i128::from(lo) + i128::from(ext) - 1);

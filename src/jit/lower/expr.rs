@@ -80,6 +80,15 @@ impl Lower<'_, '_> {
                 let av = self.expr(a)?;
                 self.lazy_logic(av, b, *op == BinOp::And)?
             }
+            Expr::Binary(BinOp::Mod, a, m) if matches!(**m, Expr::Int(m) if m > 0) => {
+                // `a mod m` by a positive constant cannot fail: no guard.
+                let av = self.expr(a)?;
+                let m = match **m {
+                    Expr::Int(m) => m,
+                    _ => 1, // unreachable: matched above
+                };
+                self.mod_const(av, m)
+            }
             Expr::Binary(op, a, b) => {
                 let ty = self.expr_type(a);
                 let av = self.expr(a)?;
@@ -185,10 +194,11 @@ impl Lower<'_, '_> {
     pub(super) fn op_may_fail(&self, e: &Expr) -> bool {
         match e {
             Expr::Unary(UnOp::Neg, a) => self.expr_type(a) != ElemType::Float,
-            Expr::Binary(op, a, _) => {
+            Expr::Binary(op, a, b) => {
                 !(op.is_comparison()
                     || matches!(op, BinOp::Min | BinOp::Max | BinOp::And | BinOp::Or)
-                    || self.expr_type(a) == ElemType::Float)
+                    || self.expr_type(a) == ElemType::Float
+                    || (*op == BinOp::Mod && matches!(**b, Expr::Int(m) if m > 0)))
             }
             Expr::Math(f, args) => {
                 *f == MathFn::Abs && args.first().map(|a| self.expr_type(a)) == Some(ElemType::Int)
@@ -288,6 +298,19 @@ impl Lower<'_, '_> {
     fn no_overflow(&mut self, of: Value) {
         let ok = self.b.ins().icmp_imm(IntCC::Equal, of, 0);
         self.guard(ok, status::OVERFLOW, None, &[]);
+    }
+
+    /// `a mod m = a − m·⌊a / m⌋ ∈ 0 .. m` for a constant `m > 0`: `a & (m −
+    /// 1)` when `m` is a power of two (two's complement), else the
+    /// truncated remainder plus `m` when it is negative.
+    fn mod_const(&mut self, a: Value, m: i64) -> Value {
+        if m.count_ones() == 1 {
+            return self.b.ins().band_imm(a, m - 1);
+        }
+        let r = self.b.ins().srem_imm(a, m);
+        let neg = self.b.ins().icmp_imm(IntCC::SignedLessThan, r, 0);
+        let plus = self.b.ins().iadd_imm(r, m);
+        self.b.ins().select(neg, plus, r)
     }
 
     /// Int division family with the zero and `MIN / -1` checks.
@@ -407,10 +430,10 @@ fn cond_codes(op: BinOp) -> Option<(FloatCC, IntCC)> {
     })
 }
 
-/// A load whose indices are all affine (checked or proven, never
-/// data-dependent).
+/// A load whose indices are all affine or modular (checked or proven,
+/// never data-dependent).
 fn affine_load(e: &Expr) -> bool {
-    matches!(e, Expr::Load { index, .. } if index.iter().all(Expr::is_affine))
+    matches!(e, Expr::Load { index, .. } if index.iter().all(Expr::is_data_free_index))
 }
 
 /// True when evaluating `e` can neither fail nor touch memory, so it may
@@ -430,7 +453,8 @@ pub(super) fn speculable(e: &Expr) -> bool {
         Expr::Unary(UnOp::Neg, _) => false,
         Expr::Binary(op, a, b) => {
             let safe_op = cond_codes(*op).is_some()
-                || matches!(op, BinOp::Min | BinOp::Max | BinOp::And | BinOp::Or);
+                || matches!(op, BinOp::Min | BinOp::Max | BinOp::And | BinOp::Or)
+                || (*op == BinOp::Mod && matches!(**b, Expr::Int(m) if m > 0));
             safe_op && speculable(a) && speculable(b)
         }
         Expr::Select(c, a, b) => speculable(c) && speculable(a) && speculable(b),

@@ -115,7 +115,7 @@ impl Lower<'_, '_> {
     fn safe(&self, e: &Expr) -> bool {
         match e {
             Expr::Load { index, .. } => {
-                (index.iter().all(Expr::is_affine) || self.fixed_checked_row(index))
+                (index.iter().all(Expr::is_data_free_index) || self.fixed_checked_row(index))
                     && index.iter().all(|x| self.safe(x))
             }
             Expr::Select(_, a, b) => match self.resolution(e) {

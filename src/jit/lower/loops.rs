@@ -199,7 +199,7 @@ impl Lower<'_, '_> {
             self.kill_written(body);
             // The vector form reads data-selected rows only at their
             // checked offsets.
-            vector = vector && self.rows_cover(body);
+            vector = vector && self.rows_cover(body, var);
         }
         // `var` starts again: no load in it is available.
         self.avail.forget(0, var);

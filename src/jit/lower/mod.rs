@@ -701,13 +701,13 @@ impl Lower<'_, '_> {
         for e in index {
             xs.push(self.expr(e)?);
         }
-        let data_dependent = !index.iter().all(Expr::is_affine);
+        let data_dependent = !index.iter().all(Expr::is_data_free_index);
         if data_dependent || self.check_all {
             let mut ok = self.b.ins().iconst(types::I8, 1);
             for (k, &x) in xs.iter().enumerate() {
                 // An affine index of a data-dependent access is proven in
                 // the box by `analysis` for the fast variant.
-                if !self.check_all && index[k].is_affine() {
+                if !self.check_all && index[k].is_data_free_index() {
                     continue;
                 }
                 let c = self.in_box(array, k, x)?;

@@ -23,7 +23,9 @@ fn vmem(a: ArrayId) -> MemFlags {
 }
 
 /// The affine coefficients of an index relative to `var`: `Some(k)` when
-/// the index is affine, where `k` is its coefficient of `var`.
+/// the index is affine, where `k` is its coefficient of `var`; `Some(0)`
+/// also for a quasi-affine index free of `var` (such as the
+/// `mod(i + 2, 2)` of an array stored modulo: [`quasi_affine_free`]).
 fn coeff_of(e: &Expr, var: LoopVar) -> Option<i64> {
     match e {
         Expr::Int(_) => Some(0),
@@ -34,7 +36,31 @@ fn coeff_of(e: &Expr, var: LoopVar) -> Option<i64> {
                 .map(|&(_, c)| c)
                 .sum(),
         ),
+        _ if quasi_affine_free(e, var) => Some(0),
         _ => None,
+    }
+}
+
+/// `e` is an int built from affine expressions free of `var` with `+ − ×`,
+/// `⌊/⌋`, `⌈/⌉`, `mod`, `min` and `max`: no load, so its value is the same
+/// at every iteration of the loop over `var`.
+fn quasi_affine_free(e: &Expr, var: LoopVar) -> bool {
+    match e {
+        Expr::Int(_) => true,
+        Expr::Aff(a) => !a.terms.iter().any(|&(s, c)| c != 0 && s == Sym::Loop(var)),
+        Expr::Binary(
+            BinOp::Add
+            | BinOp::Sub
+            | BinOp::Mul
+            | BinOp::FloorDiv
+            | BinOp::CeilDiv
+            | BinOp::Mod
+            | BinOp::Min
+            | BinOp::Max,
+            a,
+            b,
+        ) => quasi_affine_free(a, var) && quasi_affine_free(b, var),
+        _ => false,
     }
 }
 
@@ -151,19 +177,25 @@ pub(super) fn vectorizable(f: &Function, var: LoopVar, body: &[Stmt]) -> bool {
         })
 }
 
-/// The data-dependent loads of a body accepted by [`vectorizable`].
-fn data_loads<'e>(body: &'e [Stmt], out: &mut Vec<&'e [Expr]>) {
-    fn walk<'e>(e: &'e Expr, out: &mut Vec<&'e [Expr]>) {
+/// The data-dependent loads of a body accepted by [`vectorizable`] over
+/// `var`. A load at a quasi-affine index free of `var` is not one: the
+/// vector form loads it as a scalar, through the same checked address as
+/// the scalar form.
+fn data_loads<'e>(body: &'e [Stmt], var: LoopVar, out: &mut Vec<&'e [Expr]>) {
+    fn walk<'e>(e: &'e Expr, var: LoopVar, out: &mut Vec<&'e [Expr]>) {
         if let Expr::Load { index, .. } = e {
-            if !index.iter().all(Expr::is_affine) {
+            if !index
+                .iter()
+                .all(|x| quasi_affine_free(x, var) || x.is_affine())
+            {
                 out.push(index);
             }
         }
-        e.children().into_iter().for_each(|x| walk(x, out));
+        e.children().into_iter().for_each(|x| walk(x, var, out));
     }
     for s in body {
         if let Stmt::Assign { value, .. } | Stmt::Accumulate(Accumulation { value, .. }) = s {
-            walk(value, out);
+            walk(value, var, out);
         }
     }
 }
@@ -205,9 +237,9 @@ impl Lower<'_, '_> {
     /// Whether every data-dependent load of a vectorizable `body` is one of
     /// the rows checked before the loop (`rows`, by the address of the
     /// index list): the vector form reads a row at its checked offset.
-    pub(super) fn rows_cover(&self, body: &[Stmt]) -> bool {
+    pub(super) fn rows_cover(&self, body: &[Stmt], var: LoopVar) -> bool {
         let mut loads = Vec::new();
-        data_loads(body, &mut loads);
+        data_loads(body, var, &mut loads);
         loads.iter().all(|index| {
             self.rows
                 .iter()

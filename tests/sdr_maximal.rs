@@ -267,6 +267,70 @@ fn independent_reductions_may_reuse_against_the_schedule() {
     }
 }
 
+/// A suffix sum nothing reads at affine indices (an output here) has two
+/// recurrences of the same cost: along the schedule (`+1`: the total,
+/// then one subtraction per step) and against it (`-1`: from the empty
+/// end, one addition per step). The search takes the one without a
+/// removed shell: no inverse, no cancellation, no pass for the total.
+#[test]
+fn unread_suffix_sums_accumulate_from_their_empty_end() {
+    let p = lower(
+        "suf.alpha",
+        "affine suf [N] -> { : N >= 1 }
+            inputs A : float [N];
+            outputs B : float {[i] : 0 <= i <= N};
+            let B[i] = reduce(+, [j], {: i <= j < N} : A[j]);
+        .",
+    );
+    let (n, q, d) = simplified(&p);
+    assert_eq!(total(&n).to_string(), "O(N^2)");
+    assert_eq!(total(&q).to_string(), "O(N)");
+    let top = d.iter().find(|d| d.var == "B" && d.applied).unwrap();
+    assert_eq!(top.reuse, Some(vec![-1, 0]), "{d:?}");
+    let shells = top.shells.as_ref().unwrap();
+    assert!(shells.subtracted.is_empty(), "{d:?}");
+    let text = program_to_alpha(&q);
+    assert!(text.contains("B[i + 1]"), "{text}");
+    for n in 1..9 {
+        assert_same_results(&p, &q, &[n], n as u64);
+    }
+}
+
+/// The same suffix sum as a local read only at data-selected points
+/// (CoxPH's risk sets, read at `first[i]`) is free too; read at affine
+/// indices, it keeps the schedule's orientation, where a reader running
+/// forward can be fused with the recurrence (GMM's leave-one-out counts).
+#[test]
+fn suffix_sums_read_at_affine_indices_keep_the_schedules_direction() {
+    let program = |read: &str| {
+        format!(
+            "affine suf [N] -> {{ : N >= 1 }}
+                inputs A : float [N]; p : int [N];
+                outputs C : float [N];
+                locals B : float {{[i] : 0 <= i <= N}};
+                let
+                  B[i] = reduce(+, [j], {{: i <= j < N}} : A[j]);
+                  C[i] = {read};
+            ."
+        )
+    };
+    for (read, reuse) in [
+        ("B[(p[i] * p[i]) % N] + 1.0", vec![-1, 0]),
+        ("B[i] + 1.0", vec![1, 0]),
+    ] {
+        let p = lower("suf.alpha", &program(read));
+        let (_, q, d) = simplified(&p);
+        let top = d.iter().find(|d| d.var == "B" && d.applied).unwrap();
+        assert_eq!(top.reuse, Some(reuse.clone()), "{read}: {d:?}");
+        let shells = top.shells.as_ref().unwrap();
+        assert_eq!(shells.subtracted.is_empty(), reuse[0] < 0, "{read}: {d:?}");
+        assert_eq!(total(&q).to_string(), "O(N)", "{read}");
+        for n in 1..9 {
+            assert_same_results(&p, &q, &[n], n as u64);
+        }
+    }
+}
+
 /// `max` over `j >= max(i, N - i)`: the active lower bound decreases with
 /// `i` below `N/2` and increases above it, so each direction needs a
 /// subtraction on one half. Splitting the results at `2i = N` (through the

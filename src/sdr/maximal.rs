@@ -13,9 +13,11 @@
 //! every shell piece the transformation creates, recursively) the search
 //! evaluates, in this order:
 //!
-//! 1. every share-basis vector `b` with `proj_lin·b ≠ 0`, oriented as the
-//!    schedule orders it, then reversed (`Cx::directions`), when legal
-//!    (profitable; no subtraction for operators without an inverse);
+//! 1. every share-basis vector `b` with `proj_lin·b ≠ 0` in its preferred
+//!    orientation (the schedule's, or the one without a removed shell
+//!    when nothing reads the target at affine indices: `Cx::directions`),
+//!    then reversed, when legal (profitable; no subtraction for
+//!    operators without an inverse);
 //! 2. leaving the face as it is;
 //! 3. splitting `P` along a candidate hyperplane ([`candidate_splits`]) and
 //!    searching each side again (at most [`MAX_SPLITS`] nested splits).
@@ -24,7 +26,7 @@
 //! the costs (`sdr::complexity`) of the equations it produced, including
 //! the face's own. The first candidate whose cost is strictly lower than
 //! every earlier one wins, so ties go to the earlier candidate: the
-//! schedule's direction before the reversed one, one piece before a split.
+//! preferred orientation before the reversed one, one piece before a split.
 //! The search stops early when a candidate costs `O(|D_X|)` (no equation
 //! defining `X` can cost less). At most [`MAX_CANDIDATES`] candidates
 //! (piece, direction or split) are evaluated per reduction of the input
@@ -247,7 +249,7 @@ pub(super) fn search(
     let mut exhausted = false;
     let mut reason = "share directions lie in the projection's kernel";
     // 1. reuse directions
-    for r in cx.directions(&job, basis)? {
+    for r in cx.directions(s, &job, piece, basis)? {
         if best.as_ref().is_some_and(|b| at_floor(&b.cost)) {
             break;
         }

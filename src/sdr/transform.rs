@@ -44,7 +44,7 @@ use super::share::share_space;
 use super::{Decision, DecisionKind, ResultOrder, SdrError};
 use crate::diag::Span;
 use crate::ir::*;
-use crate::poly::solver::{rational_max, Optimum, System as LinSystem};
+use crate::poly::solver::{integer_kernel, rational_max, Optimum, System as LinSystem};
 use crate::poly::{BasicSet, MultiAff, Set, Space};
 use crate::vocab::Scalar;
 use std::collections::HashSet;
@@ -219,6 +219,20 @@ fn dot(a: &[i64], b: &[i64]) -> Result<i64, SdrError> {
             .ok_or(crate::poly::PolyError::Overflow)?;
     }
     Ok(s)
+}
+
+/// Whether some equation of `s` reads `var` at affine indices (a `Read`;
+/// reads at data-dependent indices are `IndirectRead`s).
+fn read_affinely(s: &System, var: VarId) -> bool {
+    fn walk(e: &Expr, var: VarId) -> bool {
+        if matches!(e.kind, ExprKind::Read { var: v, .. } if v == var) {
+            return true;
+        }
+        let mut found = false;
+        e.for_each_child(&mut |c| found = found || walk(c, var));
+        found
+    }
+    s.equations.iter().any(|eq| walk(&eq.expr, var))
 }
 
 /// `{ x : x − v ∈ s }` (the translate `s + v`).
@@ -513,13 +527,64 @@ impl Cx {
 
     /// The reuse directions the search may try for an independent
     /// reduction, in order of preference: every share-basis vector `b`
-    /// with `proj_lin · b ≠ 0` oriented as the schedule orders it
-    /// (`+b` when the schedule does not), then the same vectors reversed.
+    /// with `proj_lin · b ≠ 0` in its preferred orientation, then the same
+    /// vectors reversed. The preferred orientation is the one the schedule
+    /// orders (`+b` when the schedule does not), except when nothing reads
+    /// the target at affine indices (an output, or a table read only at
+    /// data-selected points, such as a risk-set sum read at `first[i]`)
+    /// and exactly one of `±b` leaves no body facet of `piece` (`a·r ≥ 0`
+    /// for every inequality `a·y + c ≥ 0` not on the result alone). Then no
+    /// reader can be fused with the recurrence whatever its orientation,
+    /// and the orientation without a removed shell, `X[x] = X[x − r_X] ⊕
+    /// Add[x]`, needs no inverse (no cancellation in floating point) and
+    /// starts from the thin end of the domain (a suffix sum from its empty
+    /// end instead of from the total). The search keeps the first of
+    /// equally cheap candidates, so this order decides ties.
     pub(super) fn directions(
         &self,
+        s: &System,
         job: &Job,
+        piece: &BasicSet,
         basis: &[Vec<i64>],
     ) -> Result<Vec<Vec<i64>>, SdrError> {
+        let np = self.params.len();
+        let n = job.red.dims().len();
+        // Facets that constrain the result only (`a_lin · k = 0` on the
+        // projection's kernel) are left out: the slice a step along `r`
+        // removes there lands outside the result's domain (the piece is
+        // restricted to `proj⁻¹(D_X)`), not in a subtraction.
+        let proj_lin: Vec<Vec<i64>> = job
+            .red
+            .proj
+            .affs()
+            .iter()
+            .map(|a| a.dim_coeffs().to_vec())
+            .collect();
+        let kernel = integer_kernel(&proj_lin, n)?;
+        let free = !read_affinely(s, job.target);
+        let mut body_facets = Vec::new();
+        for row in piece.ineqs() {
+            let a = lin(row, np, n);
+            let mut result_only = true;
+            for k in &kernel {
+                if dot(&a, k)? != 0 {
+                    result_only = false;
+                    break;
+                }
+            }
+            if !result_only {
+                body_facets.push(a);
+            }
+        }
+        // Whether `r` leaves some body facet of the piece (`a·r < 0`).
+        let leaves = |r: &[i64]| -> Result<bool, SdrError> {
+            for a in &body_facets {
+                if dot(a, r)? < 0 {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        };
         let mut first = Vec::new();
         let mut second = Vec::new();
         for b in basis {
@@ -527,10 +592,15 @@ impl Cx {
             if r_x.iter().all(|&v| v == 0) {
                 continue;
             }
-            let sign = match schedule_sign(&job.theta, &r_x)? {
+            let mut sign = match schedule_sign(&job.theta, &r_x)? {
                 0 => 1,
                 s => s,
             };
+            let fwd: Vec<i64> = b.iter().map(|&v| v * sign).collect();
+            let back: Vec<i64> = b.iter().map(|&v| -v * sign).collect();
+            if free && leaves(&fwd)? && !leaves(&back)? {
+                sign = -sign;
+            }
             first.push(b.iter().map(|&v| v * sign).collect::<Vec<i64>>());
             second.push(b.iter().map(|&v| -v * sign).collect::<Vec<i64>>());
         }

@@ -144,3 +144,29 @@ fn a_load_at_a_modular_index_free_of_the_loop_is_broadcast() {
     assert!(!vectorized(&g), "{}", g.to_c());
     assert_eq!(fast_matches_checked(&g), 0);
 }
+
+#[test]
+fn the_two_rows_of_an_array_stored_modulo_two_are_disjoint() {
+    // F[mod(v, 2)][k] = F[mod(v + 1, 2)][k] + G[v][k]: the row read is
+    // never the row written (1 ≢ 0 mod 2), as in a two-row stencil.
+    let row = |c: i64| Expr::bin(BinOp::Mod, aff(V, c), Expr::Int(2));
+    let stencil = |c: i64| {
+        nest(
+            0,
+            Stmt::Assign {
+                array: F,
+                index: vec![row(0), var(K)],
+                value: Expr::bin(BinOp::Add, Expr::load(F, vec![row(c), var(K)]), at_vk(G)),
+            },
+        )
+    };
+    let f = stencil(1);
+    assert!(vectorized(&f), "{}", f.to_c());
+    // V = 1 (the first parameter vector, six seeds) puts row 1 outside
+    // F's box: the same broken contract on both sides.
+    assert_eq!(fast_matches_checked(&f), 6);
+    // mod(v + 2, 2) is the written row itself: scalar.
+    let g = stencil(2);
+    assert!(!vectorized(&g), "{}", g.to_c());
+    assert_eq!(fast_matches_checked(&g), 0);
+}

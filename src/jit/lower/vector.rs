@@ -98,24 +98,42 @@ fn row_contiguous(index: &[Expr], var: LoopVar) -> bool {
 }
 
 /// The accesses `a` and `b` of one array never touch a common element
-/// while `var` runs: some dimension is affine in both, free of `var` in
-/// both, and differs by a non-zero constant (`R2[t − 5][a][b]` against
-/// `R2[t − 6][a][b]`).
+/// while `var` runs: some dimension is free of `var` in both and differs
+/// between them by a constant `c` it can never equal: affine in both with
+/// `c ≠ 0` (`R2[t − 5][a][b]` against `R2[t − 6][a][b]`), or `mod(e + c₁,
+/// m)` against `mod(e + c₂, m)` with `c₁ − c₂ ≢ 0 (mod m)` (the two rows of
+/// an array stored modulo 2, `X[mod(t, 2)]` against `X[mod(t − 1, 2)]`).
 fn disjoint_rows(a: &[Expr], b: &[Expr], var: LoopVar) -> bool {
-    a.iter().zip(b).any(|(x, y)| {
-        let (Expr::Aff(p), Expr::Aff(q)) = (x, y) else {
-            return false;
-        };
+    let canon = |t: &[(Sym, i64)]| {
+        let mut t: Vec<(Sym, i64)> = t.iter().copied().filter(|&(_, c)| c != 0).collect();
+        t.sort();
+        t
+    };
+    // `Some(c)` when `x − y` is the constant `c` (both affine, free of
+    // `var`).
+    let offset = |x: &Expr, y: &Expr| -> Option<i128> {
         if coeff_of(x, var) != Some(0) || coeff_of(y, var) != Some(0) {
-            return false;
+            return None;
         }
-        let canon = |t: &[(Sym, i64)]| {
-            let mut t: Vec<(Sym, i64)> = t.iter().copied().filter(|&(_, c)| c != 0).collect();
-            t.sort();
-            t
-        };
-        canon(&p.terms) == canon(&q.terms) && p.constant != q.constant
-    })
+        match (x, y) {
+            (Expr::Aff(p), Expr::Aff(q)) if canon(&p.terms) == canon(&q.terms) => {
+                Some(i128::from(p.constant) - i128::from(q.constant))
+            }
+            (Expr::Int(u), Expr::Int(v)) => Some(i128::from(*u) - i128::from(*v)),
+            _ => None,
+        }
+    };
+    a.iter()
+        .zip(b)
+        .any(|(x, y)| match (x.modular(), y.modular()) {
+            (Some((p, m)), Some((q, n))) if m == n => {
+                offset(p, q).is_some_and(|c| c.rem_euclid(i128::from(m)) != 0)
+            }
+            _ => {
+                matches!((x, y), (Expr::Aff(_), Expr::Aff(_)))
+                    && offset(x, y).is_some_and(|c| c != 0)
+            }
+        })
 }
 
 /// Whether the innermost loop over `var` with this body may run as

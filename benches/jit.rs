@@ -174,8 +174,9 @@ fn jacobi_rust(t: usize, a: &mut [f64], b: &mut [f64]) {
     }
 }
 
-/// The loops alphac generates for `examples/jacobi_1d.alpha` (see
-/// `alphac emit`), by hand: `X` is the `(T+1) × N` array of every step.
+/// The loops alphac generates for `examples/jacobi_1d.alpha` without
+/// storage mapping, by hand: `X` is the `(T+1) × N` array of every step
+/// (with the mapping, `alphac emit` stores `X` modulo 2 in time).
 fn jacobi_full_rust(t: usize, x0: &[f64], x: &mut [f64], y: &mut [f64]) {
     let n = x0.len();
     x[..n].copy_from_slice(x0);
@@ -278,8 +279,9 @@ fn benches(c: &mut Criterion) {
     g.bench_function("rust", |bch| {
         bch.iter(|| jacobi_rust(black_box(t), &mut ra, &mut rb))
     });
-    // The code alphac generates from examples/jacobi_1d.alpha (all T + 1
-    // steps stored) against the same loops by hand.
+    // The code alphac generates from examples/jacobi_1d.alpha (`X` stored
+    // modulo 2 in time, two rows) against its loops by hand with all T + 1
+    // steps stored.
     let gen = generated("jacobi_1d");
     let jp = [t as i64, n as i64];
     let mut gbufs = gen.zeroed_buffers(&jp).expect("buffers");

@@ -560,10 +560,15 @@ impl Cx {
             .iter()
             .map(|a| a.dim_coeffs().to_vec())
             .collect();
-        let kernel = integer_kernel(&proj_lin, n)?;
         let free = !read_affinely(s, job.target);
+        // Only needed when the target is free of affine readers.
+        let kernel = if free {
+            integer_kernel(&proj_lin, n)?
+        } else {
+            Vec::new()
+        };
         let mut body_facets = Vec::new();
-        for row in piece.ineqs() {
+        for row in piece.ineqs().iter().filter(|_| free) {
             let a = lin(row, np, n);
             let mut result_only = true;
             for k in &kernel {

@@ -56,6 +56,22 @@ fn interchanged(code: &str) -> bool {
         && matches!((at("for (t3 = "), at("for (t1 = ")), (Some(i), Some(b)) if i < b)
 }
 
+/// The loop over the subjects `i` (`t3`) runs outside the loop over the
+/// rows `a` of the accumulation (whatever that loop is called: `t0`, or
+/// `z0` where it is fused with the initialization of `I`).
+fn subjects_outside_rows(code: &str) -> bool {
+    let row = code
+        .lines()
+        .map(str::trim_start)
+        .find(|l| l.starts_with("I[") && l.contains(" += "))
+        .and_then(|l| l.strip_prefix("I["))
+        .and_then(|r| r.split(']').next());
+    match (row, code.find("for (t3 = ")) {
+        (Some(r), Some(i)) => code.find(&format!("for ({r} = ")).is_some_and(|a| i < a),
+        _ => false,
+    }
+}
+
 fn inputs(p: &alphac::ir::Program, params: &[i64], e: &[i64]) -> HashMap<String, Array> {
     let mut m = HashMap::new();
     for v in &p.systems[0].vars {
@@ -63,10 +79,10 @@ fn inputs(p: &alphac::ir::Program, params: &[i64], e: &[i64]) -> HashMap<String,
             continue;
         }
         let spec = interp::array_spec(v, params).expect("a spec");
+        let n = (params[0] * params[1]) as usize;
         let data = if v.name == "e" {
             ArrayData::Int(e.to_vec())
         } else {
-            let n = (params[0] * params[1]) as usize;
             ArrayData::Float((0..n).map(|x| 0.25 * x as f64 - 1.3).collect())
         };
         m.insert(
@@ -150,4 +166,46 @@ fn failures_that_depend_on_the_crossed_loop_keep_the_order() {
         assert!(!interchanged(&code), "{cond} / {body} / {domain}:\n{code}");
         agree_on_data(&src);
     }
+}
+
+/// Where the body reads more values of the subject `i` than of the row
+/// `a` (CoxPH's information matrix), the loop over the subjects moves out
+/// past the rows too (`i, a, b`): each subject's values are read once,
+/// not once per row. Where it reads as many (`X[i, a] * X[i, b]` under
+/// `e[i] >= 0`: three loads move with `i`, and with `a` `X[i, a]` and
+/// `I`'s load and store), the nest stays `a, i, b`.
+#[test]
+fn the_subjects_run_outside_the_rows_where_they_are_read_more() {
+    let more = "(T[e[i], a, b] * X[i, a] + X[i, b]) / (1.0 + X[i, 0] * X[i, 0])";
+    for domain in [BOX, TRIANGLE] {
+        let src = program("e[i] >= 0", more, domain);
+        let code = emit(&src);
+        assert!(
+            interchanged(&code) && subjects_outside_rows(&code),
+            "{domain}:\n{code}"
+        );
+        agree_on_data(&src);
+        let src = program("e[i] >= 0", "X[i, a] * X[i, b]", domain);
+        let code = emit(&src);
+        assert!(
+            interchanged(&code) && !subjects_outside_rows(&code),
+            "{domain}:\n{code}"
+        );
+        agree_on_data(&src);
+    }
+}
+
+/// The rows stay outside the subjects when a failure would then depend
+/// on the row (the load under a condition on `a`); the results equal the
+/// interpreter's, and a failing run fails at the same row.
+#[test]
+fn rows_stay_outside_where_a_failure_depends_on_them() {
+    let more = "(T[e[i], a, b] * X[i, a] + X[i, b]) / (1.0 + X[i, 0] * X[i, 0])";
+    let src = program("e[i] >= a", more, BOX);
+    let code = emit(&src);
+    assert!(
+        interchanged(&code) && !subjects_outside_rows(&code),
+        "{code}"
+    );
+    agree_on_data(&src);
 }

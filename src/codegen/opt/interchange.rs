@@ -18,39 +18,57 @@ use crate::vocab::{ElemType, UnOp};
 /// contiguous one and 0 for one the inner loop does not move.
 const STRIDED: usize = 4;
 
-/// Swaps `for (o ...) { for (i ...) { A[x] op= E } }` into `for (i ...)
-/// { for (o ...) { A[x] op= E } }` where that walks memory better.
+/// Swaps `for (o ...) { for (i ...) { N } }` into `for (i ...) { for (o
+/// ...) { N } }`, where `N` is `A[x] op= E` or a perfect nest of loops
+/// `for (b_1 ...) { ... for (b_k ...) { A[x] op= E } }` around it, where
+/// that walks memory better.
 ///
-/// Rule: the inner loop's bounds do not mention `o`; its body is one
-/// accumulation whose affine index `x` mentions `o` and not `i`; `E`
-/// reads neither `A` nor anything with a draw, `categorical` or external
-/// call; and every operation of `E` that may fail (an int operation, a
-/// data-dependent load) does not mention `o` and is not evaluated under
-/// a condition that mentions `o` (a `select` branch, the right operand of
-/// `&&`, `||`), except that a data-dependent load may have affine index
-/// positions that mention `o` when its array has no domain predicate or
-/// every constraint of its (convex) domain that involves such a position
-/// involves no data-dependent one and is implied by the context and the
-/// two loops' bounds. Profitability: the sum over `E`'s loads and the
-/// accumulation (costed as a load and a store when `o` is inner, free
-/// when `i` is: a register) of 0 when the inner loop does not move them,
-/// 1 when their last index is the inner variable plus terms free of it
-/// (other positions free of it), [`STRIDED`] otherwise, is lower with
-/// `o` inside than with `i` inside. (`C[i][j] += A[i][k] * B[k][j]`
-/// becomes the `i, k, j` order; CoxPH's `I[a][b] += … R2[first[i]][a][b]
-/// …` runs the subjects outside the entries.)
+/// Rule: the loop over `i`'s bounds do not mention `o`, and the bounds of
+/// the `b_j` do not mention `i`; the accumulation's affine index `x` does
+/// not mention `i` and determines `o` whatever the `b_j` (`o` is a linear
+/// function of `x` and outer variables; for `k = 0`: `x` mentions `o`);
+/// `E` reads neither `A` nor anything with a draw, `categorical` or
+/// external call; and every operation of `E` that may fail (an int
+/// operation, a data-dependent load) mentions none of `o, b_1, ..., b_k`
+/// and is not evaluated under a condition that mentions one of them (a
+/// `select` branch, the right operand of `&&`, `||`), except that a
+/// data-dependent load may have affine index positions that mention them
+/// when its array has no domain predicate or every constraint of its
+/// (convex) domain that involves such a position involves no
+/// data-dependent one and is implied by the context and the loops'
+/// bounds.
 ///
-/// Why this is exact: distinct `o` update distinct elements of `A`
-/// (`x` is injective in `o`, the other variables fixed) that `E` does
-/// not read, so each element receives the same terms in the same order
-/// of `i`, and each term is computed from the same values: the results
-/// are identical, floats included. A run that fails: whether `E` fails
-/// at `(o, i)` does not depend on `o` (the operations that may fail, and
-/// whether they run, depend on `i` and outer variables only; an affine
-/// position is inside the domain for every `o` of the loop), so the
-/// first failing point in either order is `(first o, first failing i)`,
-/// with the same error. (Affine accesses are in bounds under the access
-/// contract.)
+/// Profitability, `k = 0`: the sum over `E`'s loads and the accumulation
+/// (costed as a load and a store when `o` is inner, free when `i` is: a
+/// register) of 0 when the inner loop does not move them, 1 when their
+/// last index is the inner variable plus terms free of it (other
+/// positions free of it), [`STRIDED`] otherwise, is lower with `o` inside
+/// than with `i` inside (`C[i][j] += A[i][k] * B[k][j]` becomes the `i, k,
+/// j` order; CoxPH's `I[a][b] += … R2[first[i]][a][b] …` runs the
+/// subjects outside the entries). `k >= 1`: the loop crossed becomes the
+/// middle one, around the `b_j`; a load it moves is loaded anew (another
+/// row) at each of its iterations, one it does not move once around the
+/// `b_j`. Swapped when fewer of `E`'s loads and the accumulation (counted
+/// twice, a load and a store) mention `o` than mention `i` (CoxPH's
+/// nest, `a, i, b` after the first swap, becomes `i, a, b`: `event[i]`,
+/// `f[i]`, `first[i]`, `m[i]`, `S0[i]` are read once per subject instead
+/// of once per row `a`, and the rows `R2[first[i]][a]` of consecutive `a`
+/// are adjacent; matmul's `i, k, j` stays: `C[i][j]` would move too).
+///
+/// Why this is exact: distinct `o` update distinct elements of `A` that
+/// `E` does not read, so an element's terms all come from one `o`, and
+/// it receives them in the lexicographic order of `(i, b_1, ..., b_k)` in
+/// both orders; each term is computed from the same values: the results
+/// are identical, floats included. A run that fails: whether `E` fails at a
+/// point does not depend on `o` and the `b_j` (the operations that may
+/// fail, and whether they run, depend on `i` and outer variables only; an
+/// affine position is inside the domain at every point of the loops), and
+/// whether the `b_j` nest runs at all depends on `o` only, so the first
+/// failing point in either order is the first `o` whose nest runs, the
+/// first failing `i`, the first point of the nest, with the same error.
+/// (Affine accesses are in bounds under the access contract. An int
+/// accumulation that overflows may do so first at another element in
+/// the new order; the error, "integer overflow", names no point.)
 ///
 /// Returns the number of nests interchanged.
 pub fn interchange_loops(f: &mut Function) -> usize {
@@ -97,7 +115,7 @@ impl Interchange {
     /// call ([`Self::safe`] with every operation under a condition on the
     /// moving loop).
     pub(super) fn cannot_fail(&self, e: &Expr) -> bool {
-        self.safe(e, LoopVar(usize::MAX), true)
+        self.safe(e, &[], true)
     }
 
     /// Whether the statements `body` can neither fail nor have an effect
@@ -133,8 +151,18 @@ impl Interchange {
         let [Stmt::For(inner)] = l.body.as_slice() else {
             return None;
         };
-        let [Stmt::Accumulate(acc)] = inner.body.as_slice() else {
-            return None;
+        // The loops between `inner` and the accumulation: a perfect nest.
+        let mut nest: Vec<&ForLoop> = Vec::new();
+        let mut body = &inner.body;
+        let acc = loop {
+            match body.as_slice() {
+                [Stmt::Accumulate(acc)] => break acc,
+                [Stmt::For(b)] => {
+                    nest.push(b);
+                    body = &b.body;
+                }
+                _ => return None,
+            }
         };
         let (o, i) = (l.var, inner.var);
         if bound_mentions(&inner.lower, o) || bound_mentions(&inner.upper, o) {
@@ -148,15 +176,24 @@ impl Interchange {
                 _ => None,
             })
             .collect::<Option<_>>()?;
-        if !idx.iter().any(|a| mentions(a, o)) || idx.iter().any(|a| mentions(a, i)) {
+        if idx.iter().any(|a| mentions(a, i)) || reads_array(&acc.value, acc.array) {
             return None;
         }
-        if reads_array(&acc.value, acc.array) {
+        // The loops whose iterations the accumulation's elements tell
+        // apart: `o` and the nest below `inner`.
+        let moving: Vec<LoopVar> = std::iter::once(o).chain(nest.iter().map(|b| b.var)).collect();
+        let inner_bounds_free_of_i = nest
+            .iter()
+            .all(|b| !bound_mentions(&b.lower, i) && !bound_mentions(&b.upper, i));
+        if !inner_bounds_free_of_i || !determines(&idx, &moving) {
             return None;
         }
         let mark = self.facts.push_loop(o, &l.lower, &l.upper);
         self.facts.push_loop(i, &inner.lower, &inner.upper);
-        let safe = self.safe(&acc.value, o, false);
+        for b in &nest {
+            self.facts.push_loop(b.var, &b.lower, &b.upper);
+        }
+        let safe = self.safe(&acc.value, &moving, false);
         self.facts.rows.truncate(mark);
         if !safe {
             return None;
@@ -167,19 +204,33 @@ impl Interchange {
         };
         let mut loads = Vec::new();
         collect_loads(&acc.value, &mut loads);
-        let cost = |v: LoopVar| loads.iter().map(|e| load_cost(e, v)).sum::<usize>();
-        let with_o_inside = cost(o) + 2 * load_cost(&target, o);
-        if with_o_inside >= cost(i) {
-            return None;
+        if nest.is_empty() {
+            let cost = |v: LoopVar| loads.iter().map(|e| load_cost(e, v)).sum::<usize>();
+            let with_o_inside = cost(o) + 2 * load_cost(&target, o);
+            if with_o_inside >= cost(i) {
+                return None;
+            }
+        } else {
+            // The middle loop of the nest: `i` as it stands, `o` swapped.
+            // A load that the middle loop moves is reloaded (a new row) at
+            // each of its iterations; one it does not move is loaded
+            // once around the inner nest.
+            let moved = |v: LoopVar| {
+                loads.iter().filter(|e| expr_mentions(e, v)).count()
+                    + if expr_mentions(&target, v) { 2 } else { 0 }
+            };
+            if moved(o) >= moved(i) {
+                return None;
+            }
         }
         Some(Stmt::For(swapped_nest(l, inner)))
     }
 
-    /// Whether `e`'s failures do not depend on `o` (see
+    /// Whether `e`'s failures do not depend on the loops `o` (see
     /// [`interchange_loops`]); `guarded` when `e` runs under a condition
-    /// that mentions `o`.
-    pub(super) fn safe(&self, e: &Expr, o: LoopVar, guarded: bool) -> bool {
-        let here = expr_mentions(e, o);
+    /// that mentions one of them.
+    pub(super) fn safe(&self, e: &Expr, o: &[LoopVar], guarded: bool) -> bool {
+        let here = mentions_any(e, o);
         match e {
             Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => true,
             Expr::Load { array, index } => {
@@ -206,10 +257,10 @@ impl Interchange {
                 }
                 let lazy = matches!(op, BinOp::And | BinOp::Or);
                 self.safe(a, o, guarded)
-                    && self.safe(b, o, guarded || (lazy && expr_mentions(a, o)))
+                    && self.safe(b, o, guarded || (lazy && mentions_any(a, o)))
             }
             Expr::Select(c, a, b) => {
-                let g = guarded || expr_mentions(c, o);
+                let g = guarded || mentions_any(c, o);
                 self.safe(c, o, guarded) && self.safe(a, o, g) && self.safe(b, o, g)
             }
             Expr::Cast(_, a) => self.safe(a, o, guarded),
@@ -230,11 +281,11 @@ impl Interchange {
     }
 
     /// A data-dependent load of `array` at `index` (its data-dependent
-    /// positions free of `o`): every domain constraint that involves an
-    /// affine position mentioning `o` involves no data-dependent position
-    /// and is implied by the facts.
-    fn positions_inside(&self, array: ArrayId, index: &[Expr], o: LoopVar) -> bool {
-        let moving: Vec<bool> = index.iter().map(|x| expr_mentions(x, o)).collect();
+    /// positions free of the loops `o`): every domain constraint that
+    /// involves an affine position mentioning one of them involves no
+    /// data-dependent position and is implied by the facts.
+    fn positions_inside(&self, array: ArrayId, index: &[Expr], o: &[LoopVar]) -> bool {
+        let moving: Vec<bool> = index.iter().map(|x| mentions_any(x, o)).collect();
         if index.iter().zip(&moving).any(|(x, &m)| m && !x.is_affine()) {
             return false;
         }
@@ -332,6 +383,43 @@ pub(super) fn expr_mentions(e: &Expr, v: LoopVar) -> bool {
     u.opaque || u.vars.contains(&v)
 }
 
+/// Whether `e` mentions one of the loop variables `vs` (conservatively
+/// `true` when it holds a draw or a call).
+fn mentions_any(e: &Expr, vs: &[LoopVar]) -> bool {
+    let u = Uses::of(e);
+    u.opaque || vs.iter().any(|v| u.vars.contains(v))
+}
+
+/// Whether the affine index `idx` determines the loop variable `vs[0]`
+/// over the loops `vs` (the other variables fixed): two points with
+/// different `vs[0]` reach different elements, whatever the other `vs`.
+/// With `M` the coefficient matrix of `idx` on `vs` (a row per position),
+/// that holds when the unit row of `vs[0]` is in `M`'s row space
+/// (`rank [M; e_0] = rank M`): then `vs[0] = λ·(idx − c)` for some `λ`.
+/// For `vs = [o]` alone: `idx` mentions `o`. (`false` when a coefficient
+/// overflows: the rewrite is then not made.)
+fn determines(idx: &[&Affine], vs: &[LoopVar]) -> bool {
+    let coef = |a: &Affine, v: LoopVar| {
+        a.terms
+            .iter()
+            .filter(|(s, _)| *s == Sym::Loop(v))
+            .try_fold(0i64, |acc, &(_, c)| acc.checked_add(c))
+    };
+    let rows: Option<Vec<Vec<i64>>> = idx
+        .iter()
+        .map(|a| vs.iter().map(|&v| coef(a, v)).collect())
+        .collect();
+    let Some(mut rows) = rows else {
+        return false;
+    };
+    let n = vs.len();
+    let r = crate::poly::linalg::rank(&rows, n);
+    let mut unit = vec![0; n];
+    unit[0] = 1;
+    rows.push(unit);
+    r > 0 && crate::poly::linalg::rank(&rows, n) == r
+}
+
 /// The loads of `e`, nested ones (in indices) included.
 fn collect_loads<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
     if matches!(e, Expr::Load { .. }) {
@@ -370,5 +458,38 @@ fn load_cost(e: &Expr, v: LoopVar) -> usize {
         1
     } else {
         STRIDED
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn aff(terms: &[(usize, i64)]) -> Affine {
+        Affine {
+            terms: terms
+                .iter()
+                .map(|&(v, c)| (Sym::Loop(LoopVar(v)), c))
+                .collect(),
+            constant: 0,
+        }
+    }
+
+    /// `A[a][b]` and `A[a + b][b]` tell the rows `a` apart whatever `b`;
+    /// `A[a + b]` (a diagonal: `(0, 1)` and `(1, 0)` meet) and `A[b]` do
+    /// not; with no inner loop, an index that mentions `a` does.
+    #[test]
+    fn an_index_determines_the_crossed_loop_when_its_unit_row_is_in_the_row_space() {
+        let (a, b) = (LoopVar(0), LoopVar(1));
+        let det = |idx: &[Affine], vs: &[LoopVar]| {
+            let refs: Vec<&Affine> = idx.iter().collect();
+            determines(&refs, vs)
+        };
+        assert!(det(&[aff(&[(0, 1)]), aff(&[(1, 1)])], &[a, b]));
+        assert!(det(&[aff(&[(0, 1), (1, 1)]), aff(&[(1, 1)])], &[a, b]));
+        assert!(det(&[aff(&[(0, 2), (2, 1)])], &[a]));
+        assert!(!det(&[aff(&[(0, 1), (1, 1)])], &[a, b]));
+        assert!(!det(&[aff(&[(1, 1)])], &[a, b]));
+        assert!(!det(&[aff(&[(2, 1)])], &[a]));
     }
 }

@@ -43,11 +43,13 @@
 //!    skipped where `R == 0` and `f(u)` is finite (DMM's per-term
 //!    predictive: a hand-written sampler visits a document's non-zero
 //!    terms only).
-//! 8. [`interchange_loops`]: the inner loop of an accumulation nest
-//!    `for o { for i { A[x] op= E } }` moves out past `o` when the loads
-//!    of `E` then walk memory more contiguously (matmul's `i, k, j`
-//!    order; CoxPH's subjects outside its information matrix's entries),
-//!    when `x` is injective in `o` and no failure of `E` depends on `o`.
+//! 8. [`interchange_loops`]: the loop `i` of an accumulation nest
+//!    `for o { for i { [for b_1 { ... for b_k {] A[x] op= E } } }` moves
+//!    out past `o` when the loads of `E` then walk memory more
+//!    contiguously or are reloaded less often (matmul's `i, k, j` order;
+//!    CoxPH's subjects outside its information matrix's rows and
+//!    entries), when `x` is injective in `(o, b_1, ..., b_k)` and no
+//!    failure of `E` depends on those loops.
 //! 9. [`drop_implied_domains`]: an array's domain predicate (checked on
 //!    its data-dependent accesses) is dropped when the loops and guards
 //!    around each such access imply it, given the box check (CoxPH's

@@ -181,7 +181,9 @@ impl Interchange {
         }
         // The loops whose iterations the accumulation's elements tell
         // apart: `o` and the nest below `inner`.
-        let moving: Vec<LoopVar> = std::iter::once(o).chain(nest.iter().map(|b| b.var)).collect();
+        let moving: Vec<LoopVar> = std::iter::once(o)
+            .chain(nest.iter().map(|b| b.var))
+            .collect();
         let inner_bounds_free_of_i = nest
             .iter()
             .all(|b| !bound_mentions(&b.lower, i) && !bound_mentions(&b.upper, i));
@@ -256,8 +258,7 @@ impl Interchange {
                     return false;
                 }
                 let lazy = matches!(op, BinOp::And | BinOp::Or);
-                self.safe(a, o, guarded)
-                    && self.safe(b, o, guarded || (lazy && mentions_any(a, o)))
+                self.safe(a, o, guarded) && self.safe(b, o, guarded || (lazy && mentions_any(a, o)))
             }
             Expr::Select(c, a, b) => {
                 let g = guarded || mentions_any(c, o);

@@ -145,28 +145,31 @@ impl Lower<'_, '_> {
                     }
                 }
             }
-            Expr::Math(fun, args) => {
-                let ty = self.expr_type(&args[0]);
-                let mut vs = Vec::new();
-                for a in args {
-                    vs.push(self.expr(a)?);
-                }
-                match (fun, ty) {
-                    (MathFn::Abs, ElemType::Int) => {
-                        let ok = self.b.ins().icmp_imm(IntCC::NotEqual, vs[0], i64::MIN);
-                        self.guard(ok, status::OVERFLOW, None, &[]);
-                        self.b.ins().iabs(vs[0])
+            Expr::Math(fun, args) => match folded_math(*fun, args) {
+                Some(x) => self.b.ins().f64const(x),
+                None => {
+                    let ty = self.expr_type(&args[0]);
+                    let mut vs = Vec::new();
+                    for a in args {
+                        vs.push(self.expr(a)?);
                     }
-                    (MathFn::Abs, _) => self.b.ins().fabs(vs[0]),
-                    (MathFn::Sqrt, _) => self.b.ins().sqrt(vs[0]),
-                    (MathFn::Floor, _) => self.b.ins().floor(vs[0]),
-                    (MathFn::Ceil, _) => self.b.ins().ceil(vs[0]),
-                    (MathFn::Exp, _) => self.call(rt::EXP, &vs),
-                    (MathFn::Log, _) => self.call(rt::LOG, &vs),
-                    (MathFn::Pow, _) => self.call(rt::POW, &vs),
-                    (MathFn::Lgamma, _) => self.call(rt::LGAMMA, &vs),
+                    match (fun, ty) {
+                        (MathFn::Abs, ElemType::Int) => {
+                            let ok = self.b.ins().icmp_imm(IntCC::NotEqual, vs[0], i64::MIN);
+                            self.guard(ok, status::OVERFLOW, None, &[]);
+                            self.b.ins().iabs(vs[0])
+                        }
+                        (MathFn::Abs, _) => self.b.ins().fabs(vs[0]),
+                        (MathFn::Sqrt, _) => self.b.ins().sqrt(vs[0]),
+                        (MathFn::Floor, _) => self.b.ins().floor(vs[0]),
+                        (MathFn::Ceil, _) => self.b.ins().ceil(vs[0]),
+                        (MathFn::Exp, _) => self.call(rt::EXP, &vs),
+                        (MathFn::Log, _) => self.call(rt::LOG, &vs),
+                        (MathFn::Pow, _) => self.call(rt::POW, &vs),
+                        (MathFn::Lgamma, _) => self.call(rt::LGAMMA, &vs),
+                    }
                 }
-            }
+            },
             // A draw's loops evaluate its weight in blocks that do not
             // dominate one another: no available loads inside.
             Expr::Categorical(c) => self.without_avail(|l| l.categorical(c))?,
@@ -461,4 +464,24 @@ pub(super) fn speculable(e: &Expr) -> bool {
         Expr::Cast(_, a) => speculable(a),
         Expr::Math(f, args) => *f != MathFn::Abs && args.iter().all(speculable),
     }
+}
+
+/// The value of the math call `f(args)` when every argument is a float
+/// constant (`lgamma(0.01)` in a log-joint's sum over the non-zero
+/// counts), computed now by the very routine the compiled code would call
+/// (`host_fns`), so bit for bit the value it would compute at run time;
+/// `None` otherwise. Cranelift folds no calls, and a call under an `if`
+/// is not hoisted out of its loop (`invariant`).
+fn folded_math(f: MathFn, args: &[Expr]) -> Option<f64> {
+    let c = |k: usize| match args.get(k) {
+        Some(Expr::Float(x)) => Some(*x),
+        _ => None,
+    };
+    Some(match f {
+        MathFn::Exp => host_fns::rt_exp(c(0)?),
+        MathFn::Log => host_fns::rt_log(c(0)?),
+        MathFn::Pow => host_fns::rt_pow(c(0)?, c(1)?),
+        MathFn::Lgamma => host_fns::rt_lgamma(c(0)?),
+        MathFn::Abs | MathFn::Sqrt | MathFn::Floor | MathFn::Ceil => return None,
+    })
 }

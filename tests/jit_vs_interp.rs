@@ -30,6 +30,15 @@ fn same(a: &Array, b: &Array) -> bool {
         }
 }
 
+/// `src` compiled with the default options, optimized or not.
+fn compiled(src: &str, optimize: bool) -> compile::Compiled {
+    let opts = Options {
+        optimize,
+        ..Options::default()
+    };
+    compile::compile(src, &opts).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Compiles `src` with and without optimization and compares against the
 /// interpreter for every parameter vector of `param_sets`.
 fn check(name: &str, src: &str, param_sets: &[Vec<i64>]) {
@@ -177,14 +186,7 @@ fn stochastic_program_matches_for_several_seeds() {
         G[i, k] = lgamma(W[i, k] + 0.5) + normal(0.0, 1.0);
 .";
     for optimize in [false, true] {
-        let c = compile::compile(
-            src,
-            &Options {
-                optimize,
-                ..Options::default()
-            },
-        )
-        .unwrap();
+        let c = compiled(src, optimize);
         let prog = c.program().clone();
         let sys = c.system().clone();
         let params = [6, 3];
@@ -274,14 +276,7 @@ fn math_of_constants_is_folded_to_the_values_computed_at_run_time() {
         Z[i] = reduce(+, [j], {: 0 <= j <= i} : if X[j] != 0.0 then lgamma(X[j] + 0.1) - lgamma(0.1) else 0.0);
 .";
     for optimize in [false, true] {
-        let c = compile::compile(
-            src,
-            &Options {
-                optimize,
-                ..Options::default()
-            },
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        let c = compiled(src, optimize);
         let prog = c.program().clone();
         let sys = c.system().clone();
         let params = [9];

@@ -531,3 +531,92 @@ fn rows_of_a_weight_are_checked_once_where_the_weight_reads_them_first() {
         assert_eq!(oob(c.run(&params, &bad, 1)), ("x".to_string(), vec![9]));
     }
 }
+
+/// A weight of int counts read in rows chosen by the point (LDA's
+/// `(n_wk + β) / (n_k + Vβ)`) is evaluated two points at a time (`f64x2`
+/// lanes, the counts converted lane by lane: the listing converts
+/// `i64x2`) and draws what the interpreter draws, for odd and even
+/// numbers of points (the last one left to the scalar pass), zero
+/// counts, and a negative count at an even or an odd point, which both
+/// engines refuse. (One draw per token in a parallel loop, and one
+/// draw at the last token, whose code is the listing's function.)
+#[test]
+fn count_weights_are_evaluated_two_at_a_time_and_draw_as_in_the_interpreter() {
+    let weight = "(float(nwk[w[i], k]) + 0.01) / (float(nk[k]) + float(V) * 0.01)";
+    let per_token = format!(
+        "affine lw [N, V, K] -> {{ : N > 0 and V > 0 and K > 0 }}
+    inputs w : int [N]; nwk : int [V, K]; nk : int [K];
+    outputs z : int [N];
+    let z[i] = categorical([k], {{: 0 <= k < K}} : {weight});
+."
+    );
+    let last = format!(
+        "affine lw [N, V, K] -> {{ : N > 0 and V > 0 and K > 0 }}
+    inputs w : int [N]; nwk : int [V, K]; nk : int [K];
+    outputs z : int {{}};
+    let z = categorical([k], {{: 0 <= k < K}} : {});
+.",
+        weight.replace("[i]", "[N - 1]")
+    );
+    let ins = |c: &Compiled, params: &[i64], negative: Option<usize>| {
+        let mut m = HashMap::new();
+        for v in &c.system().vars {
+            if v.kind != alphac::ir::VarKind::Input {
+                continue;
+            }
+            let spec = interp::array_spec(v, params).expect("a spec");
+            let len = spec.len().expect("small");
+            let data: Vec<i64> = match v.name.as_str() {
+                // token N − 1 = 6 has word 0; the others cycle 0, 1, 2
+                "w" => (0..len).map(|j| (j % 3) as i64).collect(),
+                "nwk" => (0..len)
+                    .map(|j| {
+                        if Some(j) == negative {
+                            -1
+                        } else {
+                            ((7 * j + 3) % 5) as i64
+                        }
+                    })
+                    .collect(),
+                _ => (0..len).map(|j| (j % 4) as i64).collect(),
+            };
+            m.insert(
+                v.name.clone(),
+                Array::from_data(&spec, ArrayData::Int(data)).expect("an array"),
+            );
+        }
+        m
+    };
+    for src in [&per_token, &last] {
+        for opts in option_sets() {
+            let c = compile::compile(src, &opts).unwrap_or_else(|e| panic!("{e}"));
+            for k in 1..=6 {
+                let params = [7, 3, k];
+                for seed in [1, 2, 3] {
+                    let good = ins(&c, &params, None);
+                    assert_eq!(
+                        same_as_interpreter(&c, &params, &good, seed),
+                        Ok(true),
+                        "{opts:?} K = {k}"
+                    );
+                }
+                // word 0's row holds the negative count, at point `at`
+                for at in [0, 1].into_iter().filter(|&at| (at as i64) < k) {
+                    let bad = ins(&c, &params, Some(at));
+                    assert_eq!(
+                        same_as_interpreter(&c, &params, &bad, 1),
+                        Ok(false),
+                        "{opts:?} K = {k}, negative at {at}"
+                    );
+                }
+            }
+        }
+    }
+    let c = compile::compile(&last, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let listing = alphac::jit::JitFunction::disassemble(
+        c.function(),
+        alphac::jit::JitOptions { checked: false },
+    )
+    .expect("compiles");
+    assert!(listing.contains("fcvt_from_sint.f64x2"), "{listing}");
+}

@@ -170,32 +170,3 @@ fn the_two_rows_of_an_array_stored_modulo_two_are_disjoint() {
     assert!(!vectorized(&g), "{}", g.to_c());
     assert_eq!(fast_matches_checked(&g), 0);
 }
-
-/// Int loads converted to float run as vectors (each lane converted as
-/// the scalar form converts it), contiguous or as a checked row, and a
-/// float sub-expression free of the loop (`float(K) * 0.25`) is computed
-/// once and broadcast: bit for bit the scalar loop's values.
-#[test]
-fn converted_int_loads_and_loop_free_scalars_run_as_vectors() {
-    let fl = |e: Expr| Expr::cast(alphac::codegen::loop_ast::Cast::IntToFloat, e);
-    let scale = Expr::bin(BinOp::Mul, fl(Expr::Aff(p(2))), Expr::Float(0.25));
-    // F[v][k] = float(A[v][k]) * x[v] + float(K) * 0.25
-    let f = nest(
-        0,
-        assign_f(Expr::bin(
-            BinOp::Add,
-            Expr::bin(BinOp::Mul, fl(at_vk(A)), data_v(X)),
-            scale.clone(),
-        )),
-    );
-    assert!(vectorized(&f), "{}", f.to_c());
-    assert_eq!(fast_matches_checked(&f), 0);
-    // F[v][k] = float(A[z[v]][k]) / (float(K) * 0.25): a checked row
-    let row = Expr::load(A, vec![Expr::load(Z, vec![var(V)]), var(K)]);
-    let g = nest(0, assign_f(Expr::bin(BinOp::Div, fl(row), scale)));
-    assert!(vectorized(&g), "{}", g.to_c());
-    assert!(
-        fast_matches_checked(&g) > 0,
-        "the data puts some z[v] out of range"
-    );
-}

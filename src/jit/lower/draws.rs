@@ -1,13 +1,11 @@
 //! Lowering of draws: the key of a counter-based draw, the continuous and
 //! discrete distributions (host routines), and the categorical draw (each
-//! weight evaluated once into a scratch buffer, two points at a time where
-//! the weight has a vector form, then a scan of the buffer; or O(1) when
-//! its weights are all `1.0`), all exactly as the interpreter draws
-//! (`runtime::rng`).
+//! weight evaluated once into a scratch buffer, then a scan of the buffer;
+//! or O(1) when its weights are all `1.0`), all exactly as the interpreter
+//! draws (`runtime::rng`).
 
 use super::expr::speculable;
 use super::rows::Scope;
-use super::vector::{vectorizable_expr, LANES};
 use super::Lower;
 use crate::codegen::loop_ast::{
     for_each_stmt_expr, BinOp, CategoricalDraw, Distribution, Expr, LoopVar, RandomDraw, Stmt, Sym,
@@ -305,25 +303,8 @@ impl Lower<'_, '_> {
             Some(join)
         };
         self.draw_depth += 1;
-        // Pass 1: first two points at a time where the weight has a vector
-        // form (LDA's `(n_dk + α)(n_wk + β) / (n_k + Vβ)`: the counts'
-        // rows checked above), then the remaining point one at a time.
-        let vector = pregrow
-            && !self.check_all
-            && vectorizable_expr(self.f, c.var, &c.weight)
-            && self.rows_cover_expr(&c.weight, c.var);
-        let from = if vector {
-            let acc = Pass1 {
-                base,
-                total,
-                all_ok,
-                count,
-            };
-            self.vector_weights(c, lo, hi, hoisted, &acc)?
-        } else {
-            lo
-        };
-        self.cond_range(c, from, hi, hoisted, |l, next| {
+        // Pass 1.
+        self.cond_range(c, lo, hi, hoisted, |l, next| {
             let w = l.expr(&c.weight)?;
             // `all_ok` only records "no weight below 0": a NaN or infinite
             // weight makes the total NaN or infinite, which the check after
@@ -436,69 +417,6 @@ impl Lower<'_, '_> {
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
         Ok(self.b.use_var(res))
-    }
-
-    /// The vector part of a categorical draw's pass 1 (see
-    /// [`Lower::categorical`]), for a draw whose buffer was grown to the
-    /// whole range (`pregrow`) and whose weight has a vector form: from `k
-    /// = lo`, while `k + 1 <= hi` (and the hoisted condition holds), the
-    /// weights at `k` and `k + 1` as the two lanes of one vector (each lane
-    /// the scalar operations: the same values), stored at `count` and
-    /// `count + 1`, then, lane 0 first, each tested `>= 0` and added to the
-    /// total, as the scalar pass does in the same order: the same total,
-    /// bit for bit. Returns the first `k` left to the scalar pass.
-    fn vector_weights(
-        &mut self,
-        c: &CategoricalDraw,
-        lo: Value,
-        hi: Value,
-        hoisted: Option<Value>,
-        acc: &Pass1,
-    ) -> Result<Value, JitError> {
-        let k = self.loop_vars[c.var.0];
-        self.b.def_var(k, lo);
-        let head = self.b.create_block();
-        let body = self.b.create_block();
-        let exit = self.b.create_block();
-        match hoisted {
-            Some(holds) => self.b.ins().brif(holds, head, &[], exit, &[]),
-            None => self.b.ins().jump(head, &[]),
-        };
-        self.b.switch_to_block(head);
-        let kv = self.b.use_var(k);
-        let last = self.b.ins().iadd_imm(hi, -(LANES - 1));
-        let more = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, kv, last);
-        self.b.ins().brif(more, body, &[], exit, &[]);
-        self.b.switch_to_block(body);
-        self.vec_var = Some(c.var);
-        let w = self.vexpr(&c.weight);
-        self.vec_var = None;
-        let w = w?;
-        // `count + 1 < hi − lo + 1 <= capacity` (`pregrow`): in bounds.
-        let n = self.b.use_var(acc.count);
-        let b0 = self.b.use_var(acc.base);
-        let off = self.b.ins().ishl_imm(n, 3);
-        let at = self.b.ins().iadd(b0, off);
-        self.b.ins().store(MemFlags::new().with_notrap(), w, at, 0);
-        let zero = self.b.ins().f64const(0.0);
-        for lane in 0..LANES {
-            let lane = u8::try_from(lane).map_err(|_| JitError::Codegen("lanes".into()))?;
-            let x = self.b.ins().extractlane(w, lane);
-            let neg = self.b.ins().fcmp(FloatCC::LessThan, x, zero);
-            let prev_ok = self.b.use_var(acc.all_ok);
-            let now_ok = self.b.ins().band_not(prev_ok, neg);
-            self.b.def_var(acc.all_ok, now_ok);
-            let t = self.b.use_var(acc.total);
-            let t2 = self.b.ins().fadd(t, x);
-            self.b.def_var(acc.total, t2);
-        }
-        let n2 = self.b.ins().iadd_imm(n, LANES);
-        self.b.def_var(acc.count, n2);
-        let k2 = self.b.ins().iadd_imm(kv, LANES);
-        self.b.def_var(k, k2);
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(exit);
-        Ok(self.b.use_var(k))
     }
 
     /// `lo + i` for the last of the `n` weights stored at `stored` that is
@@ -662,15 +580,6 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(exit);
         Ok(())
     }
-}
-
-/// The variables of a categorical draw's pass 1: the buffer's base, the
-/// running total, "no weight below 0" and the number of weights stored.
-struct Pass1 {
-    base: Variable,
-    total: Variable,
-    all_ok: Variable,
-    count: Variable,
 }
 
 /// The number of scratch buffers that evaluating `e` holds at one time:

@@ -27,9 +27,7 @@
 //! category per array, `mem`) removes redundant loads. Innermost loops
 //! whose iterations provably commute (`vectorizable`) run as `f64x2`
 //! vectors, two vectors per trip, then a scalar remainder loop; each lane
-//! performs the scalar operations, so results are bit-identical. The
-//! weights of a categorical draw whose weight has that form are evaluated
-//! two points at a time too (`draws`), their total still summed in order.
+//! performs the scalar operations, so results are bit-identical.
 
 mod avail;
 mod draws;

@@ -3,11 +3,9 @@
 //! consecutive iterations, each lane performing the scalar operations (so
 //! results are bit-identical to the scalar loop).
 
-use super::draws::{costly, mentions};
-use super::expr::speculable;
 use super::{mem, Lower};
 use crate::codegen::loop_ast::{
-    Accumulation, ArrayId, BinOp, Cast, Expr, Function, LoopVar, ReduceOp, Stmt, Sym, UnOp,
+    Accumulation, ArrayId, BinOp, Expr, Function, LoopVar, ReduceOp, Stmt, Sym, UnOp,
 };
 use crate::jit::JitError;
 use crate::vocab::ElemType;
@@ -171,53 +169,30 @@ pub(super) fn vectorizable(f: &Function, var: LoopVar, body: &[Stmt]) -> bool {
         }
         written.push((array, index));
     }
+    fn ok(f: &Function, var: LoopVar, e: &Expr, written: &[(ArrayId, &[Expr])]) -> bool {
+        match e {
+            Expr::Float(_) => true,
+            Expr::Load { array, index } => {
+                f.arrays[*array].ty == ElemType::Float
+                    && written
+                        .iter()
+                        .all(|(a, w)| a != array || disjoint_rows(w, index, var))
+                    && (contiguous_or_invariant(index, var).is_some() || row_contiguous(index, var))
+            }
+            Expr::Unary(UnOp::Neg, a) => ok(f, var, a, written),
+            Expr::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div, a, b) => {
+                ok(f, var, a, written) && ok(f, var, b, written)
+            }
+            _ => false,
+        }
+    }
     !body.is_empty()
         && body.iter().all(|s| match s {
             Stmt::Assign { value, .. } | Stmt::Accumulate(Accumulation { value, .. }) => {
-                vector_expr_ok(f, var, value, &written)
+                ok(f, var, value, &written)
             }
             _ => false,
         })
-}
-
-/// Whether the float expression `e` has a vector form over `var` (see
-/// [`vectorizable`]), with `written` the arrays (and indices) the loop
-/// stores to: float loads contiguous in `var`, free of it, or rows;
-/// int loads so placed, converted to float (`cvtsi2sd` per lane, as the
-/// scalar form); `+ − × /` and negation of such; and any float
-/// sub-expression free of `var` that can neither fail nor touch memory
-/// (`float(V) * 0.01`), computed once per vector as a scalar.
-fn vector_expr_ok(f: &Function, var: LoopVar, e: &Expr, written: &[(ArrayId, &[Expr])]) -> bool {
-    let load_ok = |array: &ArrayId, index: &[Expr], ty: ElemType| {
-        f.arrays[*array].ty == ty
-            && written
-                .iter()
-                .all(|(a, w)| a != array || disjoint_rows(w, index, var))
-            && (contiguous_or_invariant(index, var).is_some() || row_contiguous(index, var))
-    };
-    if !mentions(e, var) && !costly(e) && speculable(e) {
-        return true;
-    }
-    match e {
-        Expr::Float(_) => true,
-        Expr::Load { array, index } => load_ok(array, index, ElemType::Float),
-        Expr::Cast(Cast::IntToFloat, a) => match &**a {
-            Expr::Load { array, index } => load_ok(array, index, ElemType::Int),
-            _ => false,
-        },
-        Expr::Unary(UnOp::Neg, a) => vector_expr_ok(f, var, a, written),
-        Expr::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div, a, b) => {
-            vector_expr_ok(f, var, a, written) && vector_expr_ok(f, var, b, written)
-        }
-        _ => false,
-    }
-}
-
-/// Whether the float expression `e`, evaluated at every point of a loop
-/// over `var` that stores nothing, has a vector form (a categorical
-/// draw's weight: `draws`).
-pub(super) fn vectorizable_expr(f: &Function, var: LoopVar, e: &Expr) -> bool {
-    vector_expr_ok(f, var, e, &[])
 }
 
 /// The data-dependent loads of a body accepted by [`vectorizable`] over
@@ -225,26 +200,22 @@ pub(super) fn vectorizable_expr(f: &Function, var: LoopVar, e: &Expr) -> bool {
 /// vector form loads it as a scalar, through the same checked address as
 /// the scalar form.
 fn data_loads<'e>(body: &'e [Stmt], var: LoopVar, out: &mut Vec<&'e [Expr]>) {
+    fn walk<'e>(e: &'e Expr, var: LoopVar, out: &mut Vec<&'e [Expr]>) {
+        if let Expr::Load { index, .. } = e {
+            if !index
+                .iter()
+                .all(|x| quasi_affine_free(x, var) || x.is_affine())
+            {
+                out.push(index);
+            }
+        }
+        e.children().into_iter().for_each(|x| walk(x, var, out));
+    }
     for s in body {
         if let Stmt::Assign { value, .. } | Stmt::Accumulate(Accumulation { value, .. }) = s {
-            expr_data_loads(value, var, out);
+            walk(value, var, out);
         }
     }
-}
-
-/// The data-dependent loads of an expression (see [`data_loads`]).
-fn expr_data_loads<'e>(e: &'e Expr, var: LoopVar, out: &mut Vec<&'e [Expr]>) {
-    if let Expr::Load { index, .. } = e {
-        if !index
-            .iter()
-            .all(|x| quasi_affine_free(x, var) || x.is_affine())
-        {
-            out.push(index);
-        }
-    }
-    e.children()
-        .into_iter()
-        .for_each(|x| expr_data_loads(x, var, out));
 }
 
 impl Lower<'_, '_> {
@@ -287,19 +258,6 @@ impl Lower<'_, '_> {
     pub(super) fn rows_cover(&self, body: &[Stmt], var: LoopVar) -> bool {
         let mut loads = Vec::new();
         data_loads(body, var, &mut loads);
-        self.rows_checked(&loads)
-    }
-
-    /// [`Self::rows_cover`] for an expression (a categorical weight).
-    pub(super) fn rows_cover_expr(&self, e: &Expr, var: LoopVar) -> bool {
-        let mut loads = Vec::new();
-        expr_data_loads(e, var, &mut loads);
-        self.rows_checked(&loads)
-    }
-
-    /// Every index list of `loads` is that of a row checked before the
-    /// loop (by address).
-    fn rows_checked(&self, loads: &[&[Expr]]) -> bool {
         loads.iter().all(|index| {
             self.rows
                 .iter()
@@ -307,16 +265,9 @@ impl Lower<'_, '_> {
         })
     }
 
-    /// The vector form of an expression accepted by [`vector_expr_ok`].
-    pub(super) fn vexpr(&mut self, e: &Expr) -> Result<Value, JitError> {
+    fn vexpr(&mut self, e: &Expr) -> Result<Value, JitError> {
         if let Some(&(_, x)) = self.invariant.iter().find(|(p, _)| std::ptr::eq(*p, e)) {
             // A float computed before the loop (`invariant`).
-            return Ok(self.b.ins().splat(types::F64X2, x));
-        }
-        let free = self.vec_var.is_some_and(|v| !mentions(e, v));
-        if free && !matches!(e, Expr::Load { .. }) && !costly(e) && speculable(e) {
-            // The same value in every lane, computed as the scalar form.
-            let x = self.expr(e)?;
             return Ok(self.b.ins().splat(types::F64X2, x));
         }
         Ok(match e {
@@ -324,11 +275,20 @@ impl Lower<'_, '_> {
                 let x = self.b.ins().f64const(*c);
                 self.b.ins().splat(types::F64X2, x)
             }
-            Expr::Load { array, index } => self.vload(*array, index, false)?,
-            Expr::Cast(Cast::IntToFloat, a) => match &**a {
-                Expr::Load { array, index } => self.vload(*array, index, true)?,
-                _ => return Err(JitError::Codegen("unvectorizable conversion".into())),
-            },
+            Expr::Load { array, index } => {
+                // A row's address is its checked offset plus the lane's
+                // (`rows`); an affine one is proven in the box.
+                let addr = self.address(*array, index)?;
+                let invariant = self
+                    .vec_var
+                    .is_some_and(|v| contiguous_or_invariant(index, v) == Some(false));
+                if invariant {
+                    let x = self.b.ins().load(types::F64, mem(*array), addr, 0);
+                    self.b.ins().splat(types::F64X2, x)
+                } else {
+                    self.b.ins().load(types::F64X2, vmem(*array), addr, 0)
+                }
+            }
             Expr::Unary(UnOp::Neg, a) => {
                 let x = self.vexpr(a)?;
                 self.b.ins().fneg(x)
@@ -345,35 +305,6 @@ impl Lower<'_, '_> {
             }
             // `vectorizable` admits no other form.
             _ => return Err(JitError::Codegen("unvectorizable expression".into())),
-        })
-    }
-
-    /// The lanes of a load at `index` (a float one, or an int one converted
-    /// to float lane by lane when `int`): one vector load where the index
-    /// is contiguous in the vector loop's variable, one scalar load
-    /// broadcast where it is free of it.
-    fn vload(&mut self, array: ArrayId, index: &[Expr], int: bool) -> Result<Value, JitError> {
-        // A row's address is its checked offset plus the lane's (`rows`);
-        // an affine one is proven in the box.
-        let addr = self.address(array, index)?;
-        let invariant = self
-            .vec_var
-            .is_some_and(|v| contiguous_or_invariant(index, v) == Some(false));
-        Ok(match (invariant, int) {
-            (true, false) => {
-                let x = self.b.ins().load(types::F64, mem(array), addr, 0);
-                self.b.ins().splat(types::F64X2, x)
-            }
-            (true, true) => {
-                let n = self.b.ins().load(types::I64, mem(array), addr, 0);
-                let x = self.b.ins().fcvt_from_sint(types::F64, n);
-                self.b.ins().splat(types::F64X2, x)
-            }
-            (false, false) => self.b.ins().load(types::F64X2, vmem(array), addr, 0),
-            (false, true) => {
-                let n = self.b.ins().load(types::I64X2, vmem(array), addr, 0);
-                self.b.ins().fcvt_from_sint(types::F64X2, n)
-            }
         })
     }
 }

@@ -568,17 +568,19 @@ impl Cx {
             Vec::new()
         };
         let mut body_facets = Vec::new();
-        for row in piece.ineqs().iter().filter(|_| free) {
-            let a = lin(row, np, n);
-            let mut result_only = true;
-            for k in &kernel {
-                if dot(&a, k)? != 0 {
-                    result_only = false;
-                    break;
+        if free {
+            for row in piece.ineqs() {
+                let a = lin(row, np, n);
+                let mut result_only = true;
+                for k in &kernel {
+                    if dot(&a, k)? != 0 {
+                        result_only = false;
+                        break;
+                    }
                 }
-            }
-            if !result_only {
-                body_facets.push(a);
+                if !result_only {
+                    body_facets.push(a);
+                }
             }
         }
         // Whether `r` leaves some body facet of the piece (`a·r < 0`).
@@ -597,17 +599,19 @@ impl Cx {
             if r_x.iter().all(|&v| v == 0) {
                 continue;
             }
-            let mut sign = match schedule_sign(&job.theta, &r_x)? {
+            let sign = match schedule_sign(&job.theta, &r_x)? {
                 0 => 1,
                 s => s,
             };
             let fwd: Vec<i64> = b.iter().map(|&v| v * sign).collect();
             let back: Vec<i64> = b.iter().map(|&v| -v * sign).collect();
             if free && leaves(&fwd)? && !leaves(&back)? {
-                sign = -sign;
+                first.push(back);
+                second.push(fwd);
+            } else {
+                first.push(fwd);
+                second.push(back);
             }
-            first.push(b.iter().map(|&v| v * sign).collect::<Vec<i64>>());
-            second.push(b.iter().map(|&v| -v * sign).collect::<Vec<i64>>());
         }
         first.append(&mut second);
         Ok(first)

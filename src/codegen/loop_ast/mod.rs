@@ -683,17 +683,22 @@ impl Expr {
     pub fn is_affine(&self) -> bool {
         matches!(self, Expr::Aff(_) | Expr::Int(_))
     }
-    /// `Some((a, m))` when the expression is `mod(a, m)` with `a` affine
-    /// and `m > 0` a constant: the index of an array stored modulo `m`
-    /// (`codegen::storage`), whose value lies in `0 .. m` whatever `a`.
-    pub fn modular(&self) -> Option<(&Expr, i64)> {
+    /// `Some((a, m))` when the expression is `mod(a, m)` with `m > 0` a
+    /// constant: a value in `0 .. m` whatever `a`, computed without a
+    /// failure (no division by zero, no overflow).
+    pub fn mod_positive_const(&self) -> Option<(&Expr, i64)> {
         match self {
             Expr::Binary(BinOp::Mod, a, m) => match **m {
-                Expr::Int(m) if m > 0 && a.is_affine() => Some((a, m)),
+                Expr::Int(m) if m > 0 => Some((a, m)),
                 _ => None,
             },
             _ => None,
         }
+    }
+    /// [`Expr::mod_positive_const`] with `a` affine: the index of an array
+    /// stored modulo `m` (`codegen::storage`).
+    pub fn modular(&self) -> Option<(&Expr, i64)> {
+        self.mod_positive_const().filter(|(a, _)| a.is_affine())
     }
     /// True when the expression is an index free of data: affine, or
     /// affine modulo a positive constant ([`Expr::modular`]).

@@ -34,6 +34,11 @@ impl Lower<'_, '_> {
 
     /// The value of `e`, computed here (see [`Lower::expr`]).
     fn compute(&mut self, e: &Expr) -> Result<Value, JitError> {
+        // `a mod m` by a positive constant cannot fail: no guard.
+        if let Some((a, m)) = e.mod_positive_const() {
+            let av = self.expr(a)?;
+            return Ok(self.mod_const(av, m));
+        }
         Ok(match e {
             Expr::Int(v) => self.iconst(*v),
             Expr::Float(v) => self.b.ins().f64const(*v),
@@ -79,15 +84,6 @@ impl Lower<'_, '_> {
             Expr::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
                 let av = self.expr(a)?;
                 self.lazy_logic(av, b, *op == BinOp::And)?
-            }
-            Expr::Binary(BinOp::Mod, a, m) if matches!(**m, Expr::Int(m) if m > 0) => {
-                // `a mod m` by a positive constant cannot fail: no guard.
-                let av = self.expr(a)?;
-                let m = match **m {
-                    Expr::Int(m) => m,
-                    _ => 1, // unreachable: matched above
-                };
-                self.mod_const(av, m)
             }
             Expr::Binary(op, a, b) => {
                 let ty = self.expr_type(a);
@@ -197,11 +193,11 @@ impl Lower<'_, '_> {
     pub(super) fn op_may_fail(&self, e: &Expr) -> bool {
         match e {
             Expr::Unary(UnOp::Neg, a) => self.expr_type(a) != ElemType::Float,
-            Expr::Binary(op, a, b) => {
+            Expr::Binary(op, a, _) => {
                 !(op.is_comparison()
                     || matches!(op, BinOp::Min | BinOp::Max | BinOp::And | BinOp::Or)
                     || self.expr_type(a) == ElemType::Float
-                    || (*op == BinOp::Mod && matches!(**b, Expr::Int(m) if m > 0)))
+                    || e.mod_positive_const().is_some())
             }
             Expr::Math(f, args) => {
                 *f == MathFn::Abs && args.first().map(|a| self.expr_type(a)) == Some(ElemType::Int)
@@ -457,7 +453,7 @@ pub(super) fn speculable(e: &Expr) -> bool {
         Expr::Binary(op, a, b) => {
             let safe_op = cond_codes(*op).is_some()
                 || matches!(op, BinOp::Min | BinOp::Max | BinOp::And | BinOp::Or)
-                || (*op == BinOp::Mod && matches!(**b, Expr::Int(m) if m > 0));
+                || e.mod_positive_const().is_some();
             safe_op && speculable(a) && speculable(b)
         }
         Expr::Select(c, a, b) => speculable(c) && speculable(a) && speculable(b),

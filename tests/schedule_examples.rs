@@ -181,6 +181,33 @@ fn matmul_pluto_parallel_outer_loops() {
     assert!(!sched.dims[2].coincident);
 }
 
+/// `examples/matmul.alpha` (`C = A B` over `P × Q × R`): the band of
+/// the accumulation ends in favour of a split (its next member would have
+/// distances growing with `Q`): the driver splits at once, with one band
+/// search in all, where it used to search the same statements again after
+/// the band's members and reach the same split. The schedule is the one
+/// of the two searches.
+#[test]
+fn a_band_ending_in_a_split_is_not_searched_again() {
+    let src = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/matmul.alpha"
+    ))
+    .unwrap();
+    let program = alphac::compile::parse_program(&src).unwrap();
+    alphac::timing::start();
+    let text = alphac::deps::schedule_text(&program, Scheduler::Pluto).unwrap();
+    let report = alphac::timing::finish().expect("recording was started");
+    let searches: usize = report
+        .lines
+        .iter()
+        .filter(|(_, name, _, _)| *name == "band search")
+        .map(|(_, _, _, n)| n)
+        .sum();
+    assert_eq!(searches, 1, "{report}");
+    insta::assert_snapshot!(text);
+}
+
 #[test]
 fn matmul_feautrier_legal() {
     let b = matmul();

@@ -7,7 +7,14 @@
 //! 1. `D` empty: complete every statement to full column rank with unit
 //!    rows (outer iterators first), pad with zero rows; done.
 //! 2. Pluto only, some statement not of full rank: compute a band; if it has
-//!    members, append them and go on with the uncarried parts of `D`.
+//!    members, append them and go on with the uncarried parts of `D`. A
+//!    band that ends in favour of a split (its next member's distances
+//!    would grow with the parameters while the statements fall apart into
+//!    several components, see [`pluto`]) leads to step 4 without step 3;
+//!    after its members, straight to step 4 while the uncarried parts
+//!    still fall apart, as isl splits after an incomplete band (searching
+//!    the same statements again found the same split, at the price of a
+//!    second search: `window_sum_2d` 0.2 s).
 //! 3. A Feautrier step; if it carries some piece, append the row and go on.
 //! 4. Nothing can be carried: split `S` into the strongly connected
 //!    components of the graph of `D` (petgraph); one component means an
@@ -269,6 +276,8 @@ impl Ctx<'_> {
     }
 
     fn run(&mut self, stmts: Vec<usize>, mut pieces: Vec<Piece>) -> ScheduleResult<()> {
+        // The last band ended, after its members, in favour of a split.
+        let mut split_pending = false;
         loop {
             if pieces.is_empty() {
                 self.complete(&stmts);
@@ -282,7 +291,10 @@ impl Ctx<'_> {
                     linalg::rank(&self.rows[g], self.model.statements[g].n_dims)
                         < self.model.statements[g].n_dims
                 });
-                if needs_rank {
+                let pending = std::mem::take(&mut split_pending);
+                if needs_rank && pending && pluto::splittable(&self.sub(&stmts, &pieces)) {
+                    prefer_split = true;
+                } else if needs_rank {
                     let _t = crate::timing::phase("band search");
                     let sub = self.sub(&stmts, &pieces);
                     let (band, spent) =
@@ -291,6 +303,7 @@ impl Ctx<'_> {
                     let band = band?;
                     prefer_split = band.split;
                     if !band.members.is_empty() {
+                        split_pending = band.split;
                         for member in band.members {
                             for (s, row) in member.into_iter().enumerate() {
                                 self.rows[stmts[s]].push(row);

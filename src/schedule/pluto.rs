@@ -343,7 +343,7 @@ pub(crate) struct Band {
 
 /// True when the remaining dependences of `sub` leave its statements in more
 /// than one strongly connected component.
-fn splittable(sub: &Sub) -> bool {
+pub(crate) fn splittable(sub: &Sub) -> bool {
     let mut graph = DiGraph::<(), ()>::new();
     let nodes: Vec<_> = sub.stmts.iter().map(|_| graph.add_node(())).collect();
     for p in sub.pieces {

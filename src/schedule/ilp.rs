@@ -247,12 +247,13 @@ pub(crate) fn lexmin(
 ///
 /// Measured on the examples (2026-11-28): integer queries are rare (the
 /// dives end at integral points). Outside `window_sum_2d` there are four
-/// (LDA-GS and LDA-MH, two each) and all four reach a cap of 2e6 as they
-/// reach this one. `window_sum_2d`'s searches for a better band member make 105: 89
-/// reach the cap, 16 (one query, repeated) end after 1.36e6 cells. With
-/// 5e5 instead of 2e6 those 16 reach the cap too, the searches find the
-/// same members (the emitted code of every system of `examples/` is
-/// unchanged), and `window_sum_2d` compiles in 400 ms instead of 455.
+/// (LDA-GS and LDA-MH, two each), and all four reach a cap of 2e6 as they
+/// reach this one. `window_sum_2d`'s searches for a better band member
+/// make 105: 89 reach the cap, 16 (one query, repeated) end after 1.36e6
+/// cells. With 5e5 instead of 2e6 those 16 reach the cap too, the
+/// searches find the same members (the emitted code of every system of
+/// `examples/` is unchanged), and `window_sum_2d` compiles in 400 ms
+/// instead of 455.
 const INTEGER_WORK: u64 = 500_000;
 
 /// `base` with extra equalities and inequalities (the objectives fixed so

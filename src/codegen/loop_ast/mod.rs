@@ -392,6 +392,10 @@ pub struct Selection {
     /// The result variable and the name of its index, for the message.
     pub var: String,
     pub index: String,
+    /// `lower <= upper` holds wherever the selection is evaluated (proved
+    /// from the facts there by `opt::simplify_guards`; `false`: unknown).
+    /// The JIT then tests the range with one unsigned comparison.
+    pub nonempty: bool,
 }
 
 /// A counter-based draw from `dist`: a pure function of `(seed, site,

@@ -122,11 +122,36 @@ impl Facts {
                     )
                 }
             }
+            // The range of a selection is marked nonempty (or not) anew
+            // here, from the facts where it stands: this pass runs last
+            // among the rewrites, so the mark is about the final program.
+            Expr::Selection(s) => match map_children(Expr::Selection(s), |x| self.expr(x, n)) {
+                Expr::Selection(mut s) => {
+                    s.nonempty = self.below(&s.lower, &s.upper);
+                    Expr::Selection(s)
+                }
+                e => e,
+            },
             // A categorical draw is kept as it is (its condition mentions
             // its own variable, about which the facts know nothing): fewer
             // rewrites, sound.
             e => map_children(e, |x| self.expr(x, n)),
         }
+    }
+
+    /// Whether the facts imply `lo <= hi` for two affine int expressions
+    /// (`false` when either is not affine).
+    fn below(&self, lo: &Expr, hi: &Expr) -> bool {
+        let affine = |e: &Expr| match e {
+            Expr::Aff(a) => self.row(a),
+            Expr::Int(c) => self.row(&Affine::cst(*c)),
+            _ => None,
+        };
+        let (Some(l), Some(h)) = (affine(lo), affine(hi)) else {
+            return false;
+        };
+        let diff: Option<Vec<i64>> = h.iter().zip(&l).map(|(x, y)| x.checked_sub(*y)).collect();
+        diff.is_some_and(|d| self.implies(&[], &d))
     }
 
     /// The condition with implied affine conjuncts removed, and how many

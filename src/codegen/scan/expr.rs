@@ -248,6 +248,7 @@ impl ExprGen<'_> {
                 upper: self.expr(&s.upper, x, Some(ElemType::Int))?,
                 var: s.var.clone(),
                 index: s.index.clone(),
+                nonempty: false,
             })),
             ExprKind::Unary(op, a) => match op {
                 UnOp::Neg => Expr::Unary(UnOp::Neg, Box::new(self.expr(a, x, Some(e.ty))?)),

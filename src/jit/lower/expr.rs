@@ -54,9 +54,13 @@ impl Lower<'_, '_> {
                 let v = self.expr(&s.value)?;
                 let lo = self.expr(&s.lower)?;
                 let hi = self.expr(&s.upper)?;
-                let c1 = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, v, lo);
-                let c2 = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, v, hi);
-                let ok = self.b.ins().band(c1, c2);
+                let ok = if s.nonempty {
+                    self.in_nonempty_range(v, lo, hi)
+                } else {
+                    let c1 = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, v, lo);
+                    let c2 = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, v, hi);
+                    self.b.ins().band(c1, c2)
+                };
                 // `selection_targets` lists every selection's target.
                 let target = self
                     .f

@@ -508,9 +508,8 @@ impl Lower<'_, '_> {
         if checked {
             self.b.ins().jump(body_blk, &[]);
         } else {
-            let above = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, x, lo);
-            let below = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, x, hi);
-            let inside = self.b.ins().band(above, below);
+            // `lo <= hi` holds here (proved, or tested above).
+            let inside = self.in_nonempty_range(x, lo, hi);
             self.b.ins().brif(inside, body_blk, &[], join, &[]);
         }
         self.b.seal_block(body_blk);

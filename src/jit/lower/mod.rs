@@ -393,8 +393,8 @@ impl MachineCode {
 struct ArrInfo {
     base: Value,
     lo: Vec<Value>,
-    /// `lo + extent` (exclusive upper bound) per dimension.
-    hi: Vec<Value>,
+    /// The extent per dimension, at least 0.
+    extent: Vec<Value>,
     stride: Vec<Value>,
     elem: Type,
     size_log2: u8,
@@ -545,14 +545,15 @@ impl Lower<'_, '_> {
                 .ins()
                 .load(self.ptr_ty, MemFlags::trusted(), bufs, off);
             let mut lo = Vec::new();
-            let mut hi = Vec::new();
             let mut ext = Vec::new();
             for d in &arr.dims {
                 let l = self.affine(&d.lower);
+                // A negative extent is an empty box (`JitFunction::boxes`
+                // clamps it at 0 too).
                 let e = self.affine(&d.extent);
-                let h = self.b.ins().iadd(l, e);
+                let zero = self.iconst(0);
+                let e = self.b.ins().smax(e, zero);
                 lo.push(l);
-                hi.push(h);
                 ext.push(e);
             }
             let n = arr.dims.len();
@@ -568,7 +569,7 @@ impl Lower<'_, '_> {
             self.arrays.push(Some(ArrInfo {
                 base,
                 lo,
-                hi,
+                extent: ext,
                 stride,
                 elem,
                 size_log2,
@@ -763,13 +764,30 @@ impl Lower<'_, '_> {
     }
 
     /// `lo_k <= x < lo_k + extent_k` for dimension `k` of `array`'s box
-    /// (an `i8` flag).
+    /// (an `i8` flag), as the one unsigned comparison `x − lo_k <u
+    /// extent_k` (wrapping subtraction; the prologue clamps the extent at
+    /// 0). Exact for every `x`: let `d = x − lo_k` (mathematical). For
+    /// `0 <= d` the wrapped value is `d` itself (`d < 2^64`); for `d < 0`
+    /// it is `d + 2^64 >= x + 2^64 − lo_k >= 2^63 − lo_k`, which is at
+    /// least `extent_k` because `lo_k + extent_k <= i64::MAX` (checked
+    /// before every run, `JitFunction::boxes`).
     fn in_box(&mut self, array: ArrayId, k: usize, x: Value) -> Result<Value, JitError> {
         let info = self.info(array)?;
-        let (lo, hi) = (info.lo[k], info.hi[k]);
-        let c1 = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, x, lo);
-        let c2 = self.b.ins().icmp(IntCC::SignedLessThan, x, hi);
-        Ok(self.b.ins().band(c1, c2))
+        let (lo, extent) = (info.lo[k], info.extent[k]);
+        let d = self.b.ins().isub(x, lo);
+        Ok(self.b.ins().icmp(IntCC::UnsignedLessThan, d, extent))
+    }
+
+    /// `lo <= x <= hi` (an `i8` flag) where `lo <= hi` is known, as the one
+    /// unsigned comparison `x − lo <=u hi − lo` (wrapping subtractions).
+    /// Exact for every `x`: `hi − lo` lies in `[0, 2^64)`, so its wrapped
+    /// value is exact; for `lo <= x` so is `x − lo`; for `x < lo` the
+    /// wrapped value is `x − lo + 2^64 > hi − lo`, since `x + 2^64 >= 2^63
+    /// > hi`.
+    pub(super) fn in_nonempty_range(&mut self, x: Value, lo: Value, hi: Value) -> Value {
+        let d = self.b.ins().isub(x, lo);
+        let w = self.b.ins().isub(hi, lo);
+        self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, d, w)
     }
 
     /// The buffer and box of `array`, which the function touches (the

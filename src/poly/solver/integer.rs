@@ -211,17 +211,17 @@ fn bnb<T: Int>(tab: Tab<T>, r: usize) -> OResult<Option<Vec<BigRational>>> {
     let mut nodes = 0usize;
     while let Some((tab, depth)) = stack.pop() {
         charge_node(&mut nodes, depth, &tab)?;
-        let mut frac: Option<(usize, BigRational)> = None;
+        let mut frac = None;
         for k in 0..r {
-            let v = tab.value(k);
-            if !v.is_integer() {
-                frac = Some((k, v));
+            if !tab.value_is_integer(k)? {
+                frac = Some(k);
                 break;
             }
         }
-        let Some((k, v)) = frac else {
+        let Some(k) = frac else {
             return Ok(Some(tab.point()));
         };
+        let v = tab.value(k);
         branch(&mut stack, tab, depth, k, &v)?;
     }
     Ok(None)
@@ -371,7 +371,9 @@ fn sample_gen<T: Int>(n: usize, rows: &[Vec<i64>]) -> OResult<Option<Vec<i64>>> 
         l = l.lcm(v.denom());
     }
     for (k, v) in pt.iter().enumerate() {
-        let dv = (v * BigRational::from_integer(l.clone())).to_integer();
+        // `v·l` with `denom(v) | l`: an integer, without a rational
+        // product (and its gcds).
+        let dv = v.numer() * (&l / v.denom());
         dir[r + k] = big_to_i64(&dv)?;
     }
     // 3. Branch and bound over the bounded coordinates.
@@ -395,24 +397,39 @@ fn sample_gen<T: Int>(n: usize, rows: &[Vec<i64>]) -> OResult<Option<Vec<i64>>> 
     // Defensive check of the proof's conclusion (cheap): never return a
     // point outside the set.
     for zr in &zrows {
-        let mut s = BigInt::from(zr[n]);
-        for k in 0..n {
-            s += BigInt::from(zr[k]) * BigInt::from(q[k]);
-        }
-        if s.is_negative() {
+        let coefs = zr[..n].iter().map(|&a| i128::from(a));
+        if exact_dot(coefs, &q, i128::from(zr[n])).is_negative() {
             return Err(Ovf);
         }
     }
     // y = U q
     let mut y = Vec::with_capacity(n);
     for uv in u.iter() {
-        let mut s = BigInt::from(0);
-        for (c, qc) in q.iter().enumerate() {
-            s += BigInt::from(uv[c]) * BigInt::from(*qc);
-        }
-        y.push(big_to_i64(&s)?);
+        y.push(big_to_i64(&exact_dot(uv.iter().copied(), &q, 0))?);
     }
     Ok(Some(y))
+}
+
+/// `c + Σ a_k·x_k` over the integers: in `i128` while the partial sums
+/// fit, else again in `BigInt` (exact either way).
+fn exact_dot(a: impl Iterator<Item = i128> + Clone, x: &[i64], c: i128) -> BigInt {
+    let mut s = c;
+    for (ak, &xk) in a.clone().zip(x) {
+        match ak
+            .checked_mul(i128::from(xk))
+            .and_then(|p| s.checked_add(p))
+        {
+            Some(t) => s = t,
+            None => {
+                let mut b = BigInt::from(c);
+                for (ak, &xk) in a.zip(x) {
+                    b += BigInt::from(ak) * BigInt::from(xk);
+                }
+                return b;
+            }
+        }
+    }
+    BigInt::from(s)
 }
 
 /// Outcome of [`lexmin_if_bounded`].

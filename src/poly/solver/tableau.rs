@@ -712,6 +712,20 @@ impl<T: Int> Tab<T> {
         }
     }
 
+    /// Is the current value of `v` an integer? (`row[0] / den` is one
+    /// when `den` divides `row[0]`, i.e. `gcd(row[0], den) = den`, as
+    /// `den > 0`; nonbasic and deleted variables are at 0.) The same
+    /// answer as `value(v).is_integer()`, without building the fraction.
+    pub fn value_is_integer(&self, v: usize) -> OResult<bool> {
+        match self.pos[v] {
+            Pos::Row(r) => {
+                let d = &self.den[r];
+                Ok(d.is_one() || self.rows[r][0].gcd(d)? == *d)
+            }
+            _ => Ok(true),
+        }
+    }
+
     /// Current values of the problem variables.
     pub fn point(&self) -> Vec<BigRational> {
         (0..self.n_x).map(|v| self.value(v)).collect()

@@ -80,12 +80,12 @@ pub(crate) fn dive_on_tab<T: Int>(
         });
     }
     for obj in objs {
-        // Maximize v = -f.
-        let c: Vec<T> = obj[..n]
-            .iter()
-            .map(|&v| T::from_i64(v).neg())
+        // Maximize v = -f (the objective's non-zero terms: the scheduling
+        // objectives touch a few of hundreds of variables).
+        let c: Vec<(usize, T)> = crate::poly::linalg::nonzeros(&obj[..n])
+            .map(|(v, x)| Ok((v, T::from_i64(x).neg()?)))
             .collect::<OResult<_>>()?;
-        let v = tab.add_free_row(&c, &T::from_i64(obj[n]).neg()?)?;
+        let v = tab.add_free_sparse_row(&c, &T::from_i64(obj[n]).neg()?)?;
         if tab.maximize(v, Mode::Full)? == MaxOutcome::Unbounded {
             return Ok(Dive {
                 values,
@@ -103,9 +103,9 @@ pub(crate) fn dive_on_tab<T: Int>(
             tab.drop_row_var(v);
         } else {
             tab.drop_row_var(v);
-            let c: Vec<T> = obj[..n].iter().map(|&v| T::from_i64(v)).collect();
+            let c: Vec<(usize, T)> = super::integer::sparse_terms(&obj[..n]);
             let cst = T::from_big(&(BigInt::from(obj[n]) - BigInt::from(lo)))?;
-            tab.add_constraint(&c, &cst, true)?;
+            tab.add_sparse_constraint(&c, &cst, true)?;
             if tab.empty {
                 return Ok(Dive {
                     values,

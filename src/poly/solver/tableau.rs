@@ -268,7 +268,12 @@ impl<T: Int> Tab<T> {
 
     /// Add an unrestricted row for `Σ c[v]·x_v + cst`; returns its variable.
     pub fn add_free_row(&mut self, c: &[T], cst: &T) -> OResult<usize> {
-        let (nums, den) = self.expr_of(&terms(c), cst)?;
+        self.add_free_sparse_row(&terms(c), cst)
+    }
+
+    /// [`Self::add_free_row`] of the terms `(v, c_v)` (zero ones ignored).
+    pub fn add_free_sparse_row(&mut self, c: &[(usize, T)], cst: &T) -> OResult<usize> {
+        let (nums, den) = self.expr_of(c, cst)?;
         Ok(self.push_row(nums, den, false))
     }
 

@@ -473,9 +473,35 @@ impl BasicSet {
     }
 
     /// `self ⊆ other` over the integers: `self ∧ ¬c` is empty for every
-    /// constraint `c` of `other`.
+    /// constraint `c` of `other` (`¬(e = 0)` is `e >= 1` or `e <= −1`).
+    /// One emptiness test per constraint as it stands (a redundant
+    /// constraint costs a test, never a wrong answer), stopping at the
+    /// first that leaves a point: neither `other`'s simplification nor
+    /// the disjoint pieces of [`Self::subtract`] are needed to decide it.
     pub fn is_subset(&self, other: &BasicSet) -> PolyResult<bool> {
-        Ok(self.subtract(other)?.is_empty())
+        self.space.check(&other.space, "is_subset")?;
+        if self.is_empty()? {
+            return Ok(true);
+        }
+        for c in other.constraints() {
+            let negs = match c.kind {
+                ConstraintKind::Eq => {
+                    let mut up = c.row.clone();
+                    let n = up.len() - 1;
+                    up[n] = up[n].checked_sub(1).ok_or(PolyError::Overflow)?;
+                    vec![up, negate_ineq(&c.row)?]
+                }
+                ConstraintKind::Ineq => vec![negate_ineq(&c.row)?],
+            };
+            for ng in negs {
+                let mut outside = self.clone();
+                outside.add_ineq(ng)?;
+                if !outside.is_empty()? {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
     }
 
     /// The integer lexicographic minimum of the dimensions for `p = params`

@@ -317,6 +317,16 @@ impl Set {
     /// other` is empty.
     pub fn is_subset(&self, other: &Set) -> PolyResult<bool> {
         self.space.check(&other.space, "is_subset")?;
+        // One piece: each of ours inside it (`BasicSet::is_subset`, no
+        // simplification needed).
+        if let [b] = other.pieces.as_slice() {
+            for a in &self.pieces {
+                if !a.is_subset(b)? {
+                    return Ok(false);
+                }
+            }
+            return Ok(true);
+        }
         let others = other.simplified_pieces()?;
         for a in &self.pieces {
             if a.is_empty()? {

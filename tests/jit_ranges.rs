@@ -286,17 +286,14 @@ fn selections(f: &Function) -> Vec<Selection> {
 #[test]
 fn the_rewrites_mark_a_selection_nonempty_only_where_the_facts_imply_it() {
     // Without facts on LO and HI: unknown. Inside `if (LO <= HI)`: known.
+    let marks = |f: &Function| {
+        let g = opt::optimize(f).expect("optimizes");
+        let m: Vec<bool> = selections(&g).iter().map(|s| s.nonempty).collect();
+        (m, g)
+    };
     let f = select(false);
-    let g = opt::optimize(&f).expect("optimizes");
-    assert_eq!(
-        selections(&g)
-            .iter()
-            .map(|s| s.nonempty)
-            .collect::<Vec<_>>(),
-        vec![false],
-        "{}",
-        g.to_c()
-    );
+    let (m, g) = marks(&f);
+    assert_eq!(m, vec![false], "{}", g.to_c());
     let mut f = select(false);
     let body = std::mem::take(&mut f.body);
     f.body = vec![Stmt::If {
@@ -304,16 +301,8 @@ fn the_rewrites_mark_a_selection_nonempty_only_where_the_facts_imply_it() {
         then: body,
         els: vec![],
     }];
-    let g = opt::optimize(&f).expect("optimizes");
-    assert_eq!(
-        selections(&g)
-            .iter()
-            .map(|s| s.nonempty)
-            .collect::<Vec<_>>(),
-        vec![true],
-        "{}",
-        g.to_c()
-    );
+    let (m, g) = marks(&f);
+    assert_eq!(m, vec![true], "{}", g.to_c());
     // And the optimized program tests the range like the original.
     for (lo, hi, v) in [(0, 3, 2), (0, 3, 4), (0, 3, -1), (5, 2, 3), (-4, -4, -4)] {
         let (a, _) = run(&f, &[lo, 0, hi], v);

@@ -19,8 +19,9 @@
 //! unions (see `set`).
 
 use super::constraint::{
-    combine_sub, drop_rows, eval_at, negate, negate_ineq, normalize, normalize_eq, remove_cols,
-    split_rows, substitute_prefix, to_i64, Constraint, ConstraintKind, EqsIneqs, IntRange, Norm,
+    combine_sub, complement_ineqs, drop_rows, eval_at, negate, normalize, normalize_eq,
+    remove_cols, split_rows, substitute_prefix, to_i64, Constraint, ConstraintKind, EqsIneqs,
+    IntRange, Norm,
 };
 use super::error::{PolyError, PolyResult};
 use super::project::{eliminate, RowSystem};
@@ -448,16 +449,7 @@ impl BasicSet {
         let mut out = Vec::new();
         let mut prefix = self.clone();
         for c in b.constraints() {
-            let negs = match c.kind {
-                ConstraintKind::Eq => {
-                    let mut up = c.row.clone();
-                    let n = up.len() - 1;
-                    up[n] = up[n].checked_sub(1).ok_or(PolyError::Overflow)?;
-                    vec![up, negate_ineq(&c.row)?]
-                }
-                ConstraintKind::Ineq => vec![negate_ineq(&c.row)?],
-            };
-            for ng in negs {
+            for ng in complement_ineqs(&c)? {
                 let mut piece = prefix.clone();
                 piece.add_ineq(ng)?;
                 if !piece.is_empty()? {
@@ -484,16 +476,7 @@ impl BasicSet {
             return Ok(true);
         }
         for c in other.constraints() {
-            let negs = match c.kind {
-                ConstraintKind::Eq => {
-                    let mut up = c.row.clone();
-                    let n = up.len() - 1;
-                    up[n] = up[n].checked_sub(1).ok_or(PolyError::Overflow)?;
-                    vec![up, negate_ineq(&c.row)?]
-                }
-                ConstraintKind::Ineq => vec![negate_ineq(&c.row)?],
-            };
-            for ng in negs {
+            for ng in complement_ineqs(&c)? {
                 let mut outside = self.clone();
                 outside.add_ineq(ng)?;
                 if !outside.is_empty()? {

@@ -257,6 +257,20 @@ pub fn negate(row: &[i64]) -> PolyResult<Vec<i64>> {
         .collect()
 }
 
+/// The inequalities whose union is the integer complement of `c`: `−r − 1
+/// >= 0` for `r >= 0`; `r − 1 >= 0` and `−r − 1 >= 0` for `r = 0`.
+pub fn complement_ineqs(c: &Constraint) -> PolyResult<Vec<Vec<i64>>> {
+    Ok(match c.kind {
+        ConstraintKind::Eq => {
+            let mut up = c.row.clone();
+            let n = up.len() - 1;
+            up[n] = up[n].checked_sub(1).ok_or(PolyError::Overflow)?;
+            vec![up, negate_ineq(&c.row)?]
+        }
+        ConstraintKind::Ineq => vec![negate_ineq(&c.row)?],
+    })
+}
+
 /// The integer negation of `e >= 0`: `-e - 1 >= 0` (i.e. `e <= -1`).
 pub fn negate_ineq(row: &[i64]) -> PolyResult<Vec<i64>> {
     let mut r = negate(row)?;

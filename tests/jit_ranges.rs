@@ -303,6 +303,37 @@ fn the_rewrites_mark_a_selection_nonempty_only_where_the_facts_imply_it() {
     }];
     let (m, g) = marks(&f);
     assert_eq!(m, vec![true], "{}", g.to_c());
+    // A selection in a condition is marked as well, from the facts there.
+    let sel = |nonempty| {
+        Expr::Selection(Box::new(Selection {
+            value: w0(),
+            lower: param(0),
+            upper: param(2),
+            var: "out".into(),
+            index: "k".into(),
+            nonempty,
+        }))
+    };
+    let le = |a, b| Expr::bin(alphac::codegen::loop_ast::BinOp::Le, a, b);
+    let store = vec![Stmt::Assign {
+        array: OUT,
+        index: vec![Expr::Int(0)],
+        value: Expr::Int(1),
+    }];
+    let in_cond = |nonempty| Stmt::If {
+        cond: le(sel(nonempty), Expr::Int(3)),
+        then: store.clone(),
+        els: vec![],
+    };
+    // A stale mark is recomputed (no facts here: unknown).
+    let (m, g) = marks(&func(vec![in_cond(true)]));
+    assert_eq!(m, vec![false], "{}", g.to_c());
+    let (m, g) = marks(&func(vec![Stmt::If {
+        cond: le(param(0), param(2)),
+        then: vec![in_cond(false)],
+        els: vec![],
+    }]));
+    assert_eq!(m, vec![true], "{}", g.to_c());
     // And the optimized program tests the range like the original.
     for (lo, hi, v) in [(0, 3, 2), (0, 3, 4), (0, 3, -1), (5, 2, 3), (-4, -4, -4)] {
         let (a, _) = run(&f, &[lo, 0, hi], v);

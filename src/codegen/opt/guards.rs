@@ -66,6 +66,7 @@ impl StmtRewrite for Guards {
     fn on_bind(&mut self, b: Binding, out: &mut Vec<Stmt>) {
         let nonempty = self.facts.nonempty(&b.lower, &b.upper);
         let (guard, removed) = self.facts.simplify_cond(b.guard);
+        let guard = self.facts.marked(guard);
         self.removed += removed;
         let value = self.facts.expr(b.value, &mut self.removed);
         let saved = self.facts.push_loop(b.var, &b.lower, &b.upper);
@@ -83,6 +84,7 @@ impl StmtRewrite for Guards {
 
     fn on_if(&mut self, cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>, out: &mut Vec<Stmt>) {
         let (cond, removed) = self.facts.simplify_cond(cond);
+        let cond = self.facts.marked(cond);
         self.removed += removed;
         let saved = self.facts.push_conds(&cond);
         let then = rewrite_stmts(self, then);
@@ -136,6 +138,20 @@ impl Facts {
             // its own variable, about which the facts know nothing): fewer
             // rewrites, sound.
             e => map_children(e, |x| self.expr(x, n)),
+        }
+    }
+
+    /// `e` with every selection in it marked nonempty (or not) from the
+    /// facts here (`loop_ast::Selection::nonempty`), and nothing else changed:
+    /// for the conditions and guards, which the other rewrites may have
+    /// moved since a mark was made.
+    fn marked(&self, e: Expr) -> Expr {
+        match map_children(e, |x| self.marked(x)) {
+            Expr::Selection(mut s) => {
+                s.nonempty = self.below(&s.lower, &s.upper);
+                Expr::Selection(s)
+            }
+            e => e,
         }
     }
 

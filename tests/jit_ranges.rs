@@ -162,19 +162,24 @@ fn a_data_dependent_index_is_tested_against_its_box_at_the_extremes() {
     }
 }
 
+/// `selected(w[0], LO, HI)` with the given mark.
+fn sel(nonempty: bool) -> Expr {
+    Expr::Selection(Box::new(Selection {
+        value: w0(),
+        lower: param(0),
+        upper: param(2),
+        var: "out".into(),
+        index: "k".into(),
+        nonempty,
+    }))
+}
+
 /// `out[0] = selected(w[0], LO, HI)` with the given mark.
 fn select(nonempty: bool) -> Function {
     func(vec![Stmt::Assign {
         array: OUT,
         index: vec![Expr::Int(0)],
-        value: Expr::Selection(Box::new(Selection {
-            value: w0(),
-            lower: param(0),
-            upper: param(2),
-            var: "out".into(),
-            index: "k".into(),
-            nonempty,
-        })),
+        value: sel(nonempty),
     }])
 }
 
@@ -304,16 +309,6 @@ fn the_rewrites_mark_a_selection_nonempty_only_where_the_facts_imply_it() {
     let (m, g) = marks(&f);
     assert_eq!(m, vec![true], "{}", g.to_c());
     // A selection in a condition is marked as well, from the facts there.
-    let sel = |nonempty| {
-        Expr::Selection(Box::new(Selection {
-            value: w0(),
-            lower: param(0),
-            upper: param(2),
-            var: "out".into(),
-            index: "k".into(),
-            nonempty,
-        }))
-    };
     let le = |a, b| Expr::bin(alphac::codegen::loop_ast::BinOp::Le, a, b);
     let store = vec![Stmt::Assign {
         array: OUT,

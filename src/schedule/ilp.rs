@@ -273,13 +273,18 @@ impl Restricted<'_> {
 
     /// `self ∧ f = m`.
     fn fixed(&self, f: &[i64], m: i64) -> ScheduleResult<Self> {
-        let n = f.len() - 1;
-        let mut eq = f.to_vec();
-        eq[n] = eq[n].checked_sub(m).ok_or(ScheduleError::Overflow)?;
         let mut r = self.clone();
-        r.eqs.push(eq);
+        r.eqs.push(fixed_row(f, m)?);
         Ok(r)
     }
+}
+
+/// The equality `f − m = 0` (`f` with its constant lowered by `m`).
+fn fixed_row(f: &[i64], m: i64) -> ScheduleResult<Form> {
+    let n = f.len() - 1;
+    let mut eq = f.to_vec();
+    eq[n] = eq[n].checked_sub(m).ok_or(ScheduleError::Overflow)?;
+    Ok(eq)
 }
 
 /// The integer lexicographic minimum of `objs[k..]` over `cur` (see
@@ -298,8 +303,9 @@ fn lexmin_from(
     // S_j: `cur` with objectives k..k + j fixed at the dive's values.
     let level = |j: usize| -> ScheduleResult<Restricted> {
         let mut r = cur.clone();
+        r.eqs.reserve(j);
         for (i, &m) in dive.values[..j].iter().enumerate() {
-            r = r.fixed(&objs[k + i], m)?;
+            r.eqs.push(fixed_row(&objs[k + i], m)?);
         }
         Ok(r)
     };

@@ -43,6 +43,11 @@ pub(crate) trait Int: Clone + Eq + Ord + Debug + 'static {
     fn is_one(&self) -> bool;
     /// `|self| < |o|`.
     fn abs_lt(&self, o: &Self) -> bool;
+    /// The non-negative gcd of `den` and every entry of `nums` (the divisor
+    /// of [`normalize`]).
+    fn row_gcd(nums: &[Self], den: &Self) -> OResult<Self> {
+        row_gcd_generic(nums, den)
+    }
 }
 
 impl Int for i64 {
@@ -71,15 +76,9 @@ impl Int for i64 {
         self.checked_neg().ok_or(Ovf)
     }
     fn gcd(&self, o: &Self) -> OResult<Self> {
-        // Euclid on magnitudes: O(log min(x, y)) steps. The gcd of
-        // `i64::MIN` and 0 (2^63) is the one result that does not fit.
-        let (mut x, mut y) = (self.unsigned_abs(), o.unsigned_abs());
-        while y != 0 {
-            let t = x % y;
-            x = y;
-            y = t;
-        }
-        i64::try_from(x).map_err(|_| Ovf)
+        // The gcd of `i64::MIN` and 0 (2^63) is the one result that does
+        // not fit.
+        i64::try_from(gcd_u64(self.unsigned_abs(), o.unsigned_abs())).map_err(|_| Ovf)
     }
     fn div_exact(&self, o: &Self) -> OResult<Self> {
         self.checked_div(*o).ok_or(Ovf)
@@ -99,6 +98,22 @@ impl Int for i64 {
     }
     fn abs_lt(&self, o: &Self) -> bool {
         self.unsigned_abs() < o.unsigned_abs()
+    }
+    /// One pass, stopping as soon as the gcd is 1 (usually at the first
+    /// non-zero entries: the tableau's rows are long and mostly zero, and a
+    /// scan of the whole row for its least entry costs more than the
+    /// Euclid steps it saves).
+    fn row_gcd(nums: &[Self], den: &Self) -> OResult<Self> {
+        let mut g = den.unsigned_abs();
+        for v in nums {
+            if *v != 0 {
+                g = gcd_u64(g, v.unsigned_abs());
+                if g == 1 {
+                    break;
+                }
+            }
+        }
+        i64::try_from(g).map_err(|_| Ovf)
     }
 }
 
@@ -235,8 +250,23 @@ pub(crate) fn normalize<T: Int>(nums: &mut [T], den: &mut T) -> OResult<()> {
     if den.is_one() {
         return Ok(());
     }
-    // Start from the smallest entry: gcd steps are O(log min) and the gcd
-    // is usually 1 after this first step.
+    let g = T::row_gcd(nums, den)?;
+    if g.is_one() || g.is_zero() {
+        return Ok(());
+    }
+    for v in nums.iter_mut() {
+        if !v.is_zero() {
+            *v = v.div_exact(&g)?;
+        }
+    }
+    *den = den.div_exact(&g)?;
+    Ok(())
+}
+
+/// The gcd of `den` and every entry of `nums`, the generic way: from the
+/// smallest entry (gcd steps are O(log min) and the gcd is usually 1 after
+/// this first step), then the others until it is 1.
+fn row_gcd_generic<T: Int>(nums: &[T], den: &T) -> OResult<T> {
     let mut small: Option<&T> = None;
     for v in nums.iter() {
         if !v.is_zero() && small.is_none_or(|s| v.abs_lt(s)) {
@@ -249,22 +279,23 @@ pub(crate) fn normalize<T: Int>(nums: &mut [T], den: &mut T) -> OResult<()> {
     }
     for v in nums.iter() {
         if g.is_one() {
-            return Ok(());
+            return Ok(g);
         }
         if !v.is_zero() {
             g = g.gcd(v)?;
         }
     }
-    if g.is_one() || g.is_zero() {
-        return Ok(());
+    Ok(g)
+}
+
+/// Euclid's gcd of two magnitudes: O(log min(x, y)) division steps.
+fn gcd_u64(mut x: u64, mut y: u64) -> u64 {
+    while y != 0 {
+        let t = x % y;
+        x = y;
+        y = t;
     }
-    for v in nums.iter_mut() {
-        if !v.is_zero() {
-            *v = v.div_exact(&g)?;
-        }
-    }
-    *den = den.div_exact(&g)?;
-    Ok(())
+    x
 }
 
 /// Checked i64 helpers used by the lattice code.

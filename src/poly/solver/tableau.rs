@@ -88,6 +88,9 @@ pub(crate) struct Tab<T> {
     row_var: Vec<usize>,
     /// Set once the constraints are found to have no rational solution.
     pub empty: bool,
+    /// While `Some`, every pivot `(r, j)` is recorded, so that a test can
+    /// pivot back to the basis it started from ([`Self::can_lower_by_one`]).
+    pivot_log: Option<Vec<(usize, usize)>>,
 }
 
 impl<T: Int> Tab<T> {
@@ -104,6 +107,7 @@ impl<T: Int> Tab<T> {
             den: Vec::new(),
             row_var: Vec::new(),
             empty: false,
+            pivot_log: None,
         }
     }
 
@@ -216,7 +220,7 @@ impl<T: Int> Tab<T> {
         }
         let (nums, den) = self.expr_of(c, cst)?;
         if is_eq {
-            let free = (1..self.ncols()).find(|&j| self.is_free_col(j) && !nums[j].is_zero());
+            let free = self.free_col_in(&nums);
             if let Some(j) = free {
                 let v = self.push_row(nums, den, true);
                 let r = self.rows.len() - 1;
@@ -246,8 +250,17 @@ impl<T: Int> Tab<T> {
         Ok(Some(self.add_row_ineq(nums, den)?))
     }
 
+    /// The free column with a non-zero entry in the row `nums`, of least
+    /// variable id (not of least position: the columns' order carries no
+    /// meaning, see [`Self::kill_col`]).
+    fn free_col_in(&self, nums: &[T]) -> Option<usize> {
+        (1..self.ncols())
+            .filter(|&j| self.is_free_col(j) && !nums[j].is_zero())
+            .min_by_key(|&j| self.col_var[j])
+    }
+
     fn add_row_ineq(&mut self, nums: Vec<T>, den: T) -> OResult<usize> {
-        let free = (1..self.ncols()).find(|&j| self.is_free_col(j) && !nums[j].is_zero());
+        let free = self.free_col_in(&nums);
         let v = self.push_row(nums, den, true);
         let r = self.rows.len() - 1;
         if let Some(j) = free {
@@ -291,51 +304,28 @@ impl<T: Int> Tab<T> {
     }
 
     /// Remove column `j` (its variable is fixed at 0 for good).
+    /// The columns' order carries no meaning (every choice of a pivot breaks
+    /// ties by variable id, never by column): the last column takes the
+    /// dead one's place (`swap_remove`), and no row's tail is shifted.
     fn kill_col(&mut self, j: usize) {
-        let v = self.col_var[j];
         for row in self.rows.iter_mut() {
-            row.remove(j);
+            row.swap_remove(j);
         }
-        self.col_var.remove(j);
-        for (k, &cv) in self.col_var.iter().enumerate().skip(j) {
-            self.pos[cv] = Pos::Col(k);
-        }
+        let v = self.col_var.swap_remove(j);
         self.pos[v] = Pos::Dead;
+        if let Some(&moved) = self.col_var.get(j) {
+            self.pos[moved] = Pos::Col(j);
+        }
     }
 
-    /// [`Self::kill_col`] for every column `j` with `dead[j]`, in one pass
-    /// over the rows.
+    /// [`Self::kill_col`] for every column `j >= 1` with `dead[j]`, from the
+    /// highest down, so that the column moved into a dead one's place is
+    /// never dead itself.
     fn kill_cols(&mut self, dead: &[bool]) {
-        // A few dead columns (the usual case: the columns an optimal face
-        // fixes): one block move per dead column and row, from the last,
-        // which is much cheaper than an element-wise pass.
-        let few: Vec<usize> = (0..dead.len()).rev().filter(|&j| dead[j]).collect();
-        if few.len() <= 4 {
-            for row in self.rows.iter_mut() {
-                for &j in &few {
-                    row.remove(j);
-                }
+        for j in (1..dead.len()).rev() {
+            if dead[j] {
+                self.kill_col(j);
             }
-        } else {
-            for row in self.rows.iter_mut() {
-                let mut k = 0;
-                row.retain(|_| {
-                    k += 1;
-                    !dead[k - 1]
-                });
-            }
-        }
-        let mut k = 0;
-        let pos = &mut self.pos;
-        self.col_var.retain(|&cv| {
-            k += 1;
-            if dead[k - 1] {
-                pos[cv] = Pos::Dead;
-            }
-            !dead[k - 1]
-        });
-        for (k, &cv) in self.col_var.iter().enumerate().skip(1) {
-            self.pos[cv] = Pos::Col(k);
         }
     }
 
@@ -344,6 +334,18 @@ impl<T: Int> Tab<T> {
     fn pivot(&mut self, r: usize, j: usize) -> OResult<()> {
         super::stats::PIVOTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         super::budget::charge_work(self.rows.len().saturating_mul(self.ncols()))?;
+        if let Some(log) = &mut self.pivot_log {
+            log.push((r, j));
+        }
+        self.pivot_uncharged(r, j)
+    }
+
+    /// [`Self::pivot`] without its charge to the work budget or its count.
+    /// Pivoting at `(r, j)` again after a pivot at `(r, j)` gives back the
+    /// same tableau, entry for entry: the variables of row `r` and column
+    /// `j` trade places back, and a row of a given basis is unique once
+    /// divided by the gcd of its entries with `den > 0`.
+    fn pivot_uncharged(&mut self, r: usize, j: usize) -> OResult<()> {
         let a = self.rows[r][j].clone();
         let dr = self.den[r].clone();
         let mut nr: Vec<T> = Vec::with_capacity(self.ncols());
@@ -618,7 +620,7 @@ impl<T: Int> Tab<T> {
     ///
     /// Without `exact`, only the constant row is recognized (no copy):
     /// anything else answers `true` (unknown).
-    pub fn can_lower_by_one(&self, v: usize, exact: bool) -> OResult<bool> {
+    pub fn can_lower_by_one(&mut self, v: usize, exact: bool) -> OResult<bool> {
         let Pos::Row(r) = self.pos[v] else {
             return Ok(true);
         };
@@ -636,9 +638,27 @@ impl<T: Int> Tab<T> {
         for x in &self.rows[r][1..] {
             nums.push(x.neg()?);
         }
-        let mut t = self.clone();
-        let u = t.push_row(nums, self.den[r].clone(), false);
-        Ok(t.maximize(u, Mode::UntilNonnegInRow)? != MaxOutcome::Optimal)
+        // On this tableau, not a copy of it: the pivots of the test are
+        // undone in reverse order (see [`Self::pivot_uncharged`]), and the
+        // test's row, which never leaves its row (`UntilNonnegInRow`) and
+        // is the last row and variable, is removed. An error leaves the
+        // tableau changed, but every caller then drops it (the query is
+        // redone at a wider width).
+        let u = self.push_row(nums, self.den[r].clone(), false);
+        self.pivot_log = Some(Vec::new());
+        let out = self.maximize(u, Mode::UntilNonnegInRow);
+        let log = self.pivot_log.take().unwrap_or_default();
+        let out = out?;
+        for &(pr, pj) in log.iter().rev() {
+            self.pivot_uncharged(pr, pj)?;
+        }
+        debug_assert!(matches!(self.pos[u], Pos::Row(i) if i + 1 == self.rows.len()));
+        self.rows.pop();
+        self.den.pop();
+        self.row_var.pop();
+        self.restricted.pop();
+        self.pos.pop();
+        Ok(out != MaxOutcome::Optimal)
     }
 
     /// Can one nonbasic variable alone, increased as far as the ratio test

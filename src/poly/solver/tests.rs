@@ -890,3 +890,51 @@ proptest! {
         prop_assert_eq!(brute(prep.base(), BOX), brute(&direct, BOX));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// The exact flatness test of a dive level ([`Tab::can_lower_by_one`],
+    /// which pivots on the tableau itself and back): at the minimum of an
+    /// objective `f` over a boxed polyhedron, it answers whether `f`
+    /// reaches its minimum + 1 (the rational maximum of `f`, by another
+    /// query), and leaves the tableau as it found it, entry for entry.
+    #[test]
+    fn flatness_test_answers_and_restores_the_tableau(
+        (s, f, band) in system_strategy(1, 4).prop_flat_map(|s| {
+            let n = s.n_vars;
+            (Just(s), obj_strategy(n), prop::option::of((-4i64..=4, 1i64..=3)))
+        })
+    ) {
+        let mut t = with_box(&s, BOX);
+        let n = t.n_vars;
+        // Often `f` is confined to a band `m <= f <= m + w/2` (w = 1, 2, 3):
+        // the thin polyhedra where the answer takes pivots to find.
+        if let Some((m, w)) = band {
+            let mut lo = f.clone();
+            lo[n] -= m;
+            t.add_ineq(lo);
+            let mut hi: Vec<i64> = f.iter().map(|x| -2 * x).collect();
+            hi[n] += 2 * m + w;
+            t.add_ineq(hi);
+        }
+        let (mut tab, _) = build_tab::<i64>(n, &t.eqs, &t.ineqs).unwrap();
+        prop_assume!(!tab.empty);
+        // v = −f, maximized: its value is −min f.
+        let neg: Vec<i64> = f[..n].iter().map(|x| -x).collect();
+        let v = tab.add_free_row(&neg, &-f[n]).unwrap();
+        prop_assert_eq!(tab.maximize(v, Mode::Full).unwrap(), MaxOutcome::Optimal);
+        let before = format!("{tab:?}");
+        let lowers = tab.can_lower_by_one(v, true).unwrap();
+        prop_assert_eq!(format!("{tab:?}"), before);
+        let Optimum::Value(min) = rational_min(&t, &f).unwrap() else {
+            return Err(TestCaseError::fail("a boxed non-empty polyhedron has a minimum"));
+        };
+        let negf: Vec<i64> = f.iter().map(|x| -x).collect();
+        let Optimum::Value(neg_max) = rational_min(&t, &negf).unwrap() else {
+            return Err(TestCaseError::fail("a boxed non-empty polyhedron has a maximum"));
+        };
+        let one = BigRational::from_integer(BigInt::from(1));
+        prop_assert_eq!(lowers, -neg_max >= min + one);
+    }
+}

@@ -301,6 +301,21 @@ fn sample_gen<T: Int>(n: usize, rows: &[Vec<i64>]) -> OResult<Option<Vec<i64>>> 
     if ptab.empty {
         return Ok(None);
     }
+    // The tableau's basic point, when it is integral, is a sample: no cone
+    // analysis, change of coordinates or branch and bound is needed (the
+    // common case of dependence and scheduling polyhedra, whose vertices
+    // are mostly integral).
+    // (The point of a feasible tableau satisfies every row; checked all
+    // the same, as the general path's result is, before it is returned.)
+    if let Some(p) = ptab.integral_point()? {
+        for row in rows {
+            let coefs = row[..n].iter().map(|&a| i128::from(a));
+            if exact_dot(coefs, &p, i128::from(row[n])).is_negative() {
+                return Err(Ovf);
+            }
+        }
+        return Ok(Some(p));
+    }
     // 1. Implicit equalities of the recession cone.
     let implicit = cone_implicit(&ptab, &slacks)?;
     // 2. Unimodular change of coordinates.

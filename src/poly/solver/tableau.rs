@@ -29,6 +29,7 @@
 use super::num::{normalize, Int, OResult, Ovf};
 use num_bigint::BigInt;
 use num_rational::BigRational;
+use num_traits::ToPrimitive;
 
 /// The non-zero entries `(v, c[v])` of a dense row.
 fn terms<T: Int>(c: &[T]) -> Vec<(usize, T)> {
@@ -254,9 +255,16 @@ impl<T: Int> Tab<T> {
     /// variable id (not of least position: the columns' order carries no
     /// meaning, see [`Self::kill_col`]).
     fn free_col_in(&self, nums: &[T]) -> Option<usize> {
-        (1..self.ncols())
-            .filter(|&j| self.is_free_col(j) && !nums[j].is_zero())
-            .min_by_key(|&j| self.col_var[j])
+        let mut best: Option<usize> = None;
+        for (j, x) in nums.iter().enumerate().skip(1) {
+            if !x.is_zero()
+                && self.is_free_col(j)
+                && best.is_none_or(|b| self.col_var[j] < self.col_var[b])
+            {
+                best = Some(j);
+            }
+        }
+        best
     }
 
     fn add_row_ineq(&mut self, nums: Vec<T>, den: T) -> OResult<usize> {
@@ -749,6 +757,30 @@ impl<T: Int> Tab<T> {
             }
             _ => Ok(true),
         }
+    }
+
+    /// The current values of the problem variables when they are all
+    /// integers (`None` otherwise), as `i64` (`Ovf` when one does not fit).
+    pub fn integral_point(&self) -> OResult<Option<Vec<i64>>> {
+        let mut p = Vec::with_capacity(self.n_x);
+        for v in 0..self.n_x {
+            let x = match self.pos[v] {
+                Pos::Row(r) => {
+                    let d = &self.den[r];
+                    let c = &self.rows[r][0];
+                    if d.is_one() {
+                        c.clone()
+                    } else if c.gcd(d)? == *d {
+                        c.div_exact(d)?
+                    } else {
+                        return Ok(None);
+                    }
+                }
+                _ => T::zero(),
+            };
+            p.push(x.to_big().to_i64().ok_or(Ovf)?);
+        }
+        Ok(Some(p))
     }
 
     /// Current values of the problem variables.

@@ -697,3 +697,33 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(cfg(600))]
+
+    /// `BasicSet::simplify` of one piece keeps its integer points, and is
+    /// the empty set as stored (`is_obviously_empty`) whenever the piece
+    /// has no rational point (found by the equalities its implicit
+    /// inequalities become, without a separate feasibility test). It may
+    /// be empty with rational points too (equalities without an integer
+    /// solution); the points are compared on the whole box.
+    #[test]
+    fn basic_simplify_is_empty_when_rationally_empty(r in raw_set(1)) {
+        use alphac::poly::solver::{rational_feasible, System};
+        let (mut eqs, mut ineqs) = (Vec::new(), box_rows(r.np, r.nd));
+        for (is_eq, row) in &r.pieces[0] {
+            if *is_eq { eqs.push(row.clone()) } else { ineqs.push(row.clone()) }
+        }
+        let b = BasicSet::from_rows(space_of(r.np, r.nd), eqs, ineqs).unwrap();
+        let t = b.simplify().unwrap();
+        for (p, x) in grid(r.np, r.nd, 1) {
+            prop_assert_eq!(b.contains(&p, &x), t.contains(&p, &x), "at {:?} {:?}", p, x);
+        }
+        let mut sys = System::new(r.np + r.nd);
+        b.eqs().iter().for_each(|e| sys.add_eq(e.clone()));
+        b.ineqs().iter().for_each(|i| sys.add_ineq(i.clone()));
+        if !rational_feasible(&sys).unwrap() {
+            prop_assert!(t.is_obviously_empty(), "{} simplifies to {}", b, t);
+        }
+    }
+}

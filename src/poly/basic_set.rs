@@ -289,9 +289,10 @@ impl BasicSet {
             if eqs.len() > n_eqs {
                 continue;
             }
-            if !sys::rat_feasible(n, &eqs, &ineqs)? {
-                return Ok(BasicSet::empty(self.space.clone()));
-            }
+            // No separate feasibility test: on a rationally empty system
+            // every inequality counts as implicit, and the equalities they
+            // become have no rational solution either (they imply the
+            // inequalities), which the next `reduce_eqs` finds.
             let imp = sys::implicit_eqs(n, &eqs, &ineqs)?;
             if !imp.is_empty() {
                 let (tight, rest) = split_rows(ineqs, &imp);
@@ -695,8 +696,12 @@ fn reduce_eqs(n: usize, eqs: Vec<Vec<i64>>, ineqs: Vec<Vec<i64>>) -> PolyResult<
         }
         done.push((col, p));
     }
-    // rows left in `pending` are all-zero: impossible after normalization
-    // (they would have been dropped as trivial or reported infeasible)
+    // Rows left in `pending` have no variable: `c = 0`, a contradiction
+    // unless `c` is 0 (normalized rows never are such rows, but equalities
+    // made of implicit inequalities are checked here, see `simplify`).
+    if pending.iter().any(|r| r[n] != 0) {
+        return Ok(None);
+    }
     let eqs = done.into_iter().map(|(_, r)| r).collect();
     Ok(Some((eqs, ineqs)))
 }

@@ -344,10 +344,9 @@ impl BasicSet {
             return Ok(self.clone());
         }
         let n = self.space.n_vars();
-        if !sys::rat_feasible(n, &self.eqs, &self.ineqs)? {
+        let Some(red) = sys::redundant_if_feasible(n, &self.eqs, &self.ineqs)? else {
             return Ok(BasicSet::empty(self.space.clone()));
-        }
-        let red = sys::redundant(n, &self.eqs, &self.ineqs)?;
+        };
         let mut b = self.clone();
         b.ineqs = drop_rows(b.ineqs, &red);
         Ok(b)

@@ -51,6 +51,7 @@ thread_local! {
     static BOOLS: Memo<Key, bool> = RefCell::new(FxHashMap::default());
     static INDICES: Memo<Key, Vec<usize>> = RefCell::new(FxHashMap::default());
     static SAMPLES: Memo<SystemKey, Option<Vec<i64>>> = RefCell::new(FxHashMap::default());
+    static OPT_INDICES: Memo<Key, Option<Vec<usize>>> = RefCell::new(FxHashMap::default());
 }
 
 /// The answer for `key`: from `memo` when it holds one, else `compute`d
@@ -116,6 +117,22 @@ pub(crate) fn indices_answer(
 ) -> PolyResult<Vec<usize>> {
     memoized(
         &INDICES,
+        || (q, (nv, eqs.to_vec(), ineqs.to_vec())),
+        compute,
+    )
+}
+
+/// The memoized answer of a question whose answer is a list of indices,
+/// or `None` when the system has no rational point.
+pub(crate) fn opt_indices_answer(
+    q: Question,
+    nv: usize,
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
+    compute: impl FnOnce() -> PolyResult<Option<Vec<usize>>>,
+) -> PolyResult<Option<Vec<usize>>> {
+    memoized(
+        &OPT_INDICES,
         || (q, (nv, eqs.to_vec(), ineqs.to_vec())),
         compute,
     )

@@ -272,11 +272,10 @@ fn key(rows: &RowSystem, x: usize) -> (u8, usize) {
 }
 
 fn prune_redundant(rows: &mut RowSystem) -> PolyResult<()> {
-    if !sys::rat_feasible(rows.nv, &rows.eqs, &rows.ineqs)? {
+    let Some(red) = sys::redundant_if_feasible(rows.nv, &rows.eqs, &rows.ineqs)? else {
         rows.infeasible = true;
         return Ok(());
-    }
-    let red = sys::redundant(rows.nv, &rows.eqs, &rows.ineqs)?;
+    };
     if !red.is_empty() {
         rows.ineqs = drop_rows(std::mem::take(&mut rows.ineqs), &red);
     }

@@ -59,6 +59,18 @@ pub fn redundant(nv: usize, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> PolyResult<
     })
 }
 
+/// [`redundant`] of a system with a rational point, `None` when it has
+/// none (one tableau for both questions).
+pub fn redundant_if_feasible(
+    nv: usize,
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
+) -> PolyResult<Option<Vec<usize>>> {
+    memo::opt_indices_answer(Question::Redundant, nv, eqs, ineqs, || {
+        solver::redundant_ineqs_if_feasible(&system(nv, eqs, ineqs))
+    })
+}
+
 /// Rows given as variable coefficients only (length `nv`) with a zero
 /// constant appended (objectives, homogeneous cone rows), as the solver
 /// expects `nv + 1` entries.

@@ -536,17 +536,28 @@ fn redundant_of_tab<T: Int>(tab: &mut Tab<T>, slacks: &[Option<usize>]) -> OResu
 /// if `min ineqs[i]` over them is `>= 0` or they are empty. Of a set of
 /// duplicates, the last one is kept.
 pub fn redundant_ineqs(sys: &System) -> PolyResult<Vec<usize>> {
+    if let Some(red) = redundant_ineqs_if_feasible(sys)? {
+        return Ok(red);
+    }
+    redundant_ineqs_of_empty(sys)
+}
+
+/// [`redundant_ineqs`] of a system with a rational point, `None` when it
+/// has none: one tableau decides both (a caller that drops an empty
+/// system needs no separate feasibility test).
+pub fn redundant_ineqs_if_feasible(sys: &System) -> PolyResult<Option<Vec<usize>>> {
     // Non-empty polyhedra: one tableau (see `redundant_of_tab`).
-    let fast = tab_query(
+    tab_query(
         sys,
         redundant_of_tab::<i64>,
         redundant_of_tab::<i128>,
         redundant_of_tab::<BigInt>,
-    )?;
-    if let Some(red) = fast {
-        return Ok(red);
-    }
-    // Empty polyhedra: the same definition, one LP per inequality.
+    )
+}
+
+/// [`redundant_ineqs`] of a rationally empty system.
+fn redundant_ineqs_of_empty(sys: &System) -> PolyResult<Vec<usize>> {
+    // The same definition, one LP per inequality.
     let m = sys.ineqs.len();
     let mut removed = vec![false; m];
     for i in 0..m {

@@ -308,11 +308,8 @@ fn sample_gen<T: Int>(n: usize, rows: &[Vec<i64>]) -> OResult<Option<Vec<i64>>> 
     // (The point of a feasible tableau satisfies every row; checked all
     // the same, as the general path's result is, before it is returned.)
     if let Some(p) = ptab.integral_point()? {
-        for row in rows {
-            let coefs = row[..n].iter().map(|&a| i128::from(a));
-            if exact_dot(coefs, &p, i128::from(row[n])).is_negative() {
-                return Err(Ovf);
-            }
+        if !satisfies_rows(rows, &p) {
+            return Err(Ovf);
         }
         return Ok(Some(p));
     }
@@ -411,11 +408,8 @@ fn sample_gen<T: Int>(n: usize, rows: &[Vec<i64>]) -> OResult<Option<Vec<i64>>> 
     }
     // Defensive check of the proof's conclusion (cheap): never return a
     // point outside the set.
-    for zr in &zrows {
-        let coefs = zr[..n].iter().map(|&a| i128::from(a));
-        if exact_dot(coefs, &q, i128::from(zr[n])).is_negative() {
-            return Err(Ovf);
-        }
+    if !satisfies_rows(&zrows, &q) {
+        return Err(Ovf);
     }
     // y = U q
     let mut y = Vec::with_capacity(n);
@@ -423,6 +417,16 @@ fn sample_gen<T: Int>(n: usize, rows: &[Vec<i64>]) -> OResult<Option<Vec<i64>>> 
         y.push(big_to_i64(&exact_dot(uv.iter().copied(), &q, 0))?);
     }
     Ok(Some(y))
+}
+
+/// Does the integer point `x` satisfy every row (`row·(x, 1) >= 0`)?
+/// Exact ([`exact_dot`]).
+fn satisfies_rows(rows: &[Vec<i64>], x: &[i64]) -> bool {
+    let n = x.len();
+    rows.iter().all(|row| {
+        let coefs = row[..n].iter().map(|&a| i128::from(a));
+        !exact_dot(coefs, x, i128::from(row[n])).is_negative()
+    })
 }
 
 /// `c + Σ a_k·x_k` over the integers: in `i128` while the partial sums

@@ -11,7 +11,7 @@ mod common;
 use alphac::codegen::loop_ast::{
     Accumulation, Affine, BinOp, Bound, Expr, Function, ReduceOp, Stmt,
 };
-use alphac::jit::{JitFunction, JitOptions};
+use alphac::jit::{Buffer, JitFunction, JitOptions};
 use common::loops::*;
 
 /// `for v in lo..V { for k < K { s } }`.
@@ -169,4 +169,191 @@ fn the_two_rows_of_an_array_stored_modulo_two_are_disjoint() {
     let g = stencil(2);
     assert!(!vectorized(&g), "{}", g.to_c());
     assert_eq!(fast_matches_checked(&g), 0);
+}
+
+/// Floats where IEEE `minimum` and `maximum` differ from a plain compare:
+/// NaNs, both zeros, infinities, and values equal to the constants below.
+const SPECIAL: [f64; 10] = [
+    f64::NAN,
+    -0.0,
+    0.0,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    3.0,
+    -3.0,
+    0.5,
+    -f64::NAN,
+    7.25,
+];
+
+/// The value the interpreter gives `op(a, b)` (`runtime::math`), and
+/// whether `x` is it: the same bits, or both NaN (a NaN's sign and payload
+/// carry no meaning in the language).
+fn is_ieee(op: BinOp, a: f64, b: f64, x: f64) -> bool {
+    let want = match op {
+        BinOp::Min => alphac::runtime::math::fmin(a, b),
+        _ => alphac::runtime::math::fmax(a, b),
+    };
+    (want.is_nan() && x.is_nan()) || want.to_bits() == x.to_bits()
+}
+
+/// Runs `f` (checked or fast) at `V = 3`, `K = 5` (lanes, the remainder
+/// and both unrolled copies) with `G[v][k]` set to `g(v, k)`.
+fn run_on_g(f: &Function, checked: bool, g: &dyn Fn(usize, usize) -> f64) -> Vec<Buffer> {
+    let j = JitFunction::compile_with(f, JitOptions { checked }).expect("compiles");
+    let params = [3, 3, 5];
+    let mut bufs = buffers(&j, &params, 1);
+    if let Buffer::Float(v) = &mut bufs[G] {
+        for (i, x) in v.iter_mut().enumerate() {
+            *x = g(i / 5, i % 5);
+        }
+    }
+    j.run(&params, &mut bufs).expect("runs");
+    bufs
+}
+
+fn floats(b: &[Buffer], a: usize) -> Vec<f64> {
+    match &b[a] {
+        Buffer::Float(v) => v.clone(),
+        _ => panic!("array {a} is not a float array"),
+    }
+}
+
+#[test]
+fn min_and_max_with_a_constant_are_the_ieee_ones_in_both_forms() {
+    // F[v][k] = op(G[v][k], c) and op(c, G[v][k]) for special G and c
+    // (a constant operand is lowered as one x86 min/max instruction).
+    for op in [BinOp::Min, BinOp::Max] {
+        for c in [3.0, -3.0, 0.5, f64::INFINITY, 0.0, -0.0, f64::NAN] {
+            for flip in [false, true] {
+                let (a, b) = (at_vk(G), Expr::Float(c));
+                let value = if flip {
+                    Expr::bin(op, b, a)
+                } else {
+                    Expr::bin(op, a, b)
+                };
+                let f = nest(0, assign_f(value));
+                assert!(vectorized(&f), "{}", f.to_c());
+                let g = |v: usize, k: usize| SPECIAL[(v * 5 + k) % SPECIAL.len()];
+                for checked in [false, true] {
+                    let out = floats(&run_on_g(&f, checked, &g), F);
+                    for (i, &x) in out.iter().enumerate() {
+                        let y = g(i / 5, i % 5);
+                        let (l, r) = if flip { (c, y) } else { (y, c) };
+                        assert!(
+                            is_ieee(op, l, r, x),
+                            "{op:?}({l}, {r}) = {x} (checked {checked})\n{}",
+                            f.to_c()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `for v < V { m = start; for k < K { m = op(m, G[v][k] * x[v]) };
+/// F[v][0] = m }`, with the float local `m`.
+fn running_extremum(op: BinOp, start: f64, flip: bool) -> Function {
+    let mut f = func(vec![]);
+    f.locals.push(alphac::codegen::loop_ast::Local {
+        name: "m".into(),
+        ty: alphac::vocab::ElemType::Float,
+    });
+    let term = Expr::bin(BinOp::Mul, at_vk(G), data_v(X));
+    let value = if flip {
+        Expr::bin(op, term, Expr::Local(0))
+    } else {
+        Expr::bin(op, Expr::Local(0), term)
+    };
+    f.body = vec![for_(
+        V,
+        range(p(1)),
+        vec![
+            Stmt::SetLocal {
+                local: 0,
+                value: Expr::Float(start),
+            },
+            for_(K, range(p(2)), vec![Stmt::SetLocal { local: 0, value }]),
+            Stmt::Assign {
+                array: F,
+                index: vec![var(V), Expr::Int(0)],
+                value: Expr::Local(0),
+            },
+        ],
+    )];
+    f
+}
+
+#[test]
+fn a_running_minimum_or_maximum_runs_as_vectors() {
+    for op in [BinOp::Min, BinOp::Max] {
+        for flip in [false, true] {
+            for start in [f64::INFINITY, f64::NEG_INFINITY, 0.0, -0.0, 1.0] {
+                let f = running_extremum(op, start, flip);
+                assert!(vectorized(&f), "{}", f.to_c());
+                // Ordinary data: fast and checked (scalar) agree bit for bit.
+                assert_eq!(fast_matches_checked(&f), 0);
+                // Special values, rows of each: a NaN anywhere, zeros of
+                // both signs at any lane, ties between lanes.
+                let rows: [&dyn Fn(usize, usize) -> f64; 4] = [
+                    &|v, k| SPECIAL[(v * 5 + k) % SPECIAL.len()],
+                    &|v, k| if (v + k) % 2 == 0 { 0.0 } else { -0.0 },
+                    &|v, k| [1.0, 2.0, 1.0, 2.0, 1.0][k] + v as f64,
+                    &|v, k| if k == v { f64::NAN } else { 4.0 - k as f64 },
+                ];
+                for g in rows {
+                    let fast = run_on_g(&f, false, g);
+                    let (x, out) = (floats(&fast, X), floats(&fast, F));
+                    for v in 0..3 {
+                        let want = (0..5).fold(start, |m, k| {
+                            let t = g(v, k) * x[v];
+                            let (a, b) = if flip { (t, m) } else { (m, t) };
+                            match op {
+                                BinOp::Min => alphac::runtime::math::fmin(a, b),
+                                _ => alphac::runtime::math::fmax(a, b),
+                            }
+                        });
+                        let got = out[v * 5];
+                        assert!(
+                            (want.is_nan() && got.is_nan()) || want.to_bits() == got.to_bits(),
+                            "{op:?} row {v}: {got} for {want}\n{}",
+                            f.to_c()
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // A `+` running sum is not reassociated: scalar.
+    let mut f = running_extremum(BinOp::Min, 0.0, false);
+    if let Stmt::For(outer) = &mut f.body[0] {
+        if let Stmt::For(inner) = &mut outer.body[1] {
+            if let Stmt::SetLocal {
+                value: Expr::Binary(op, _, _),
+                ..
+            } = &mut inner.body[0]
+            {
+                *op = BinOp::Add;
+            }
+        }
+    }
+    assert!(!vectorized(&f), "{}", f.to_c());
+}
+
+#[test]
+fn a_loop_copy_per_value_of_a_fixed_condition_runs_as_vectors() {
+    // F[v][k] = x[v] > 20 ? G[v][k] * x[v] : G[v][k]: the condition is
+    // fixed while k runs, each copy of the loop takes one branch.
+    let c = Expr::bin(BinOp::Gt, data_v(X), Expr::Float(20.0));
+    let f = nest(
+        0,
+        assign_f(Expr::select(
+            c,
+            Expr::bin(BinOp::Mul, at_vk(G), data_v(X)),
+            at_vk(G),
+        )),
+    );
+    assert!(vectorized(&f), "{}", f.to_c());
+    assert_eq!(fast_matches_checked(&f), 0);
 }

@@ -10,7 +10,11 @@ use crate::jit::analysis::gives_no_facts;
 use crate::jit::{host_fns, JitError};
 use crate::vocab::ElemType;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, BlockArg, InstBuilder, StackSlotData, StackSlotKind, Value};
+use cranelift_codegen::ir::{
+    types, BlockArg, Endianness, InstBuilder, InstructionData, MemFlags, Opcode, StackSlotData,
+    StackSlotKind, Value, ValueDef,
+};
+use cranelift_frontend::FunctionBuilder;
 
 impl Lower<'_, '_> {
     pub(super) fn expr(&mut self, e: &Expr) -> Result<Value, JitError> {
@@ -264,8 +268,7 @@ impl Lower<'_, '_> {
                 Mul => self.b.ins().fmul(a, b),
                 Div => self.b.ins().fdiv(a, b),
                 Rem => self.call(rt::FMOD, &[a, b]),
-                Min => self.b.ins().fmin(a, b),
-                Max => self.b.ins().fmax(a, b),
+                Min | Max => float_extremum(&mut self.b, op, a, b),
                 // Comparisons are lowered above.
                 Eq | Ne | Lt | Le | Gt | Ge => a,
                 // Rejected by `Function::check` for floats.
@@ -484,4 +487,63 @@ fn folded_math(f: MathFn, args: &[Expr]) -> Option<f64> {
         MathFn::Lgamma => host_fns::rt_lgamma(c(0)?),
         MathFn::Abs | MathFn::Sqrt | MathFn::Floor | MathFn::Ceil => return None,
     })
+}
+
+/// `min(x, y)` or `max(x, y)`, the IEEE 754-2019 `minimum` and `maximum`,
+/// of two floats or two `f64x2` vectors. In general Cranelift's `fmin` and
+/// `fmax` (scalar: a compare and branches; vector: a branch-free
+/// sequence). When one operand is a constant `c` that is neither a NaN nor
+/// a zero, the x86 form `c < y ? c : y` (`minsd`; `maxsd` for `y < c ? c :
+/// y`): it is the IEEE result for every `y`. A NaN `y` fails the
+/// comparison and is the result, as it must be; `y = c` gives `y`, which
+/// has `c`'s bits (equal floats other than the zeros are identical); and
+/// otherwise the comparison picks the smaller (larger). The operands
+/// commute (the IEEE `minimum` and `maximum` are symmetric on values).
+pub(super) fn float_extremum(b: &mut FunctionBuilder, op: BinOp, x: Value, y: Value) -> Value {
+    let plain = |c: Option<f64>| c.is_some_and(|c| !c.is_nan() && c != 0.0);
+    let (c, y) = if plain(float_constant(b, x)) {
+        (x, y)
+    } else if plain(float_constant(b, y)) {
+        (y, x)
+    } else {
+        return match op {
+            BinOp::Min => b.ins().fmin(x, y),
+            _ => b.ins().fmax(x, y),
+        };
+    };
+    // Cranelift's x86 backend matches these exact forms (`select` of
+    // `fcmp lt` on the same operands; for vectors, `bitselect` of its
+    // mask) as one `min`/`max` instruction.
+    let cmp = match op {
+        BinOp::Min => b.ins().fcmp(FloatCC::LessThan, c, y),
+        _ => b.ins().fcmp(FloatCC::LessThan, y, c),
+    };
+    let ty = b.func.dfg.value_type(c);
+    if ty.is_vector() {
+        let flags = MemFlags::new().with_endianness(Endianness::Little);
+        let mask = b.ins().bitcast(ty, flags, cmp);
+        b.ins().bitselect(mask, c, y)
+    } else {
+        b.ins().select(cmp, c, y)
+    }
+}
+
+/// The value of `v` when it is a float constant (`f64const`, or its
+/// `splat` into a vector).
+fn float_constant(b: &FunctionBuilder, v: Value) -> Option<f64> {
+    let dfg = &b.func.dfg;
+    let ValueDef::Result(inst, 0) = dfg.value_def(v) else {
+        return None;
+    };
+    match dfg.insts[inst] {
+        InstructionData::UnaryIeee64 {
+            opcode: Opcode::F64const,
+            imm,
+        } => Some(f64::from_bits(imm.bits())),
+        InstructionData::Unary {
+            opcode: Opcode::Splat,
+            arg,
+        } => float_constant(b, arg),
+        _ => None,
+    }
 }

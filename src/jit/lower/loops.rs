@@ -2,7 +2,7 @@
 //! small innermost loops, and the choice of the vector form (`vector`).
 
 use super::rows::Scope;
-use super::vector::{vectorizable, LANES};
+use super::vector::{vectorizable, Known, LANES};
 use super::{mem, Lower};
 use crate::codegen::loop_ast::parallel::static_work;
 use crate::codegen::loop_ast::{
@@ -161,7 +161,7 @@ impl Lower<'_, '_> {
     /// The loop `l` over `[lo, hi]`.
     pub(super) fn for_loop(&mut self, l: &ForLoop, lo: Value, hi: Value) -> Result<(), JitError> {
         let (var, body) = (l.var, &l.body);
-        let mut vector = !self.check_all && vectorizable(self.f, var, body);
+        let mut vector = false;
         // The rows of the body's data-selected loads, checked before the
         // first iteration (`rows`), in the fast variant.
         // And the body's invariant loads (`invariant`), computed there
@@ -199,7 +199,19 @@ impl Lower<'_, '_> {
             self.kill_written(body);
             // The vector form reads data-selected rows only at their
             // checked offsets.
-            vector = vector && self.rows_cover(body, var);
+            let (taken, hoisted) = (
+                |e: &Expr| self.resolution(e),
+                |e: &Expr| {
+                    self.invariant.iter().any(|&(p, v)| {
+                        std::ptr::eq(p, e) && self.b.func.dfg.value_type(v) == types::F64
+                    })
+                },
+            );
+            let known = Known {
+                taken: &taken,
+                hoisted: &hoisted,
+            };
+            vector = vectorizable(self.f, var, body, &known) && self.rows_cover(body, var, &known);
         }
         // `var` starts again: no load in it is available.
         self.avail.forget(0, var);
@@ -210,7 +222,9 @@ impl Lower<'_, '_> {
         // used only where iterations commute (`vectorizable`).
         if vector {
             let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
+            self.begin_extrema(body, (UNROLL / LANES) as usize);
             self.rotated_loop(var, hi_main, body, UNROLL / LANES, LANES)?;
+            self.end_extrema(body);
         } else if is_innermost(body) && size(body) <= UNROLL_MAX_SIZE {
             let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
             self.rotated_loop(var, hi_main, body, UNROLL, 1)?;
@@ -566,6 +580,7 @@ impl Lower<'_, '_> {
         }
         for u in 0..copies {
             self.offsets[var.0] = u * lanes;
+            self.vector_copy = u as usize;
             // Each copy is a scope of the available loads (its loop
             // variable has another value).
             let mark = self.avail.mark();

@@ -27,7 +27,11 @@
 //! category per array, `mem`) removes redundant loads. Innermost loops
 //! whose iterations provably commute (`vectorizable`) run as `f64x2`
 //! vectors, two vectors per trip, then a scalar remainder loop; each lane
-//! performs the scalar operations, so results are bit-identical.
+//! performs the scalar operations, so results are bit-identical (a running
+//! `min`/`max` keeps partial extrema per lane, combined after the loop).
+//! `min` and `max` of floats are the IEEE `minimum` and `maximum`: with a
+//! constant operand one x86 instruction, otherwise Cranelift's `fmin`,
+//! `fmax` (`expr::float_extremum`).
 
 mod avail;
 mod draws;
@@ -40,7 +44,8 @@ mod vector;
 use super::abi::{host_decls, status};
 use super::JitError;
 use crate::codegen::loop_ast::{
-    for_each_stmt_expr, Affine, ArrayId, Bound, Expr, ForLoop, Function, LoopVar, Stmt, Sym, Writes,
+    for_each_stmt_expr, Affine, ArrayId, Bound, Expr, ForLoop, Function, LocalId, LoopVar, Stmt,
+    Sym, Writes,
 };
 use crate::poly::ConstraintKind;
 use crate::vocab::ElemType;
@@ -280,6 +285,8 @@ fn compile_inner(
                 loop_vars: Vec::new(),
                 offsets: vec![0; f.loop_vars.len()],
                 vec_var: None,
+                vector_copy: 0,
+                vector_extrema: Vec::new(),
                 locals: Vec::new(),
                 err_ptr: args[2],
                 ext_ptr: args[3],
@@ -417,6 +424,12 @@ struct Lower<'a, 'b> {
     offsets: Vec<i64>,
     /// The loop variable of the vector loop being lowered, if any.
     vec_var: Option<LoopVar>,
+    /// The unrolled copy of the vector loop being lowered (0, 1, ...).
+    vector_copy: usize,
+    /// The running extrema of the vector loop being lowered: per local,
+    /// one variable of partial extrema per unrolled copy
+    /// (`vector::Lower::begin_extrema`).
+    vector_extrema: Vec<(LocalId, Vec<Variable>)>,
     locals: Vec<Variable>,
     err_ptr: Value,
     /// The `ExternalTable` of the run.

@@ -1,11 +1,16 @@
 //! The vector form of innermost loops: when iterations provably commute
 //! ([`vectorizable`]), a body runs on `f64x2` vectors of `LANES`
 //! consecutive iterations, each lane performing the scalar operations (so
-//! results are bit-identical to the scalar loop).
+//! results are bit-identical to the scalar loop). A running `min` or `max`
+//! into a local ([`extremum`]) keeps one vector of partial extrema per
+//! unrolled copy, combined after the loop: the same value, as these
+//! operations do not depend on grouping (a NaN result may differ in its
+//! sign and payload bits only).
 
+use super::expr::float_extremum;
 use super::{mem, Lower};
 use crate::codegen::loop_ast::{
-    Accumulation, ArrayId, BinOp, Expr, Function, LoopVar, ReduceOp, Stmt, Sym, UnOp,
+    Accumulation, ArrayId, BinOp, Expr, Function, LocalId, LoopVar, ReduceOp, Stmt, Sym, UnOp,
 };
 use crate::jit::JitError;
 use crate::vocab::ElemType;
@@ -13,6 +18,14 @@ use cranelift_codegen::ir::{types, InstBuilder, MemFlags, Value};
 
 /// Lanes of the vector form (`f64x2`).
 pub(super) const LANES: i64 = 2;
+
+/// What the lowering knows of a loop's body before its first iteration.
+pub(super) struct Known<'k> {
+    /// The branch a `?:` takes in this copy of the loop, if fixed.
+    pub taken: &'k dyn Fn(&Expr) -> Option<bool>,
+    /// Whether an expression is a float computed before the loop.
+    pub hoisted: &'k dyn Fn(&Expr) -> bool,
+}
 
 /// Memory flags of vector accesses to array `a`: like [`mem`] but not
 /// `aligned` (a vector of two `f64` need not be 16-byte aligned).
@@ -144,13 +157,29 @@ fn disjoint_rows(a: &[Expr], b: &[Expr], var: LoopVar) -> bool {
 /// loads and `+ − × ÷`, negation; a load is affine (contiguous or
 /// invariant) or a row contiguous in `var` ([`row_contiguous`]), and
 /// reads a written array only at elements disjoint from the written ones
-/// ([`disjoint_rows`]). Then distinct iterations touch disjoint written
-/// elements and read nothing written (an accumulation reads only its own
-/// element), so they commute, and each lane performs the scalar
+/// ([`disjoint_rows`]). A float computed once before the loop
+/// (`known.hoisted`, `loops`' invariant parts) is a constant; a `?:` whose
+/// branch this copy of the loop takes (`known.taken`: its condition was
+/// evaluated before the loop, as in `loops::loop_per_value`) is that
+/// branch. `min` and `max` are the IEEE
+/// 754-2019 `minimum` and `maximum` in both forms (Cranelift's `fmin` and
+/// `fmax`: on `f64x2` a branch-free sequence, where the scalar one
+/// compares and branches); a NaN result may differ in its sign and payload
+/// bits, never in being a NaN. Then distinct iterations touch disjoint
+/// written elements and read nothing written (an accumulation reads only
+/// its own element), so they commute, and each lane performs the scalar
 /// operations in the scalar order.
-pub(super) fn vectorizable(f: &Function, var: LoopVar, body: &[Stmt]) -> bool {
+pub(super) fn vectorizable(f: &Function, var: LoopVar, body: &[Stmt], known: &Known) -> bool {
     let mut written: Vec<(ArrayId, &[Expr])> = Vec::new();
+    let mut extrema: Vec<LocalId> = Vec::new();
     for s in body {
+        if let Some((local, _, _)) = extremum(s) {
+            if f.locals[local].ty != ElemType::Float || extrema.contains(&local) {
+                return false;
+            }
+            extrema.push(local);
+            continue;
+        }
         let (array, index) = match s {
             Stmt::Assign { array, index, .. } => (*array, index),
             Stmt::Accumulate(Accumulation {
@@ -169,7 +198,17 @@ pub(super) fn vectorizable(f: &Function, var: LoopVar, body: &[Stmt]) -> bool {
         }
         written.push((array, index));
     }
-    fn ok(f: &Function, var: LoopVar, e: &Expr, written: &[(ArrayId, &[Expr])]) -> bool {
+    fn ok(
+        f: &Function,
+        var: LoopVar,
+        e: &Expr,
+        written: &[(ArrayId, &[Expr])],
+        known: &Known,
+    ) -> bool {
+        let ok = |x: &Expr| ok(f, var, x, written, known);
+        if (known.hoisted)(e) {
+            return true;
+        }
         match e {
             Expr::Float(_) => true,
             Expr::Load { array, index } => {
@@ -179,28 +218,63 @@ pub(super) fn vectorizable(f: &Function, var: LoopVar, body: &[Stmt]) -> bool {
                         .all(|(a, w)| a != array || disjoint_rows(w, index, var))
                     && (contiguous_or_invariant(index, var).is_some() || row_contiguous(index, var))
             }
-            Expr::Unary(UnOp::Neg, a) => ok(f, var, a, written),
-            Expr::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div, a, b) => {
-                ok(f, var, a, written) && ok(f, var, b, written)
-            }
+            Expr::Unary(UnOp::Neg, a) => ok(a),
+            Expr::Binary(
+                BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Min | BinOp::Max,
+                a,
+                b,
+            ) => ok(a) && ok(b),
+            Expr::Select(_, a, b) => match (known.taken)(e) {
+                Some(then) => ok(if then { a } else { b }),
+                None => false,
+            },
             _ => false,
         }
     }
     !body.is_empty()
-        && body.iter().all(|s| match s {
-            Stmt::Assign { value, .. } | Stmt::Accumulate(Accumulation { value, .. }) => {
-                ok(f, var, value, &written)
+        && body.iter().all(|s| match (s, extremum(s)) {
+            (_, Some((_, _, e))) => ok(f, var, e, &written, known),
+            (Stmt::Assign { value, .. } | Stmt::Accumulate(Accumulation { value, .. }), None) => {
+                ok(f, var, value, &written, known)
             }
             _ => false,
         })
+}
+
+/// `local = min(local, e)` or `local = max(local, e)` (either operand
+/// order), as `(local, op, e)`: a running extremum. In a vectorizable body
+/// `e` reads no local (`vectorizable`'s expressions have none), so the
+/// local is read only by its own statement: the loop computes the
+/// extremum of the local's value before it and of `e` at every iteration.
+/// The vector form keeps one vector of partial extrema per unrolled copy
+/// ([`Lower::begin_extrema`]), each lane a running extremum of its own
+/// iterations, and combines them after the loop ([`Lower::end_extrema`]):
+/// exact, as the IEEE `minimum` and `maximum` are associative, commutative
+/// and idempotent (on values; a NaN stays a NaN), so the extremum of a
+/// multiset does not depend on the grouping or on a repeated start value.
+pub(super) fn extremum(s: &Stmt) -> Option<(LocalId, BinOp, &Expr)> {
+    let Stmt::SetLocal { local, value } = s else {
+        return None;
+    };
+    let Expr::Binary(op @ (BinOp::Min | BinOp::Max), a, b) = value else {
+        return None;
+    };
+    match (&**a, &**b) {
+        (Expr::Local(l), e) | (e, Expr::Local(l)) if l == local => Some((*local, *op, e)),
+        _ => None,
+    }
 }
 
 /// The data-dependent loads of a body accepted by [`vectorizable`] over
 /// `var`. A load at a quasi-affine index free of `var` is not one: the
 /// vector form loads it as a scalar, through the same checked address as
 /// the scalar form.
-fn data_loads<'e>(body: &'e [Stmt], var: LoopVar, out: &mut Vec<&'e [Expr]>) {
-    fn walk<'e>(e: &'e Expr, var: LoopVar, out: &mut Vec<&'e [Expr]>) {
+fn data_loads<'e>(body: &'e [Stmt], var: LoopVar, known: &Known, out: &mut Vec<&'e [Expr]>) {
+    fn walk<'e>(e: &'e Expr, var: LoopVar, known: &Known, out: &mut Vec<&'e [Expr]>) {
+        if (known.hoisted)(e) {
+            // Computed before the loop, not in it.
+            return;
+        }
         if let Expr::Load { index, .. } = e {
             if !index
                 .iter()
@@ -209,11 +283,20 @@ fn data_loads<'e>(body: &'e [Stmt], var: LoopVar, out: &mut Vec<&'e [Expr]>) {
                 out.push(index);
             }
         }
-        e.children().into_iter().for_each(|x| walk(x, var, out));
+        if let (Expr::Select(_, a, b), Some(then)) = (e, (known.taken)(e)) {
+            // Only the taken branch is evaluated in the loop.
+            return walk(if then { a } else { b }, var, known, out);
+        }
+        e.children()
+            .into_iter()
+            .for_each(|x| walk(x, var, known, out));
     }
     for s in body {
-        if let Stmt::Assign { value, .. } | Stmt::Accumulate(Accumulation { value, .. }) = s {
-            walk(value, var, out);
+        if let Stmt::Assign { value, .. }
+        | Stmt::Accumulate(Accumulation { value, .. })
+        | Stmt::SetLocal { value, .. } = s
+        {
+            walk(value, var, known, out);
         }
     }
 }
@@ -223,6 +306,18 @@ impl Lower<'_, '_> {
     /// accepted by [`vectorizable`].
     pub(super) fn vstmts(&mut self, body: &[Stmt]) -> Result<(), JitError> {
         for s in body {
+            if let Some((local, op, e)) = extremum(s) {
+                // The copy's vector of partial extrema (`begin_extrema`).
+                let x = self.vexpr(e)?;
+                let Some((_, vars)) = self.vector_extrema.iter().find(|(l, _)| *l == local) else {
+                    return Err(JitError::Codegen("extremum without partials".into()));
+                };
+                let v = vars[self.vector_copy];
+                let acc = self.b.use_var(v);
+                let new = float_extremum(&mut self.b, op, acc, x);
+                self.b.def_var(v, new);
+                continue;
+            }
             match s {
                 Stmt::Assign {
                     array,
@@ -252,12 +347,57 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
+    /// Before a vector loop over `body` with `copies` unrolled copies: for
+    /// each running extremum of the body ([`extremum`]), `copies` vectors
+    /// of partial extrema, each lane starting at the local's value.
+    pub(super) fn begin_extrema(&mut self, body: &[Stmt], copies: usize) {
+        for s in body {
+            if let Some((local, _, _)) = extremum(s) {
+                let start = self.b.use_var(self.locals[local]);
+                let start = self.b.ins().splat(types::F64X2, start);
+                let vars = (0..copies)
+                    .map(|_| {
+                        let v = self.b.declare_var(types::F64X2);
+                        self.b.def_var(v, start);
+                        v
+                    })
+                    .collect();
+                self.vector_extrema.push((local, vars));
+            }
+        }
+    }
+
+    /// After the vector loop of [`Lower::begin_extrema`]: each local is
+    /// the extremum of its partial extrema's lanes.
+    pub(super) fn end_extrema(&mut self, body: &[Stmt]) {
+        for s in body {
+            if let Some((local, op, _)) = extremum(s) {
+                let Some(i) = self.vector_extrema.iter().position(|(l, _)| *l == local) else {
+                    continue;
+                };
+                let (_, vars) = self.vector_extrema.swap_remove(i);
+                let mut acc = self.b.use_var(vars[0]);
+                for &v in &vars[1..] {
+                    let x = self.b.use_var(v);
+                    acc = float_extremum(&mut self.b, op, acc, x);
+                }
+                // Lane 0 of `acc op [acc₁, ·]`: branch-free (the lanes are
+                // often equal, which the scalar form's branch mispredicts).
+                let hi = self.b.ins().extractlane(acc, 1);
+                let hi = self.b.ins().scalar_to_vector(types::F64X2, hi);
+                let both = float_extremum(&mut self.b, op, acc, hi);
+                let r = self.b.ins().extractlane(both, 0);
+                self.b.def_var(self.locals[local], r);
+            }
+        }
+    }
+
     /// Whether every data-dependent load of a vectorizable `body` is one of
     /// the rows checked before the loop (`rows`, by the address of the
     /// index list): the vector form reads a row at its checked offset.
-    pub(super) fn rows_cover(&self, body: &[Stmt], var: LoopVar) -> bool {
+    pub(super) fn rows_cover(&self, body: &[Stmt], var: LoopVar, known: &Known) -> bool {
         let mut loads = Vec::new();
-        data_loads(body, var, &mut loads);
+        data_loads(body, var, known, &mut loads);
         loads.iter().all(|index| {
             self.rows
                 .iter()
@@ -293,6 +433,10 @@ impl Lower<'_, '_> {
                 let x = self.vexpr(a)?;
                 self.b.ins().fneg(x)
             }
+            Expr::Select(_, a, b) if self.resolution(e).is_some() => {
+                let then = self.resolution(e) == Some(true);
+                self.vexpr(if then { a } else { b })?
+            }
             Expr::Binary(op, a, b) => {
                 let x = self.vexpr(a)?;
                 let y = self.vexpr(b)?;
@@ -300,6 +444,7 @@ impl Lower<'_, '_> {
                     BinOp::Add => self.b.ins().fadd(x, y),
                     BinOp::Sub => self.b.ins().fsub(x, y),
                     BinOp::Mul => self.b.ins().fmul(x, y),
+                    BinOp::Min | BinOp::Max => float_extremum(&mut self.b, *op, x, y),
                     _ => self.b.ins().fdiv(x, y),
                 }
             }

@@ -153,8 +153,10 @@ fn disjoint_rows(a: &[Expr], b: &[Expr], var: LoopVar) -> bool {
 /// vectors of `LANES` consecutive iterations, bit-exactly: the body is
 /// assignments `F[..] = e` and accumulations `F[..] += e`, `F[..] *= e`
 /// to float arrays, each written array written by exactly one statement
-/// at a contiguous index, and `e` is built from float constants, float
-/// loads and `+ − × ÷`, negation; a load is affine (contiguous or
+/// at a contiguous index, and running extrema `m = min(m, e)`, `m =
+/// max(m, e)` into float locals, one statement per local ([`extremum`]);
+/// `e` is built from float constants, float loads, `+ − × ÷`, `min`,
+/// `max` and negation; a load is affine (contiguous or
 /// invariant) or a row contiguous in `var` ([`row_contiguous`]), and
 /// reads a written array only at elements disjoint from the written ones
 /// ([`disjoint_rows`]). A float computed once before the loop

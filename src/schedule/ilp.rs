@@ -227,6 +227,29 @@ pub(crate) fn lexmin(
     ineqs: &[Form],
     objs: &[Form],
 ) -> ScheduleResult<crate::poly::solver::Optimum<Vec<i64>>> {
+    lexmin_with(base, eqs, ineqs, objs, IntegerQueries::Bounded)
+}
+
+/// What [`lexmin`] may do at a node whose dive does not end at an integer
+/// point (the only nodes that need an integer query).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum IntegerQueries {
+    /// Run the integer queries, each bounded by [`INTEGER_WORK`].
+    Bounded,
+    /// Give up at once, as a query that spent its work would
+    /// (`PolyError::Budget`): the caller's allowance of such queries is
+    /// spent.
+    Skipped,
+}
+
+/// [`lexmin`], with the integer queries `queries` allows.
+pub(crate) fn lexmin_with(
+    base: &Prepared,
+    eqs: &[Form],
+    ineqs: &[Form],
+    objs: &[Form],
+    queries: IntegerQueries,
+) -> ScheduleResult<crate::poly::solver::Optimum<Vec<i64>>> {
     lexmin_from(
         Restricted {
             base,
@@ -235,7 +258,15 @@ pub(crate) fn lexmin(
         },
         objs,
         0,
+        queries,
     )
+}
+
+/// The error of an integer query [`IntegerQueries::Skipped`] leaves out.
+fn skipped() -> ScheduleError {
+    ScheduleError::Poly(crate::poly::PolyError::Budget(
+        "integer query skipped: the search's allowance of capped queries is spent".to_string(),
+    ))
 }
 
 /// Simplex work (tableau cells, see [`crate::poly::solver::with_work_budget`])
@@ -293,6 +324,7 @@ fn lexmin_from(
     cur: Restricted,
     objs: &[Form],
     k: usize,
+    queries: IntegerQueries,
 ) -> ScheduleResult<crate::poly::solver::Optimum<Vec<i64>>> {
     use crate::poly::solver::{self, DiveEnd, Optimum};
     use num_traits::ToPrimitive;
@@ -318,6 +350,9 @@ fn lexmin_from(
             if let Some(ints) = ints {
                 return Ok(Optimum::Value(ints));
             }
+            if queries == IntegerQueries::Skipped {
+                return Err(skipped());
+            }
             let sys = level(depth)?.system();
             let (r, _) = solver::with_work_budget(INTEGER_WORK, || solver::integer_sample(&sys));
             if let Some(p) = r? {
@@ -326,6 +361,9 @@ fn lexmin_from(
         }
         DiveEnd::Empty => {}
         DiveEnd::Unbounded => {
+            if queries == IntegerQueries::Skipped {
+                return Err(skipped());
+            }
             let sys = level(depth)?.system();
             let (r, _) = solver::with_work_budget(INTEGER_WORK, || {
                 solver::integer_lexmin(&sys, &objs[k + depth..])
@@ -338,6 +376,8 @@ fn lexmin_from(
     // level's flatness decided.
     let flat = if depth == 0 {
         Vec::new()
+    } else if queries == IntegerQueries::Skipped {
+        return Err(skipped());
     } else {
         let exact = cur.base.dive(&cur.eqs, &cur.ineqs, &objs[k..], true)?;
         if exact.values != dive.values {
@@ -363,7 +403,7 @@ fn lexmin_from(
         let sys = above.system();
         let (m, _) = solver::with_work_budget(INTEGER_WORK, || solver::integer_min(&sys, f));
         match m? {
-            Optimum::Value(m) => return lexmin_from(above.fixed(f, m)?, objs, k + j + 1),
+            Optimum::Value(m) => return lexmin_from(above.fixed(f, m)?, objs, k + j + 1, queries),
             Optimum::Empty => {}
             Optimum::Unbounded => return Ok(Optimum::Unbounded),
         }
@@ -373,9 +413,38 @@ fn lexmin_from(
 
 #[cfg(test)]
 mod tests {
-    use super::lexmin;
-    use crate::poly::solver::{integer_lexmin, Optimum, Prepared, System};
+    use super::{lexmin, lexmin_with, IntegerQueries};
+    use crate::poly::solver::{integer_lexmin, rational_lexmin, Optimum, Prepared, System};
+    use crate::poly::PolyError;
+    use crate::schedule::error::ScheduleError;
     use proptest::prelude::*;
+    use proptest::test_runner::TestCaseError;
+
+    /// `x_0 = 1/2` in a box: rationally feasible, no integer point. With
+    /// integer queries the search proves it empty; without, it gives up
+    /// with a budget error rather than answer.
+    #[test]
+    fn skipped_integer_queries_give_up_on_a_fractional_relaxation() {
+        let mut sys = cut_box(2, 4, vec![vec![2, 0, -1], vec![-2, 0, 1]]);
+        sys.add_ineq(vec![0, 1, 0]);
+        let objs = vec![vec![1, 0, 0], vec![0, 1, 0]];
+        let base = Prepared::new(sys).unwrap();
+        assert_eq!(lexmin(&base, &[], &[], &objs).unwrap(), Optimum::Empty);
+        assert!(matches!(
+            lexmin_with(&base, &[], &[], &objs, IntegerQueries::Skipped),
+            Err(ScheduleError::Poly(PolyError::Budget(_)))
+        ));
+        // Fixed at x_0 = 2 the relaxation is integral: answered either way.
+        let eq = vec![vec![1, 0, -2]];
+        let objs2 = vec![vec![0, 1, 0]];
+        let base2 = Prepared::new(cut_box(2, 4, vec![])).unwrap();
+        for q in [IntegerQueries::Bounded, IntegerQueries::Skipped] {
+            assert_eq!(
+                lexmin_with(&base2, &eq, &[], &objs2, q).unwrap(),
+                Optimum::Value(vec![2, 0])
+            );
+        }
+    }
 
     /// The box `0 <= x_v <= hi` of `n` variables cut by `rows` (`>= 0`).
     fn cut_box(n: usize, hi: i64, rows: Vec<Vec<i64>>) -> System {
@@ -416,7 +485,23 @@ mod tests {
             }
             let ours = lexmin(&Prepared::new(sys.clone()).unwrap(), &[], &[], &objs).unwrap();
             let theirs = integer_lexmin(&sys, &objs).unwrap();
-            prop_assert_eq!(ours, theirs);
+            prop_assert_eq!(&ours, &theirs);
+            // Without integer queries: the same answer, or a budget error,
+            // and that only when the rational lexmin is not integral (the
+            // dive then cannot end at it).
+            let skipped = lexmin_with(
+                &Prepared::new(sys.clone()).unwrap(), &[], &[], &objs, IntegerQueries::Skipped,
+            );
+            match skipped {
+                Ok(v) => prop_assert_eq!(v, theirs),
+                Err(ScheduleError::Poly(PolyError::Budget(_))) => {
+                    let Optimum::Value(q) = rational_lexmin(&sys, &objs).unwrap() else {
+                        return Err(TestCaseError::fail("skipped with no rational minimum"));
+                    };
+                    prop_assert!(q.iter().any(|x| !x.is_integer()));
+                }
+                Err(e) => return Err(TestCaseError::fail(format!("{e}"))),
+            }
         }
 
         /// The same with the objectives fixed and bounded by extra rows

@@ -113,7 +113,7 @@ fn extended(sys: &Prepared, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> Option<Prep
 /// May the system, rationally non-empty, have an integer point? (Errors:
 /// yes.)
 fn maybe_integer(sys: &Prepared) -> bool {
-    !matches!(solver::integer_sample(sys.base()), Ok(None))
+    !matches!(solver::integer_sample(&sys.system()), Ok(None))
 }
 
 impl VarModel<'_> {

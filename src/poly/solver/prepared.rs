@@ -20,11 +20,17 @@ use super::{each_reaches, lexmin_on_tab, Optimum, System};
 use crate::poly::PolyResult;
 use num_rational::BigRational;
 use std::any::Any;
+use std::borrow::Cow;
+use std::sync::Arc;
 
 /// A base system with its `i64` tableau (see the module comment).
 #[derive(Clone, Debug)]
 pub struct Prepared {
-    base: System,
+    /// The presolved base, shared with the [`Self::extended`] systems.
+    base: Arc<System>,
+    /// The rows [`Self::extended`] added to `base`, in the order they
+    /// were added (`true`: an equality).
+    added: Vec<(Vec<i64>, bool)>,
     /// `None` when building it overflowed `i64` or spent the work budget:
     /// every query then starts at the `i128` width.
     small: Option<Tab<i64>>,
@@ -43,18 +49,28 @@ impl Prepared {
             .map(|(t, _)| t);
         // A failed build may have marked the work budget spent; the
         // queries' own `fallback` decides what that means for them.
-        Ok(Prepared { base, small })
+        Ok(Prepared {
+            base: Arc::new(base),
+            added: Vec::new(),
+            small,
+        })
     }
 
-    /// The base system.
-    pub fn base(&self) -> &System {
-        &self.base
+    /// The system: the presolved base and the rows [`Self::extended`]
+    /// added.
+    pub fn system(&self) -> Cow<'_, System> {
+        if self.added.is_empty() {
+            Cow::Borrowed(&self.base)
+        } else {
+            Cow::Owned(self.with_rows(&[], &[]))
+        }
     }
 
-    /// The base with `eqs` (`== 0`) and `ineqs` (`>= 0`) added for good:
+    /// The system with `eqs` (`== 0`) and `ineqs` (`>= 0`) added for good:
     /// a copy of the tableau with the rows added (they are not presolved),
     /// for a sequence of growing systems (each query on the result is
-    /// that of the same query on [`Self::with_rows`]).
+    /// that of the same query on [`Self::with_rows`]). The base's rows
+    /// are shared, not copied.
     pub fn extended(&self, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> PolyResult<Prepared> {
         self.check_rows(eqs, ineqs, &[])?;
         let small = match &self.small {
@@ -63,25 +79,37 @@ impl Prepared {
             Some(t) => add_rows(t.clone(), eqs, ineqs).ok(),
             None => None,
         };
+        let mut added = Vec::with_capacity(self.added.len() + eqs.len() + ineqs.len());
+        added.extend(self.added.iter().cloned());
+        added.extend(eqs.iter().map(|r| (r.clone(), true)));
+        added.extend(ineqs.iter().map(|r| (r.clone(), false)));
         Ok(Prepared {
-            base: self.with_rows(eqs, ineqs),
+            base: Arc::clone(&self.base),
+            added,
             small,
         })
     }
 
-    /// Has the base no rational point? ([`super::rational_feasible`],
+    /// Has the system no rational point? ([`super::rational_feasible`],
     /// answered by the prepared tableau when there is one: a tableau is
     /// kept feasible or marked empty as rows are added.)
     pub fn rational_empty(&self) -> PolyResult<bool> {
         match &self.small {
             Some(t) => Ok(t.empty),
-            None => Ok(!super::rational_feasible(&self.base)?),
+            None => Ok(!super::rational_feasible(&self.system())?),
         }
     }
 
-    /// The base with `eqs` (`== 0`) and `ineqs` (`>= 0`) appended.
+    /// The system with `eqs` (`== 0`) and `ineqs` (`>= 0`) appended.
     pub fn with_rows(&self, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> System {
-        let mut s = self.base.clone();
+        let mut s = (*self.base).clone();
+        for (r, is_eq) in &self.added {
+            if *is_eq {
+                s.eqs.push(r.clone());
+            } else {
+                s.ineqs.push(r.clone());
+            }
+        }
         s.eqs.extend(eqs.iter().cloned());
         s.ineqs.extend(ineqs.iter().cloned());
         s
@@ -145,14 +173,26 @@ impl Prepared {
         Ok(())
     }
 
-    /// The tableau of the base over `T` with the extra rows added: a copy
-    /// of the prepared `i64` one at that width (`Ovf` when building it
-    /// overflowed), else built anew from the base's rows.
+    /// The tableau of the system over `T` with the extra rows added: a
+    /// copy of the prepared `i64` one at that width (`Ovf` when building
+    /// it overflowed), else built anew from the base's rows and the added
+    /// ones, in their order.
     fn tab_with<T: Int>(&self, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> OResult<Tab<T>> {
         let prepared: &dyn Any = &self.small;
         let tab = match prepared.downcast_ref::<Option<Tab<T>>>() {
             Some(small) => small.clone().ok_or(Ovf)?,
-            None => build_tab::<T>(self.base.n_vars, &self.base.eqs, &self.base.ineqs)?.0,
+            None => {
+                let mut tab = build_tab::<T>(self.base.n_vars, &self.base.eqs, &self.base.ineqs)?.0;
+                for (r, is_eq) in &self.added {
+                    let one = std::slice::from_ref(r);
+                    tab = if *is_eq {
+                        add_rows(tab, one, &[])?
+                    } else {
+                        add_rows(tab, &[], one)?
+                    };
+                }
+                tab
+            }
         };
         add_rows(tab, eqs, ineqs)
     }

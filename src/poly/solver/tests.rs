@@ -887,7 +887,7 @@ proptest! {
             prep.rational_lexmin(&[], &[], &objs).unwrap(),
             rational_lexmin(&direct, &objs).unwrap()
         );
-        prop_assert_eq!(brute(prep.base(), BOX), brute(&direct, BOX));
+        prop_assert_eq!(brute(&prep.system(), BOX), brute(&direct, BOX));
     }
 }
 

@@ -17,6 +17,10 @@ pub const SPLIT_MAX_CUTS: usize = 3;
 /// A loop whose body has more nodes than this (statements plus expression
 /// nodes, see `size_stmts`) is never split.
 pub const SPLIT_MAX_BODY: usize = 400;
+/// A piece of a split loop that provably runs at most this many
+/// iterations is *short*: when all pieces but one are short, the loop
+/// becomes three pieces instead (see [`split_loops`]).
+pub const SPLIT_SHORT_TRIPS: i64 = 8;
 /// The pass as a whole adds at most this many times the function's
 /// original size (in nodes): every split pays its growth (size of the
 /// folded pieces minus size of the original body) from this budget.
@@ -49,6 +53,20 @@ pub const SPLIT_GROWTH: usize = 3;
 /// `if`s, as in [`simplify_guards`]). Cuts are taken atom by atom in the
 /// order of appearance, all the useful cuts of an atom or none, while at
 /// most [`SPLIT_MAX_CUTS`] are taken.
+///
+/// # Short pieces
+/// A piece is short when the facts with its bounds imply that it runs at
+/// most [`SPLIT_SHORT_TRIPS`] iterations (`u/d_u − l/d_l <= T − 1` for a
+/// lower term `⌈l/d_l⌉` and an upper term `⌊u/d_u⌋`). When there are more
+/// than three pieces and all but one, `L = [⌈a/d_a⌉, ⌊b/d_b⌋]` (one term
+/// each), are short, their copies of the body buy nothing at run time but
+/// cost compile time (each is compiled in full): the loop becomes three
+/// pieces, `[lo, min(hi, ⌊(a − 1)/d_a⌋)]`, `L` and
+/// `[max(lo, ⌈a/d_a⌉, ⌈(b + 1)/d_b⌉), hi]`, each folded under its own
+/// bounds. When `L` is not empty they are the points below it, it and the
+/// points above it (`⌈a/d⌉ − 1 = ⌊(a − 1)/d⌋`, `⌊b/d⌋ + 1 = ⌈(b + 1)/d⌉`);
+/// when it is empty, the first and the last split `[lo, hi]` at
+/// `⌈a/d_a⌉`. Either way they run `[lo, hi]` once, in increasing order.
 ///
 /// # The pieces, and why they cover `[lo, hi]` exactly once, in order
 /// Splitting a loop `[lo, hi]` at a cut `H = (e, d)` gives two consecutive
@@ -325,6 +343,83 @@ impl Splitter {
         }
     }
 
+    /// Does the piece `[lo, hi]` of the loop over `v` provably run at most
+    /// [`SPLIT_SHORT_TRIPS`] iterations (see [`split_loops`])?
+    fn short(&mut self, v: LoopVar, lo: &Bound, hi: &Bound) -> bool {
+        let saved = self.facts.push_loop(v, lo, hi);
+        let mut short = false;
+        'pairs: for l in &lo.terms {
+            for u in &hi.terms {
+                // (T − 1)·d_l·d_u − (d_l·u − d_u·l) >= 0.
+                let row = (|| {
+                    let span = sub_affine(
+                        &scale_affine(&u.expr, l.div)?,
+                        &scale_affine(&l.expr, u.div)?,
+                    )?;
+                    let room = (SPLIT_SHORT_TRIPS - 1)
+                        .checked_mul(l.div)?
+                        .checked_mul(u.div)?;
+                    self.facts.row(&scale_affine(&span, -1)?.offset(room)?)
+                })();
+                if row.is_some_and(|r| self.facts.implies(&[], &r)) {
+                    short = true;
+                    break 'pairs;
+                }
+            }
+        }
+        self.facts.rows.truncate(saved);
+        short
+    }
+
+    /// `[lower, upper]` as the points below the one piece that is not
+    /// short, that piece, and the points above it, when every other piece
+    /// is short and that piece's bounds have one term each (see
+    /// [`split_loops`]); `None` otherwise or on overflow. Pieces without
+    /// a point under the facts are left out.
+    fn around_long(
+        &mut self,
+        v: LoopVar,
+        lower: &Bound,
+        upper: &Bound,
+        pieces: &[(Bound, Bound)],
+    ) -> Option<Vec<(Bound, Bound)>> {
+        let mut long = None;
+        for (k, (lo, hi)) in pieces.iter().enumerate() {
+            if !self.short(v, lo, hi) {
+                if long.is_some() {
+                    return None;
+                }
+                long = Some(k);
+            }
+        }
+        let (llo, lhi) = &pieces[long?];
+        let ([a], [b]) = (llo.terms.as_slice(), lhi.terms.as_slice()) else {
+            return None;
+        };
+        let below = upper.clone().and(a.expr.clone().offset(-1)?, a.div);
+        let above = lower
+            .clone()
+            .and(a.expr.clone(), a.div)
+            .and(b.expr.clone().offset(1)?, b.div);
+        let mut out = Vec::with_capacity(3);
+        for (lo, hi) in [
+            (lower.clone(), below),
+            (llo.clone(), lhi.clone()),
+            (above, upper.clone()),
+        ] {
+            let saved = self.facts.push_loop(v, &lo, &hi);
+            let empty = self.facts.infeasible(&[]);
+            self.facts.rows.truncate(saved);
+            if !empty {
+                out.push((
+                    self.simplify_bound(lo, true),
+                    self.simplify_bound(hi, false),
+                ));
+            }
+        }
+        Some(out)
+    }
+
     /// The pieces of the loop (one or more) with their folded bodies,
     /// when splitting it is allowed and decides at least one atom (see
     /// [`split_loops`]).
@@ -368,14 +463,26 @@ impl Splitter {
         if pieces.is_empty() {
             return None;
         }
+        let mut pieces: Vec<(Bound, Bound)> = pieces
+            .into_iter()
+            .map(|(lo, hi)| {
+                (
+                    self.simplify_bound(lo, true),
+                    self.simplify_bound(hi, false),
+                )
+            })
+            .collect();
+        if pieces.len() > 3 {
+            if let Some(three) = self.around_long(var, lower, upper, &pieces) {
+                pieces = three;
+            }
+        }
         let mut inner = self.scope.clone();
         inner.push(var);
         let mut out = Vec::with_capacity(pieces.len());
         let mut decided = 0;
         let mut new_size = 0usize;
         for (lo, hi) in pieces {
-            let lo = self.simplify_bound(lo, true);
-            let hi = self.simplify_bound(hi, false);
             let saved = self.facts.push_loop(var, &lo, &hi);
             let b = fold_stmts(&self.facts, body.to_vec(), var, &inner, &mut decided);
             self.facts.rows.truncate(saved);

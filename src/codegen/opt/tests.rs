@@ -489,6 +489,49 @@ fn split_removes_guards_on_the_loop_variable() {
 }
 
 #[test]
+fn short_pieces_around_the_long_one_become_two_guarded_loops() {
+    // for j in 0 ..= N-1 { if (j >= 1 && j >= 3 && j <= N - 2) ... }:
+    // pieces [0, 0], [1, 2], [3, N-2], [N-1, N-1], all short but the
+    // third, which become [0, 2] (still guarded), [3, N-2] (no guard),
+    // [N-1, N-1].
+    let ge = |k: i64| Expr::bin(BinOp::Ge, Expr::Aff(aff(0, 1, 0, 0)), Expr::Int(k));
+    let c = Expr::bin(
+        BinOp::And,
+        Expr::bin(BinOp::And, ge(1), ge(3)),
+        Expr::bin(
+            BinOp::Le,
+            Expr::Aff(aff(0, 1, 0, 0)),
+            Expr::Aff(aff(0, 0, 1, -2)),
+        ),
+    );
+    for least in [1, 10] {
+        let mut f = nest(
+            Bound::aff(Affine::cst(0)),
+            Bound::aff(aff(0, 0, 1, -1)),
+            c.clone(),
+        );
+        f.context = n_at_least(least);
+        let mut g = f.clone();
+        assert_eq!(split_loops(&mut g), 1);
+        assert!(g.check().is_ok(), "{}", g.to_c());
+        // N from the least the context allows: for N <= 4 the long
+        // piece is empty, and the first and last loops meet at j = 3.
+        for n in least..least + 8 {
+            assert_eq!(trace(&f, n), trace(&g, n), "N={n}\n{}", g.to_c());
+        }
+        if least == 10 {
+            let Stmt::For(outer) = &g.body[0] else {
+                panic!("outer loop")
+            };
+            let text = g.to_c();
+            assert_eq!(outer.body.len(), 3, "{text}");
+            assert!(text.contains("for (j = 0; j <= 2; j++)"), "{text}");
+            assert!(text.contains("for (j = 3; j <= N - 2; j++)"), "{text}");
+        }
+    }
+}
+
+#[test]
 fn data_dependent_conjunct_keeps_its_evaluation() {
     // `Y[0] > 0 && j >= 1` where `j >= 1` is false: the load is still
     // evaluated (`x && false` folds only for infallible `x`).

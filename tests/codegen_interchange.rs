@@ -209,3 +209,36 @@ fn rows_stay_outside_where_a_failure_depends_on_them() {
     );
     agree_on_data(&src);
 }
+
+/// DMM's per-term counts rebuilt at the start of a sweep, `n[z[d]][a] +=
+/// X[d][a]` (a scatter loop: the label `z[d]` is a binding around the
+/// accumulation), run the documents outside and the terms inside, so that
+/// both the row of `X` and the row of the count are walked contiguously
+/// (the sparse updates had left the terms outside). That the compiled
+/// samplers still equal the interpreter is `tests/inference_suite.rs`.
+#[test]
+fn a_scatter_count_runs_its_documents_outside() {
+    for name in ["dmm_gs", "dmm_mh"] {
+        let path = format!("{}/examples/{name}.alpha", env!("CARGO_MANIFEST_DIR"));
+        let src = std::fs::read_to_string(&path).expect("the example");
+        let p = compile::parse_program(&src).unwrap_or_else(|e| panic!("{e}"));
+        let code = compile::emit(&p, name, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+        let line = code
+            .lines()
+            .find(|l| l.contains("_add[") && l.contains("] += X["))
+            .unwrap_or_else(|| panic!("{name}: no count rebuild\n{code}"));
+        // `X[doc][term]`: the loop variables of its two positions.
+        let x = line.split("X[").nth(1).expect("a read of X");
+        let mut vars = x.split(['[', ']']).filter(|s| !s.is_empty());
+        let (doc, term) = (vars.next().expect("doc"), vars.next().expect("term"));
+        let before = &code[..code.find(line).expect("the line")];
+        let (d, t) = (
+            before.rfind(&format!("for ({doc} = ")),
+            before.rfind(&format!("for ({term} = ")),
+        );
+        assert!(
+            matches!((d, t), (Some(d), Some(t)) if d < t),
+            "{name}: documents not outside the terms\n{code}"
+        );
+    }
+}

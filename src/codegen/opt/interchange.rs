@@ -38,6 +38,17 @@ const STRIDED: usize = 4;
 /// data-dependent one and is implied by the context and the loops'
 /// bounds.
 ///
+/// The accumulation may also stand in bindings (`Bind u := e ... { A[x]
+/// op= E }`, directly in the loop over `i`, `k = 0`) whose bounds, guard
+/// and value mention neither `o` nor read `A`: each is one value per `i`
+/// (DMM's per-term counts rebuilt, `for a { for d { Bind k := z[d] {
+/// n[k][a] += X[d][a] } } }`, run the documents outside). Their failures,
+/// like `E`'s, then depend on `i` and outer variables only, and the
+/// argument below holds with `u` a function of `i`; a load or an
+/// accumulation that mentions `u` moves with `i` (costed [`STRIDED`] with
+/// `i` inside, never a register). The binding stays around the
+/// accumulation; [`super::hoist_bindings`] later moves it out of `o`.
+///
 /// Profitability, `k = 0`: the sum over `E`'s loads and the accumulation
 /// (costed as a load and a store when `o` is inner, free when `i` is: a
 /// register) of 0 when the inner loop does not move them, 1 when their
@@ -151,20 +162,38 @@ impl Interchange {
         let [Stmt::For(inner)] = l.body.as_slice() else {
             return None;
         };
-        // The loops between `inner` and the accumulation: a perfect nest.
+        // The loops between `inner` and the accumulation: a perfect nest,
+        // or bindings.
         let mut nest: Vec<&ForLoop> = Vec::new();
+        let mut binds: Vec<&Binding> = Vec::new();
         let mut body = &inner.body;
         let acc = loop {
             match body.as_slice() {
                 [Stmt::Accumulate(acc)] => break acc,
-                [Stmt::For(b)] => {
+                [Stmt::For(b)] if binds.is_empty() => {
                     nest.push(b);
+                    body = &b.body;
+                }
+                [Stmt::Bind(b)] if nest.is_empty() => {
+                    binds.push(b);
                     body = &b.body;
                 }
                 _ => return None,
             }
         };
         let (o, i) = (l.var, inner.var);
+        for b in &binds {
+            let parts = [&b.guard, &b.value];
+            if bound_mentions(&b.lower, o)
+                || bound_mentions(&b.upper, o)
+                || parts
+                    .iter()
+                    .any(|e| expr_mentions(e, o) || reads_array(e, acc.array))
+            {
+                return None;
+            }
+        }
+        let bound: Vec<LoopVar> = binds.iter().map(|b| b.var).collect();
         if bound_mentions(&inner.lower, o) || bound_mentions(&inner.upper, o) {
             return None;
         }
@@ -209,7 +238,23 @@ impl Interchange {
         if nest.is_empty() {
             let cost = |v: LoopVar| loads.iter().map(|e| load_cost(e, v)).sum::<usize>();
             let with_o_inside = cost(o) + 2 * load_cost(&target, o);
-            if with_o_inside >= cost(i) {
+            // With `i` inside, what mentions a bound variable moves.
+            let with_i_inside = loads
+                .iter()
+                .map(|e| {
+                    if mentions_any(e, &bound) {
+                        STRIDED
+                    } else {
+                        load_cost(e, i)
+                    }
+                })
+                .sum::<usize>()
+                + if mentions_any(&target, &bound) {
+                    2 * STRIDED
+                } else {
+                    0
+                };
+            if with_o_inside >= with_i_inside {
                 return None;
             }
         } else {

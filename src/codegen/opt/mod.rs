@@ -49,7 +49,10 @@
 //!    contiguously or are reloaded less often (matmul's `i, k, j` order;
 //!    CoxPH's subjects outside its information matrix's rows and
 //!    entries), when `x` is injective in `(o, b_1, ..., b_k)` and no
-//!    failure of `E` depends on those loops.
+//!    failure of `E` depends on those loops. It runs again after the
+//!    sparse updates, whose scatter loops put a data-selected binding
+//!    around the accumulation (DMM's counts rebuilt, `for a { for d {
+//!    Bind k := z[d] { n[k][a] += X[d][a] } } }`, documents outside).
 //! 9. [`drop_implied_domains`]: an array's domain predicate (checked on
 //!    its data-dependent accesses) is dropped when the loops and guards
 //!    around each such access imply it, given the box check (CoxPH's
@@ -241,6 +244,9 @@ pub fn optimize_with_stats(f: &Function) -> Result<(Function, OptStats), OptErro
     stats.guarded_updates = sparse.updates;
     stats.selected_loops = sparse.selected;
     stats.scatter_loops = sparse.interchanged;
+    // The scatter loops the sparse updates made (a binding around the
+    // accumulation) walk memory better documents outside.
+    stats.interchanged_loops += interchange_loops(&mut g);
     // After the sparse updates made the bindings, before hoisting (the
     // loop a binding left may hold an accumulation).
     stats.hoisted_bindings = hoist_bindings(&mut g);

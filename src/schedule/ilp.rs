@@ -262,11 +262,18 @@ pub(crate) fn lexmin_with(
     )
 }
 
-/// The error of an integer query [`IntegerQueries::Skipped`] leaves out.
-fn skipped() -> ScheduleError {
-    ScheduleError::Poly(crate::poly::PolyError::Budget(
-        "integer query skipped: the search's allowance of capped queries is spent".to_string(),
-    ))
+impl IntegerQueries {
+    /// `Ok` when an integer query may run; for [`IntegerQueries::Skipped`]
+    /// the budget error the query is given up with.
+    fn may_run(self) -> ScheduleResult<()> {
+        match self {
+            IntegerQueries::Bounded => Ok(()),
+            IntegerQueries::Skipped => Err(ScheduleError::Poly(crate::poly::PolyError::Budget(
+                "integer query skipped: the search's allowance of capped queries is spent"
+                    .to_string(),
+            ))),
+        }
+    }
 }
 
 /// Simplex work (tableau cells, see [`crate::poly::solver::with_work_budget`])
@@ -350,9 +357,7 @@ fn lexmin_from(
             if let Some(ints) = ints {
                 return Ok(Optimum::Value(ints));
             }
-            if queries == IntegerQueries::Skipped {
-                return Err(skipped());
-            }
+            queries.may_run()?;
             let sys = level(depth)?.system();
             let (r, _) = solver::with_work_budget(INTEGER_WORK, || solver::integer_sample(&sys));
             if let Some(p) = r? {
@@ -361,9 +366,7 @@ fn lexmin_from(
         }
         DiveEnd::Empty => {}
         DiveEnd::Unbounded => {
-            if queries == IntegerQueries::Skipped {
-                return Err(skipped());
-            }
+            queries.may_run()?;
             let sys = level(depth)?.system();
             let (r, _) = solver::with_work_budget(INTEGER_WORK, || {
                 solver::integer_lexmin(&sys, &objs[k + depth..])
@@ -376,9 +379,8 @@ fn lexmin_from(
     // level's flatness decided.
     let flat = if depth == 0 {
         Vec::new()
-    } else if queries == IntegerQueries::Skipped {
-        return Err(skipped());
     } else {
+        queries.may_run()?;
         let exact = cur.base.dive(&cur.eqs, &cur.ineqs, &objs[k..], true)?;
         if exact.values != dive.values {
             return Err(ScheduleError::Internal(

@@ -184,12 +184,7 @@ impl Prepared {
             None => {
                 let mut tab = build_tab::<T>(self.base.n_vars, &self.base.eqs, &self.base.ineqs)?.0;
                 for (r, is_eq) in &self.added {
-                    let one = std::slice::from_ref(r);
-                    tab = if *is_eq {
-                        add_rows(tab, one, &[])?
-                    } else {
-                        add_rows(tab, &[], one)?
-                    };
+                    add_row(&mut tab, r, *is_eq)?;
                 }
                 tab
             }
@@ -200,18 +195,24 @@ impl Prepared {
 
 /// Add equalities, then inequalities, to `tab` (stops once it is empty).
 fn add_rows<T: Int>(mut tab: Tab<T>, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> OResult<Tab<T>> {
-    let n = tab.n_x_vars();
     for (r, is_eq) in eqs
         .iter()
         .map(|r| (r, true))
         .chain(ineqs.iter().map(|r| (r, false)))
     {
-        if tab.empty {
-            break;
-        }
-        tab.add_sparse_constraint(&sparse_terms(&r[..n]), &T::from_i64(r[n]), is_eq)?;
+        add_row(&mut tab, r, is_eq)?;
     }
     Ok(tab)
+}
+
+/// Add the row `r` (an equality when `is_eq`) to `tab`, unless it is
+/// already empty.
+fn add_row<T: Int>(tab: &mut Tab<T>, r: &[i64], is_eq: bool) -> OResult<()> {
+    if !tab.empty {
+        let n = tab.n_x_vars();
+        tab.add_sparse_constraint(&sparse_terms(&r[..n]), &T::from_i64(r[n]), is_eq)?;
+    }
+    Ok(())
 }
 
 /// The same rational polyhedron as `sys`, cheaper to tableau: a variable

@@ -17,7 +17,10 @@
 //!    relaxation gives a rational point `p`; if some `p_k` (`k < r`) is
 //!    fractional, split into `z_k <= ⌊p_k⌋` and `z_k >= ⌈p_k⌉`. Each split
 //!    strictly shrinks the finite integer range of a bounded coordinate, so
-//!    the tree is finite.
+//!    the tree is finite. A branch deeper than [`DEEP_BRANCHING`] (a
+//!    polytope thin along a non-coordinate direction, which branching on
+//!    coordinates creeps along) restarts as a search along a reduced basis
+//!    of `Z^r` (`reduce.rs`), which is exhaustive and finite too.
 //! 4. A leaf (`p_0..p_{r-1}` integral): `C` restricted to `z_{>=r}` is
 //!    full-dimensional there, so there is an integral `d` (with `d_{<r} =
 //!    0`) such that `a·d >= 1` for every non-implicit row `a`. With
@@ -32,6 +35,7 @@
 
 use super::lattice::col_echelon;
 use super::num::{to_i64, Int, OResult, Ovf};
+use super::reduce::{reduced_basis, search_along};
 use super::tableau::{MaxOutcome, Mode, Tab};
 use crate::poly::{PolyError, PolyResult};
 use num_bigint::BigInt;
@@ -114,11 +118,11 @@ pub(crate) fn fallback<R>(
     })
 }
 
-/// Nodes one branch and bound may explore. Without lattice basis
-/// reduction, a thin polytope with large coefficients can need
-/// exponentially many nodes (and a deep stack of tableaux); past this
-/// budget the query fails with [`PolyError::Budget`] instead of running
-/// out of memory.
+/// Nodes one search (a branch and bound, or a search along a reduced
+/// basis) may explore; past this budget the query fails with
+/// [`PolyError::Budget`] instead of running out of memory. (A branch and
+/// bound that goes deeper than [`DEEP_BRANCHING`] hands over to the search
+/// along a reduced basis before that.)
 pub(crate) const BNB_NODE_BUDGET: usize = 2_000_000;
 
 /// Bound on `depth × cells` of a branch-and-bound node: the stack keeps a
@@ -126,6 +130,14 @@ pub(crate) const BNB_NODE_BUDGET: usize = 2_000_000;
 /// bounds its memory (about 8 bytes per cell on the fast path). Past it
 /// the query fails with [`PolyError::Budget`].
 pub(crate) const BNB_CELL_BUDGET: usize = 30_000_000;
+
+/// Depth past which a branch and bound stops branching on coordinates: a
+/// search this deep is creeping along a polytope that is thin in some
+/// other direction (each level moves one coordinate's bound by one). The
+/// sampler then searches along a reduced basis ([`reduced_basis`],
+/// [`search_along`]), and the lexicographic minimum hands over to the
+/// general method (bisection over that sampler).
+pub(crate) const DEEP_BRANCHING: usize = 16;
 
 /// Runs `query` on the tableau of `eqs` (`== 0`) and `ineqs` (`>= 0`) over
 /// `n` variables, given with the slack variable of each inequality; `None`
@@ -204,12 +216,22 @@ fn cone_implicit<T: Int>(tab: &Tab<T>, slacks: &[Option<usize>]) -> OResult<Vec<
 }
 
 /// Depth-first branch and bound over the first `r` variables of a feasible
-/// tableau; returns the LP point of the first node whose first `r`
-/// coordinates are integral.
-fn bnb<T: Int>(tab: Tab<T>, r: usize) -> OResult<Option<Vec<BigRational>>> {
+/// tableau (built from the inequalities `rows`); returns the LP point of
+/// the first node whose first `r` coordinates are integral. Past
+/// [`DEEP_BRANCHING`] levels it restarts from the root as a search along a
+/// reduced basis.
+fn bnb<T: Int>(tab: Tab<T>, r: usize, rows: &[Vec<i64>]) -> OResult<Option<Vec<BigRational>>> {
+    let n = tab.n_x_vars();
     let mut stack = vec![(tab, 0usize)];
     let mut nodes = 0usize;
     while let Some((tab, depth)) = stack.pop() {
+        if depth > DEEP_BRANCHING {
+            let basis = reduced_basis::<T>(n, r, rows)?;
+            // The root again (rebuilt rather than kept: deep searches are
+            // rare, and the common shallow ones then copy nothing).
+            let (root, _) = build_tab::<T>(n, &[], rows)?;
+            return search_along(root, &basis);
+        }
         charge_node(&mut nodes, depth, &tab)?;
         let mut frac = None;
         for k in 0..r {
@@ -230,7 +252,7 @@ fn bnb<T: Int>(tab: Tab<T>, r: usize) -> OResult<Option<Vec<BigRational>>> {
 /// Counts one more branch-and-bound node at `depth` and fails with `Ovf`
 /// (flagging the spent budget for [`fallback`]) past [`BNB_NODE_BUDGET`]
 /// nodes or [`BNB_CELL_BUDGET`] `depth × cells`.
-fn charge_node<T: Int>(nodes: &mut usize, depth: usize, tab: &Tab<T>) -> OResult<()> {
+pub(crate) fn charge_node<T: Int>(nodes: &mut usize, depth: usize, tab: &Tab<T>) -> OResult<()> {
     *nodes += 1;
     if *nodes > BNB_NODE_BUDGET || depth.saturating_mul(tab.n_cells()) > BNB_CELL_BUDGET {
         super::budget::mark_spent();
@@ -326,7 +348,7 @@ fn sample_gen<T: Int>(n: usize, rows: &[Vec<i64>]) -> OResult<Option<Vec<i64>>> 
     let r = ech.rank;
     if r == n {
         // Bounded: plain branch and bound in the original coordinates.
-        let Some(p) = bnb(ptab, n)? else {
+        let Some(p) = bnb(ptab, n, rows)? else {
             return Ok(None);
         };
         return p
@@ -393,7 +415,7 @@ fn sample_gen<T: Int>(n: usize, rows: &[Vec<i64>]) -> OResult<Option<Vec<i64>>> 
     if ztab.empty {
         return Ok(None);
     }
-    let Some(p) = bnb(ztab, r)? else {
+    let Some(p) = bnb(ztab, r, &zrows)? else {
         return Ok(None);
     };
     // 4. Round.
@@ -457,6 +479,10 @@ pub(crate) enum BoundedLex {
     Empty,
     /// The polyhedron is unbounded: use the general method.
     NotBounded,
+    /// The branch and bound went deeper than [`DEEP_BRANCHING`] (a thin
+    /// polytope, along which it would creep): use the general method,
+    /// whose sampler searches along a reduced basis.
+    Deep,
     /// No integer point.
     NoInteger,
     /// The integer lexicographic minimum.
@@ -514,6 +540,9 @@ pub(crate) fn lexmin_if_bounded<T: Int>(
     let mut stack = vec![(tab, 0usize)];
     let mut nodes = 0usize;
     while let Some((node, depth)) = stack.pop() {
+        if depth > DEEP_BRANCHING {
+            return Ok(BoundedLex::Deep);
+        }
         charge_node(&mut nodes, depth, &node)?;
         let mut t = node.clone();
         let mut vals = Vec::with_capacity(objs.len());

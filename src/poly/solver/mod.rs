@@ -88,6 +88,7 @@ mod integer;
 mod lattice;
 mod num;
 mod prepared;
+mod reduce;
 mod tableau;
 
 /// Counters for profiling (pivots, big-integer fallbacks); relaxed atomics,
@@ -102,6 +103,8 @@ pub mod stats {
     pub static FALLBACKS: AtomicU64 = AtomicU64::new(0);
 }
 
+#[cfg(test)]
+mod reduce_tests;
 #[cfg(test)]
 mod tests;
 
@@ -409,7 +412,7 @@ pub fn integer_lexmin(sys: &System, objs: &[Vec<i64>]) -> PolyResult<Optimum<Vec
             }
             return Ok(Optimum::Value(p));
         }
-        BoundedLex::NotBounded => {}
+        BoundedLex::NotBounded | BoundedLex::Deep => {}
     }
     // General method (possibly unbounded polyhedra): successive
     // minimization by bisection with exact integer emptiness tests.

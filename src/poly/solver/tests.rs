@@ -3,7 +3,7 @@
 
 use super::*;
 
-fn sys(n: usize, eqs: &[&[i64]], ineqs: &[&[i64]]) -> System {
+pub(super) fn sys(n: usize, eqs: &[&[i64]], ineqs: &[&[i64]]) -> System {
     let mut s = System::new(n);
     for e in eqs {
         s.add_eq(e.to_vec());
@@ -121,12 +121,12 @@ fn eval(row: &[i64], x: &[i64]) -> i128 {
     s
 }
 
-fn satisfies(s: &System, x: &[i64]) -> bool {
+pub(super) fn satisfies(s: &System, x: &[i64]) -> bool {
     s.eqs.iter().all(|r| eval(r, x) == 0) && s.ineqs.iter().all(|r| eval(r, x) >= 0)
 }
 
 /// All integer points of `s` in the box `[-b, b]^n`.
-fn brute(s: &System, b: i64) -> Vec<Vec<i64>> {
+pub(super) fn brute(s: &System, b: i64) -> Vec<Vec<i64>> {
     let n = s.n_vars;
     let mut out = Vec::new();
     let mut x = vec![-b; n];
@@ -149,7 +149,7 @@ fn brute(s: &System, b: i64) -> Vec<Vec<i64>> {
     }
 }
 
-fn with_box(s: &System, b: i64) -> System {
+pub(super) fn with_box(s: &System, b: i64) -> System {
     let mut t = s.clone();
     let n = s.n_vars;
     for k in 0..n {
@@ -275,7 +275,7 @@ fn fm_range(s: &System, f: &[i64]) -> Option<(Option<Rat>, Option<Rat>)> {
     Some((lo, hi))
 }
 
-fn lex_key(objs: &[Vec<i64>], x: &[i64]) -> Vec<i128> {
+pub(super) fn lex_key(objs: &[Vec<i64>], x: &[i64]) -> Vec<i128> {
     objs.iter().map(|o| eval(o, x)).collect()
 }
 
@@ -291,7 +291,7 @@ fn row_strategy(n: usize, cmax: i64) -> impl Strategy<Value = Vec<i64>> {
     })
 }
 
-fn system_strategy(max_eqs: usize, max_ineqs: usize) -> impl Strategy<Value = System> {
+pub(super) fn system_strategy(max_eqs: usize, max_ineqs: usize) -> impl Strategy<Value = System> {
     (1usize..=4).prop_flat_map(move |n| {
         (
             proptest::collection::vec(row_strategy(n, 6), 0..=max_eqs),

@@ -6,8 +6,8 @@
 //! Run: `cargo bench --bench poly_solver -- --warm-up-time 1 --measurement-time 3`
 
 use alphac::poly::solver::{
-    implicit_equalities, integer_lexmin, integer_sample, rational_min, redundant_ineqs, Optimum,
-    System,
+    implicit_equalities, integer_lexmin, integer_sample, rational_min, redundant_ineqs,
+    with_work_budget, Optimum, System,
 };
 use criterion::{black_box, criterion_group, Criterion};
 
@@ -115,13 +115,13 @@ fn bench(c: &mut Criterion) {
         b.iter(|| rational_min(black_box(&feas), &sum_then_lex[0]).unwrap())
     });
     c.bench_function("integer_sample feasible 25x200", |b| {
-        b.iter(|| integer_sample(black_box(&feas)).unwrap())
+        b.iter(|| sample_uncached(black_box(&feas)))
     });
     c.bench_function("integer_sample parity-empty 25x200", |b| {
-        b.iter(|| integer_sample(black_box(&par)).unwrap())
+        b.iter(|| sample_uncached(black_box(&par)))
     });
     c.bench_function("integer_sample rationally-empty 25x200", |b| {
-        b.iter(|| integer_sample(black_box(&rinf)).unwrap())
+        b.iter(|| sample_uncached(black_box(&rinf)))
     });
     c.bench_function("integer_lexmin sum,x0..x2 25x200", |b| {
         b.iter(|| integer_lexmin(black_box(&feas), &sum_then_lex).unwrap())
@@ -135,12 +135,49 @@ fn bench(c: &mut Criterion) {
     c.bench_function("redundant_ineqs 25x200", |b| {
         b.iter(|| redundant_ineqs(black_box(&feas)).unwrap())
     });
+    // A sliver thin along a diagonal (4 variables): coordinate branching
+    // creeps along it (2,448 levels before it gave up on its budget); the
+    // sampler hands over to the search along a reduced basis. With and
+    // without an integer point.
+    let (sliver, lattice_free) = (thin_sliver(2000), thin_sliver(97));
+    assert!(integer_sample(&sliver).unwrap().is_some());
+    assert!(integer_sample(&lattice_free).unwrap().is_none());
+    c.bench_function("integer_sample thin sliver 4 vars", |b| {
+        b.iter(|| sample_uncached(black_box(&sliver)))
+    });
+    c.bench_function("integer_sample thin lattice-free 4 vars", |b| {
+        b.iter(|| sample_uncached(black_box(&lattice_free)))
+    });
+}
+
+/// [`integer_sample`] past its memo (which answers a repeated system from
+/// a table, outside work-budget scopes): inside a scope with a budget no
+/// query reaches, every call solves.
+fn sample_uncached(s: &System) -> Option<Vec<i64>> {
+    with_work_budget(u64::MAX, || integer_sample(s)).0.unwrap()
+}
+
+/// `{x : the rows below, x0 + x1 + x3 <= m}`: unbounded without the last
+/// row, thin along `x0 + x1 + x3` (whose integer minimum is 98 and
+/// rational minimum 260/3), so the set has no integer point for `m < 98`.
+fn thin_sliver(m: i64) -> System {
+    let mut s = System::new(4);
+    for row in [
+        [2, -3, 2, 0, 4],
+        [-3, 0, 3, 0, -5],
+        [3, 1, -3, -2, -7],
+        [3, -1, -3, 3, 2],
+        [-1, -1, 0, -1, m],
+    ] {
+        s.add_ineq(row.to_vec());
+    }
+    s
 }
 
 /// With `SOLVER_STATS=1`, print pivot and fallback counts and wall times
 /// per query instead of benchmarking.
 fn stats() {
-    use alphac::poly::solver::stats::{FALLBACKS, PIVOTS};
+    use alphac::poly::solver::stats::{DEEP_SEARCHES, FALLBACKS, PIVOTS};
     use std::sync::atomic::Ordering::Relaxed;
     let (feas, _) = feasible_system(0x5eed_0001);
     let par = parity_infeasible(0x5eed_0001);
@@ -159,10 +196,12 @@ fn stats() {
     let run = |name: &str, f: &dyn Fn()| {
         PIVOTS.store(0, Relaxed);
         FALLBACKS.store(0, Relaxed);
+        DEEP_SEARCHES.store(0, Relaxed);
         let t = std::time::Instant::now();
         f();
         let wall = t.elapsed();
         let (pivots, fallbacks) = (PIVOTS.load(Relaxed), FALLBACKS.load(Relaxed));
+        let deep = DEEP_SEARCHES.load(Relaxed);
         // Repeat to measure CPU time per call.
         let reps = 40u64;
         let c0 = cpu_ticks();
@@ -174,7 +213,7 @@ fn stats() {
             _ => "n/a".to_string(),
         };
         println!(
-            "{name}: wall {wall:?} (first call), cpu {cpu_ms}/call, {pivots} pivots, {fallbacks} fallbacks"
+            "{name}: wall {wall:?} (first call), cpu {cpu_ms}/call, {pivots} pivots, {fallbacks} fallbacks, {deep} deep searches"
         );
     };
     run("rational_min", &|| {
@@ -197,6 +236,10 @@ fn stats() {
     });
     run("redundant", &|| {
         redundant_ineqs(&feas).unwrap();
+    });
+    let sliver = thin_sliver(2000);
+    run("sample thin sliver", &|| {
+        integer_sample(&sliver).unwrap();
     });
 }
 

@@ -226,6 +226,7 @@ fn bnb<T: Int>(tab: Tab<T>, r: usize, rows: &[Vec<i64>]) -> OResult<Option<Vec<B
     let mut nodes = 0usize;
     while let Some((tab, depth)) = stack.pop() {
         if depth > DEEP_BRANCHING {
+            super::stats::DEEP_SEARCHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let basis = reduced_basis::<T>(n, r, rows)?;
             // The root again (rebuilt rather than kept: deep searches are
             // rare, and the common shallow ones then copy nothing).
@@ -541,6 +542,7 @@ pub(crate) fn lexmin_if_bounded<T: Int>(
     let mut nodes = 0usize;
     while let Some((node, depth)) = stack.pop() {
         if depth > DEEP_BRANCHING {
+            super::stats::DEEP_SEARCHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             return Ok(BoundedLex::Deep);
         }
         charge_node(&mut nodes, depth, &node)?;

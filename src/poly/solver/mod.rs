@@ -91,7 +91,7 @@ mod prepared;
 mod reduce;
 mod tableau;
 
-/// Counters for profiling (pivots, big-integer fallbacks); relaxed atomics,
+/// Counters for profiling (pivots, big-integer fallbacks, deep searches); relaxed atomics,
 /// read by the benchmark's `SOLVER_STATS=1` mode. Not part of the API.
 #[doc(hidden)]
 pub mod stats {
@@ -101,6 +101,10 @@ pub mod stats {
     pub static WIDENINGS: AtomicU64 = AtomicU64::new(0);
     /// Queries redone on big integers after an `i128` overflow.
     pub static FALLBACKS: AtomicU64 = AtomicU64::new(0);
+    /// Branch and bounds that went deeper than `DEEP_BRANCHING` levels and
+    /// handed over (to a search along a reduced basis, or, for a
+    /// lexicographic minimum, to bisection over the sampler).
+    pub static DEEP_SEARCHES: AtomicU64 = AtomicU64::new(0);
 }
 
 #[cfg(test)]

@@ -60,10 +60,15 @@ fn thin_below(m: i64) -> System {
 /// although the rational polytope is not empty.
 #[test]
 fn a_thin_polytope_is_sampled_along_a_reduced_basis() {
+    use std::sync::atomic::Ordering::Relaxed;
     for m in [100, 1000, 2000, 100_000] {
         let s = thin_below(m);
+        let before = stats::DEEP_SEARCHES.load(Relaxed);
         let p = integer_sample(&s).unwrap().expect("a point");
         assert!(satisfies(&s, &p), "{p:?} outside for m = {m}");
+        // The branch and bound went deep and handed over (other tests may
+        // count too: the counter only grows).
+        assert!(stats::DEEP_SEARCHES.load(Relaxed) > before, "m = {m}");
     }
     let s = thin_below(97);
     assert!(rational_min(&s, &[0, 0, 0, 0, 0]).unwrap() != Optimum::Empty);

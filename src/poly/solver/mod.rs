@@ -42,12 +42,18 @@
 //!   bounded, and rounding along an interior ray of the cone for the rest.
 //!   The termination and exactness proof is in `integer`'s module comment.
 //!   The cone's tableau is the polyhedron's with all constants set to 0.
+//!   A branch and bound deeper than `integer::DEEP_BRANCHING` levels
+//!   (creeping along a polytope thin in a non-coordinate direction)
+//!   restarts as a search along a reduced basis (`reduce`: generalized
+//!   basis reduction, then enumeration of each reduced direction's
+//!   integer values).
 //! * **Integer lexicographic minimum**: if the polyhedron is bounded
 //!   (its recession cone is `{0}`), lexicographic branch and bound: the
 //!   rational lexmin of a node bounds all its integer points, nodes not
 //!   lexicographically below the incumbent are pruned, fractional points
 //!   split on a coordinate (finite because every coordinate is bounded).
-//!   Otherwise, for each objective in turn: the rational minimum gives a
+//!   Otherwise, or when that search goes deeper than `DEEP_BRANCHING`, for
+//!   each objective in turn: the rational minimum gives a
 //!   lower bound `lo` (rationally unbounded and integer-nonempty ⇒
 //!   integer-unbounded, since an integer point plus integer multiples of
 //!   an integral recession ray stays in the set), an integer point gives an

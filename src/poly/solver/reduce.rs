@@ -79,17 +79,24 @@ pub(super) fn fix_difference<T: Int>(pair: &Tab<T>, b: &[i64]) -> OResult<Tab<T>
     Ok(next)
 }
 
-/// `max { x·(s − t) }` over the pair tableau `pair` (over `(s, t)`, `2n`
-/// variables); `Ovf` if unbounded (impossible for `x` supported on the
+/// `max c·y` over the tableau `t` (which keeps the pivots, not the row);
+/// `Ovf` if unbounded (impossible for the forms asked here, supported on
 /// bounded coordinates: then it is a broken invariant, and the caller's
 /// widening ends it as an error rather than a wrong answer).
-pub(super) fn width<T: Int>(pair: &Tab<T>, x: &[i64]) -> OResult<BigRational> {
-    let mut t = pair.clone();
-    let v = t.add_free_row(&difference::<T>(x)?, &T::zero())?;
-    match t.maximize(v, Mode::Full)? {
-        MaxOutcome::Unbounded => Err(Ovf),
-        MaxOutcome::Optimal | MaxOutcome::Reached => Ok(t.value(v)),
+fn max_of<T: Int>(t: &mut Tab<T>, c: &[T]) -> OResult<BigRational> {
+    let v = t.add_free_row(c, &T::zero())?;
+    if t.maximize(v, Mode::Full)? == MaxOutcome::Unbounded {
+        return Err(Ovf);
     }
+    let max = t.value(v);
+    t.drop_row_var(v);
+    Ok(max)
+}
+
+/// `max { x·(s − t) }` over the pair tableau `pair` (over `(s, t)`, `2n`
+/// variables).
+pub(super) fn width<T: Int>(pair: &Tab<T>, x: &[i64]) -> OResult<BigRational> {
+    max_of(&mut pair.clone(), &difference::<T>(x)?)
 }
 
 /// The integer `μ` minimizing `g(μ) = F(a + μ b)` (a convex function of
@@ -181,20 +188,11 @@ pub(crate) fn reduced_basis<T: Int>(
 fn integer_range<T: Int>(tab: &Tab<T>, x: &[i64]) -> OResult<Option<(i64, i64)>> {
     let mut c: Vec<T> = x.iter().map(|&v| T::from_i64(v)).collect();
     let mut t = tab.clone();
-    let v = t.add_free_row(&c, &T::zero())?;
-    if t.maximize(v, Mode::Full)? == MaxOutcome::Unbounded {
-        return Err(Ovf);
-    }
-    let hi = t.value(v).floor().to_integer();
-    t.drop_row_var(v);
+    let hi = max_of(&mut t, &c)?.floor().to_integer();
     for e in c.iter_mut() {
         *e = e.neg()?;
     }
-    let v = t.add_free_row(&c, &T::zero())?;
-    if t.maximize(v, Mode::Full)? == MaxOutcome::Unbounded {
-        return Err(Ovf);
-    }
-    let lo = (-t.value(v)).ceil().to_integer();
+    let lo = (-max_of(&mut t, &c)?).ceil().to_integer();
     let (Some(lo), Some(hi)) = (lo.to_i64(), hi.to_i64()) else {
         return Err(Ovf);
     };

@@ -14,6 +14,13 @@
 //! parametric distances (`u ≠ 0`) gives way to a split into strongly
 //! connected components when there are several.
 //!
+//! The non-triviality search solves an ILP per node; a node keeps its
+//! system at the rational lexicographic minimum of the objectives
+//! ([`LexSimplex`], each child its parent's with the branching rows added
+//! by the dual simplex), which answers the node when it leads to the point
+//! the dive of [`super::ilp::lexmin`] would end at; `lexmin` decides the
+//! rest.
+//!
 //! Owns: band construction. Must not know about Feautrier steps, SCC
 //! splitting or completion (the driver combines them).
 
@@ -22,7 +29,7 @@ use super::error::{ScheduleError, ScheduleResult};
 use super::farkas::instantiate;
 use super::ilp::{add, lexmin_with, scale, Form, IntegerQueries, Layout};
 use crate::poly::linalg;
-use crate::poly::solver::{Optimum, Prepared, System};
+use crate::poly::solver::{DiveOutcome, LexSimplex, Optimum, Prepared, System};
 use crate::poly::PolyError;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
@@ -180,8 +187,22 @@ fn build(sub: &Sub) -> ScheduleResult<Problem> {
 /// A region (§6.5.7): linear forms at least one of which must be non-zero.
 type Region = Vec<Form>;
 
+/// The system of a search node: the base with the node's rows.
+enum Node {
+    /// Kept at its rational lexicographic minimum by the dual simplex
+    /// (each child a copy with its branching rows added): when that
+    /// minimum is integral it is the node's ILP answer, without a dive.
+    Lex(LexSimplex),
+    /// A prepared tableau, when the lexicographic simplex does not apply
+    /// (an overflow of its `i64` tableau, a spent budget).
+    Prepared(Prepared),
+}
+
 struct Search<'a> {
     prob: &'a Problem,
+    /// The base's lexicographic minimum of the objectives, from which the
+    /// nodes' are restored (`None`: the nodes are [`Node::Prepared`]).
+    root_lex: Option<&'a LexSimplex>,
     regions: Vec<Region>,
     best: Option<Vec<i64>>,
     solves: usize,
@@ -231,7 +252,20 @@ impl Search<'_> {
     /// lies in `(−1, 1)` at every point, so `f = 0` at every integer point
     /// and no solution of the subtree is non-trivial: the search prunes it
     /// instead of enumerating its `2^depth` branches.
-    fn regions_possible(&self, node: &Prepared) -> ScheduleResult<bool> {
+    fn regions_possible(&self, node: &Node, eqs: &[Form], ineqs: &[Form]) -> ScheduleResult<bool> {
+        let groups = self.region_groups()?;
+        match node {
+            Node::Lex(lex) => match lex.each_reaches(&groups) {
+                Some(possible) => Ok(possible),
+                None => Self::reach(&self.prepared(eqs, ineqs)?, &groups),
+            },
+            Node::Prepared(p) => Self::reach(p, &groups),
+        }
+    }
+
+    /// The rows of [`Self::regions_possible`]: per region, `±f − 1 >= 0`
+    /// for each of its forms `f`.
+    fn region_groups(&self) -> ScheduleResult<Vec<Vec<Form>>> {
         let n = self.prob.layout.n_vars;
         let mut groups = Vec::with_capacity(self.regions.len());
         for reg in &self.regions {
@@ -245,7 +279,12 @@ impl Search<'_> {
             }
             groups.push(rows);
         }
-        match node.each_reaches(&[], &[], &groups) {
+        Ok(groups)
+    }
+
+    /// Does each group of rows have one reaching `>= 0` on `node`?
+    fn reach(node: &Prepared, groups: &[Vec<Form>]) -> ScheduleResult<bool> {
+        match node.each_reaches(&[], &[], groups) {
             // Out of budget: no pruning (the search's own limits apply).
             Err(PolyError::Budget(_)) => Ok(true),
             r => Ok(r?),
@@ -254,19 +293,76 @@ impl Search<'_> {
 
     /// The system of a node with branching rows `eqs` and `ineqs`: the
     /// base with [`Self::node_eqs`] and `ineqs` added.
-    fn node_system(&self, eqs: &[Form], ineqs: &[Form]) -> ScheduleResult<Prepared> {
+    fn node_system(&self, eqs: &[Form], ineqs: &[Form]) -> ScheduleResult<Node> {
+        if let Some(root) = self.root_lex {
+            if let Some(lex) = root.extended(&self.node_eqs(eqs)?, ineqs)? {
+                return Ok(Node::Lex(lex));
+            }
+        }
+        Ok(Node::Prepared(self.prepared(eqs, ineqs)?))
+    }
+
+    /// The prepared tableau of the node with branching rows `eqs` and
+    /// `ineqs` (see [`Self::node_system`]).
+    fn prepared(&self, eqs: &[Form], ineqs: &[Form]) -> ScheduleResult<Prepared> {
         Ok(self.prob.base.extended(&self.node_eqs(eqs)?, ineqs)?)
     }
 
+    /// The child of `parent` (the node with branching rows `eqs` and
+    /// `ineqs`) that adds the equalities `e` and the inequality `i`.
+    fn child(
+        &self,
+        parent: &Node,
+        (e, i): (&[Form], &Form),
+        eqs: &[Form],
+        ineqs: &[Form],
+    ) -> ScheduleResult<Node> {
+        let i = std::slice::from_ref(i);
+        Ok(match parent {
+            Node::Lex(lex) => match lex.extended(e, i)? {
+                Some(c) => Node::Lex(c),
+                None => Node::Prepared(self.prepared(eqs, ineqs)?),
+            },
+            Node::Prepared(p) => Node::Prepared(p.extended(e, i)?),
+        })
+    }
+
     /// The integer lexicographic minimum of the objectives over a node's
-    /// system (see [`Self::node_system`]), `None` when there is none or
-    /// the solver gave up.
-    fn solve(&mut self, node: &Prepared) -> ScheduleResult<Option<Vec<i64>>> {
+    /// system (see [`Self::node_system`]; its branching rows `eqs` and
+    /// `ineqs`), `None` when there is none or the solver gave up. A
+    /// dive's point found by the lexicographic simplex
+    /// ([`LexSimplex::dive_point`]) is the answer (`lexmin` would end its
+    /// first dive there); otherwise the dives and integer queries of
+    /// [`super::ilp::lexmin`] decide.
+    fn solve(
+        &mut self,
+        node: &Node,
+        eqs: &[Form],
+        ineqs: &[Form],
+    ) -> ScheduleResult<Option<Vec<i64>>> {
         self.solves += 1;
         let queries = if self.capped < CAPPED_QUERIES {
             IntegerQueries::Bounded
         } else {
             IntegerQueries::Skipped
+        };
+        let built;
+        let node = match node {
+            Node::Lex(lex) if lex.is_empty() => return Ok(None),
+            Node::Lex(lex) => match lex.dive_outcome() {
+                DiveOutcome::Point(p) => return Ok(Some(p)),
+                // `lexmin`'s dive ends on an empty level, after which only
+                // integer queries could answer: skipped, it gives up.
+                DiveOutcome::EmptyBelow if queries == IntegerQueries::Skipped => {
+                    self.capped += 1;
+                    return Ok(None);
+                }
+                _ => {
+                    built = self.prepared(eqs, ineqs)?;
+                    &built
+                }
+            },
+            Node::Prepared(p) => p,
         };
         let opt_r = lexmin_with(node, &[], &[], &self.prob.objs, queries);
         let opt = match opt_r {
@@ -307,17 +403,17 @@ impl Search<'_> {
         &mut self,
         eqs: Vec<Form>,
         ineqs: Vec<Form>,
-        from: Option<(&Prepared, &[Form], &Form)>,
+        from: Option<(&Node, &[Form], &Form)>,
     ) -> ScheduleResult<()> {
         if self.done() {
             return Ok(());
         }
         let mut node = match from {
-            Some((parent, e, i)) => parent.extended(e, std::slice::from_ref(i))?,
+            Some((parent, e, i)) => self.child(parent, (e, i), &eqs, &ineqs)?,
             None => self.node_system(&eqs, &ineqs)?,
         };
         let mut generation = self.generation;
-        let Some(sol) = self.solve(&node)? else {
+        let Some(sol) = self.solve(&node, &eqs, &ineqs)? else {
             return Ok(());
         };
         let mut trivial = None;
@@ -350,7 +446,7 @@ impl Search<'_> {
             return Ok(());
         };
         let known_possible = self.root_possible && eqs.is_empty() && ineqs.is_empty();
-        if !known_possible && !self.regions_possible(&node)? {
+        if !known_possible && !self.regions_possible(&node, &eqs, &ineqs)? {
             return Ok(());
         }
         let region = self.regions[ri].clone();
@@ -416,6 +512,7 @@ pub(crate) fn band(sub: &Sub) -> ScheduleResult<Band> {
     let l = &prob.layout;
     let mut members: Vec<Vec<Vec<i64>>> = Vec::new();
     let mut capped = 0;
+    let root_lex = prob.base.lex_simplex(&prob.objs)?;
     loop {
         // Linear independence (§6.5.6) on the statements of maximal slack.
         let mut slack = Vec::with_capacity(l.dims.len());
@@ -463,6 +560,7 @@ pub(crate) fn band(sub: &Sub) -> ScheduleResult<Band> {
         }
         let mut search = Search {
             prob: &prob,
+            root_lex: root_lex.as_ref(),
             regions,
             best: None,
             solves: 0,
@@ -475,7 +573,7 @@ pub(crate) fn band(sub: &Sub) -> ScheduleResult<Band> {
         // When some region is trivial at every point, no member exists:
         // the test (a few LPs) is done before the root's ILP, which would
         // only find a trivial solution and then fail the same test.
-        if !search.regions_possible(&prob.base)? {
+        if !Search::reach(&prob.base, &search.region_groups()?)? {
             return Ok(Band {
                 members,
                 split: false,

@@ -26,6 +26,15 @@
 //! * **Rational lexmin**: maximize the negated objective, then delete the
 //!   columns of the nonbasic variables with a nonzero reduced cost (they
 //!   are 0 on the optimal face) and go on with the next objective.
+//! * **Lexicographic simplex** (`lexsimplex`), for many lexicographic
+//!   minima of one polyhedron under added rows: the primal simplex with
+//!   lexicographic pricing (a column enters when its reduced costs over
+//!   the objectives, in order, are lexicographically negative) reaches the
+//!   minimum once; each added row is then restored by the dual simplex
+//!   with the lexicographic ratio test, which keeps the minimum. With
+//!   every variable among the objectives the costs of a column are never
+//!   all zero, so each dual pivot raises the objective vector strictly and
+//!   no basis repeats.
 //! * **Implicit equalities**: each undecided slack is maximized until it is
 //!   seen positive (every slack seen positive on the way is decided too);
 //!   a maximum of 0 makes it an implicit equality, and the columns that
@@ -92,9 +101,11 @@ mod budget;
 mod dive;
 mod integer;
 mod lattice;
+mod lexsimplex;
 mod num;
 mod prepared;
 mod reduce;
+mod rows;
 mod tableau;
 
 /// Counters for profiling (pivots, big-integer fallbacks, deep searches); relaxed atomics,
@@ -114,6 +125,8 @@ pub mod stats {
 }
 
 #[cfg(test)]
+mod lexsimplex_tests;
+#[cfg(test)]
 mod reduce_tests;
 #[cfg(test)]
 mod tests;
@@ -122,6 +135,7 @@ use crate::poly::{PolyError, PolyResult};
 pub use budget::{with_work_budget, work_budget_active, WorkSpent};
 pub use dive::{Dive, DiveEnd};
 use integer::{build_tab, fallback, implicit_of_tab, on_nonempty_tab, sample_ineqs, BoundedLex};
+pub use lexsimplex::{DiveOutcome, LexSimplex};
 use num::{Int, OResult};
 use num_bigint::BigInt;
 use num_rational::BigRational;

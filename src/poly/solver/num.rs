@@ -22,7 +22,7 @@ pub(crate) struct Ovf;
 pub(crate) type OResult<T> = Result<T, Ovf>;
 
 /// An exact integer type with checked operations.
-pub(crate) trait Int: Clone + Eq + Ord + Debug + 'static {
+pub(crate) trait Int: Clone + Eq + Ord + Debug + Default + 'static {
     fn zero() -> Self;
     fn one() -> Self;
     fn from_i64(v: i64) -> Self;

@@ -14,6 +14,7 @@
 
 use super::dive::{dive_on_tab, Dive};
 use super::integer::{build_tab, sparse_terms};
+use super::lexsimplex::LexSimplex;
 use super::num::{Int, OResult, Ovf};
 use super::tableau::Tab;
 use super::{each_reaches, lexmin_on_tab, Optimum, System};
@@ -98,6 +99,19 @@ impl Prepared {
             Some(t) => Ok(t.empty),
             None => Ok(!super::rational_feasible(&self.system())?),
         }
+    }
+
+    /// The lexicographic minimum of `objs` over the system, kept as a
+    /// [`LexSimplex`] to which rows can be added (see there). `Ok(None)`
+    /// when it does not apply: a variable is not among the objectives, the
+    /// minimum is unbounded, the `i64` tableau overflowed, or the work
+    /// budget is spent; the queries of this `Prepared` answer then.
+    pub fn lex_simplex(&self, objs: &[Vec<i64>]) -> PolyResult<Option<LexSimplex>> {
+        self.check_rows(&[], &[], objs)?;
+        let Some(tab) = &self.small else {
+            return Ok(None);
+        };
+        Ok(LexSimplex::new(tab.clone(), objs).ok().flatten())
     }
 
     /// The system with `eqs` (`== 0`) and `ineqs` (`>= 0`) appended.

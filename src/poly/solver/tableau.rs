@@ -27,6 +27,7 @@
 //! Must not know about: integer sampling, lattices, the public API types.
 
 use super::num::{normalize, Int, OResult, Ovf};
+use super::rows::Rows;
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::ToPrimitive;
@@ -41,7 +42,7 @@ fn terms<T: Int>(c: &[T]) -> Vec<(usize, T)> {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Pos {
+pub(super) enum Pos {
     Row(usize),
     Col(usize),
     Dead,
@@ -80,13 +81,13 @@ pub(crate) enum MaxOutcome {
 #[derive(Clone, Debug)]
 pub(crate) struct Tab<T> {
     n_x: usize,
-    restricted: Vec<bool>,
-    pos: Vec<Pos>,
+    pub(super) restricted: Vec<bool>,
+    pub(super) pos: Vec<Pos>,
     /// `col_var[j]` is the variable of column `j`; column 0 is the constant.
-    col_var: Vec<usize>,
-    rows: Vec<Vec<T>>,
-    den: Vec<T>,
-    row_var: Vec<usize>,
+    pub(super) col_var: Vec<usize>,
+    pub(super) rows: Rows<T>,
+    pub(super) den: Vec<T>,
+    pub(super) row_var: Vec<usize>,
     /// Set once the constraints are found to have no rational solution.
     pub empty: bool,
     /// While `Some`, every pivot `(r, j)` is recorded, so that a test can
@@ -104,7 +105,7 @@ impl<T: Int> Tab<T> {
             restricted: vec![false; n_x],
             pos: (0..n_x).map(|v| Pos::Col(v + 1)).collect(),
             col_var,
-            rows: Vec::new(),
+            rows: Rows::new(n_x + 1),
             den: Vec::new(),
             row_var: Vec::new(),
             empty: false,
@@ -112,18 +113,18 @@ impl<T: Int> Tab<T> {
         }
     }
 
-    fn ncols(&self) -> usize {
+    pub(super) fn ncols(&self) -> usize {
         self.col_var.len()
     }
 
-    fn is_free_col(&self, j: usize) -> bool {
+    pub(super) fn is_free_col(&self, j: usize) -> bool {
         !self.restricted[self.col_var[j]]
     }
 
     /// The row `(nums, den)` of the affine form `Σ c_v·x_v + cst` (the
     /// terms `(v, c_v)` of `c`, zero ones ignored) in terms of the current
     /// nonbasic variables.
-    fn expr_of(&self, c: &[(usize, T)], cst: &T) -> OResult<(Vec<T>, T)> {
+    pub(super) fn expr_of(&self, c: &[(usize, T)], cst: &T) -> OResult<(Vec<T>, T)> {
         let nc = self.ncols();
         let mut acc = vec![T::zero(); nc];
         acc[0] = cst.clone();
@@ -176,7 +177,7 @@ impl<T: Int> Tab<T> {
         matches!(self.pos[v], Pos::Col(_)).then_some(v)
     }
 
-    fn push_row(&mut self, nums: Vec<T>, den: T, restricted: bool) -> usize {
+    pub(super) fn push_row(&mut self, nums: Vec<T>, den: T, restricted: bool) -> usize {
         let v = self.restricted.len();
         self.restricted.push(restricted);
         self.pos.push(Pos::Row(self.rows.len()));
@@ -315,10 +316,8 @@ impl<T: Int> Tab<T> {
     /// The columns' order carries no meaning (every choice of a pivot breaks
     /// ties by variable id, never by column): the last column takes the
     /// dead one's place (`swap_remove`), and no row's tail is shifted.
-    fn kill_col(&mut self, j: usize) {
-        for row in self.rows.iter_mut() {
-            row.swap_remove(j);
-        }
+    pub(super) fn kill_col(&mut self, j: usize) {
+        self.rows.swap_remove_col(j);
         let v = self.col_var.swap_remove(j);
         self.pos[v] = Pos::Dead;
         if let Some(&moved) = self.col_var.get(j) {
@@ -339,7 +338,7 @@ impl<T: Int> Tab<T> {
 
     /// Pivot: the basic variable of row `r` leaves, the variable of column
     /// `j` (with `row[r][j] != 0`) enters.
-    fn pivot(&mut self, r: usize, j: usize) -> OResult<()> {
+    pub(super) fn pivot(&mut self, r: usize, j: usize) -> OResult<()> {
         super::stats::PIVOTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         super::budget::charge_work(self.rows.len().saturating_mul(self.ncols()))?;
         if let Some(log) = &mut self.pivot_log {
@@ -407,7 +406,7 @@ impl<T: Int> Tab<T> {
             normalize(row, &mut d)?;
             self.den[i] = d;
         }
-        self.rows[r] = nr;
+        self.rows.set(r, &nr);
         self.den[r] = nd;
         let rv = self.row_var[r];
         let cv = self.col_var[j];
@@ -421,7 +420,7 @@ impl<T: Int> Tab<T> {
     /// Ratio test for increasing column `j`: the restricted row (other than
     /// `skip`) that first hits 0, with Bland's tie-break. Returns the row
     /// index and the ratio as `(num, den)` (`row[0]` and `-row[j]`).
-    fn ratio_test(&self, j: usize, skip: Option<usize>) -> OResult<Option<usize>> {
+    pub(super) fn ratio_test(&self, j: usize, skip: Option<usize>) -> OResult<Option<usize>> {
         let mut best: Option<usize> = None;
         for i in 0..self.rows.len() {
             if Some(i) == skip || !self.restricted[self.row_var[i]] || !self.rows[i][j].is_neg() {
@@ -717,8 +716,8 @@ impl<T: Int> Tab<T> {
     /// without deleted equality columns whose constants matter (deleted
     /// columns are fixed at 0 in both).
     pub fn zero_constants(&mut self) {
-        for row in self.rows.iter_mut() {
-            row[0] = T::zero();
+        for i in 0..self.rows.len() {
+            self.rows[i][0] = T::zero();
         }
         self.empty = false;
     }

@@ -478,9 +478,7 @@ fn prune_constant_rows(tab: &mut Tab<i64>) {
         })
         .map(|i| tab.row_var[i])
         .collect();
-    for v in dead {
-        tab.drop_row_var(v);
-    }
+    tab.drop_row_vars(&dead);
 }
 
 /// How a dive ends (see [`LexSimplex::dive_outcome`]).

@@ -51,6 +51,26 @@ impl<T: Clone + Default> Rows<T> {
         self.n -= 1;
     }
 
+    /// Keep the rows `i` with `keep[i]` (in order), in one pass (`keep`
+    /// has one entry per row).
+    pub fn retain(&mut self, keep: &[bool]) {
+        debug_assert_eq!(keep.len(), self.n);
+        let s = self.stride;
+        let mut k = 0;
+        for (i, &kept) in keep.iter().enumerate().take(self.n) {
+            if kept {
+                if k != i {
+                    for c in 0..s {
+                        self.cells.swap(k * s + c, i * s + c);
+                    }
+                }
+                k += 1;
+            }
+        }
+        self.n = k;
+        self.cells.truncate(k * s);
+    }
+
     /// Remove the last row.
     pub fn pop(&mut self) {
         if self.n > 0 {
@@ -93,14 +113,22 @@ impl<T: Clone + Default> Rows<T> {
 /// few rows (a search node's branching rows, a cut).
 const SPARE_ROWS: usize = 4;
 
+/// A copy has no dead cells (stride = width).
 impl<T: Clone> Clone for Rows<T> {
     fn clone(&self) -> Self {
-        let mut cells = Vec::with_capacity(self.cells.len() + SPARE_ROWS * self.stride);
-        cells.extend_from_slice(&self.cells);
+        let w = self.width;
+        let mut cells = Vec::with_capacity((self.n + SPARE_ROWS) * w);
+        if self.stride == w {
+            cells.extend_from_slice(&self.cells);
+        } else {
+            for i in 0..self.n {
+                cells.extend_from_slice(&self[i]);
+            }
+        }
         Rows {
             cells,
-            stride: self.stride,
-            width: self.width,
+            stride: w,
+            width: w,
             n: self.n,
         }
     }
@@ -139,10 +167,13 @@ mod tests {
             rows.push(r.clone());
             model.push(r);
         }
+        // The rows and a copy of them (compacted when columns were deleted).
         let check = |rows: &Rows<i64>, model: &Vec<Vec<i64>>| {
-            assert_eq!(rows.len(), model.len());
-            for (i, r) in model.iter().enumerate() {
-                assert_eq!(&rows[i], r.as_slice());
+            for rows in [rows, &rows.clone()] {
+                assert_eq!(rows.len(), model.len());
+                for (i, r) in model.iter().enumerate() {
+                    assert_eq!(&rows[i], r.as_slice());
+                }
             }
         };
         for j in [1, 3, 0] {
@@ -158,6 +189,14 @@ mod tests {
         }
         rows.remove(1);
         model.remove(1);
+        check(&rows, &model);
+        rows.retain(&[true, false, true, false, true]);
+        model = model
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 0)
+            .map(|(_, r)| r)
+            .collect();
         check(&rows, &model);
         rows.set(0, &[7, 8]);
         model[0] = vec![7, 8];

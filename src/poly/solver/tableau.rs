@@ -312,6 +312,31 @@ impl<T: Int> Tab<T> {
         }
     }
 
+    /// [`Self::drop_row_var`] of every basic variable in `vars`, in one
+    /// pass over the rows (the later rows move up once, not once per
+    /// dropped row).
+    pub fn drop_row_vars(&mut self, vars: &[usize]) {
+        let mut keep = vec![true; self.rows.len()];
+        for &v in vars {
+            if let Pos::Row(i) = self.pos[v] {
+                keep[i] = false;
+                self.pos[v] = Pos::Dead;
+            }
+        }
+        self.rows.retain(&keep);
+        let mut k = 0;
+        for i in 0..keep.len() {
+            if keep[i] {
+                self.den.swap(k, i);
+                self.row_var.swap(k, i);
+                self.pos[self.row_var[k]] = Pos::Row(k);
+                k += 1;
+            }
+        }
+        self.den.truncate(k);
+        self.row_var.truncate(k);
+    }
+
     /// Remove column `j` (its variable is fixed at 0 for good).
     /// The columns' order carries no meaning (every choice of a pivot breaks
     /// ties by variable id, never by column): the last column takes the

@@ -325,8 +325,8 @@ impl<T: Int> Tab<T> {
         }
         self.rows.retain(&keep);
         let mut k = 0;
-        for i in 0..keep.len() {
-            if keep[i] {
+        for (i, &kept) in keep.iter().enumerate() {
+            if kept {
                 self.den.swap(k, i);
                 self.row_var.swap(k, i);
                 self.pos[self.row_var[k]] = Pos::Row(k);

@@ -63,7 +63,10 @@ const IMPROVE_BUDGET: usize = 96;
 /// each costs a second dive to decide the levels' flatness and the
 /// capped query, half of its whole compile (79 ms and 8 ms of the
 /// solves' 170 ms). With 2, the generated code of every system of
-/// `examples/` is unchanged.
+/// `examples/` is unchanged. (Since the nodes are answered by the
+/// lexicographic simplex, a node whose dive would end on an empty level
+/// is recognized by its cuts and given up without a dive once the
+/// allowance is spent.)
 const CAPPED_QUERIES: usize = 2;
 
 /// Simplex work (tableau cells touched by pivots, see
@@ -186,6 +189,12 @@ fn build(sub: &Sub) -> ScheduleResult<Problem> {
 
 /// A region (§6.5.7): linear forms at least one of which must be non-zero.
 type Region = Vec<Form>;
+
+/// The node a child is built from: borrowed, or taken by its last child.
+enum Parent<'a> {
+    Borrowed(&'a Node),
+    Owned(Box<Node>),
+}
 
 /// The system of a search node: the base with the node's rows.
 enum Node {
@@ -312,18 +321,23 @@ impl Search<'_> {
     /// `ineqs`) that adds the equalities `e` and the inequality `i`.
     fn child(
         &self,
-        parent: &Node,
+        parent: Parent,
         (e, i): (&[Form], &Form),
         eqs: &[Form],
         ineqs: &[Form],
     ) -> ScheduleResult<Node> {
         let i = std::slice::from_ref(i);
-        Ok(match parent {
-            Node::Lex(lex) => match lex.extended(e, i)? {
-                Some(c) => Node::Lex(c),
-                None => Node::Prepared(self.prepared(eqs, ineqs)?),
+        let lex = match parent {
+            Parent::Borrowed(Node::Lex(lex)) => lex.extended(e, i)?,
+            Parent::Borrowed(Node::Prepared(p)) => return Ok(Node::Prepared(p.extended(e, i)?)),
+            Parent::Owned(node) => match *node {
+                Node::Lex(lex) => lex.into_extended(e, i)?,
+                Node::Prepared(p) => return Ok(Node::Prepared(p.extended(e, i)?)),
             },
-            Node::Prepared(p) => Node::Prepared(p.extended(e, i)?),
+        };
+        Ok(match lex {
+            Some(c) => Node::Lex(c),
+            None => Node::Prepared(self.prepared(eqs, ineqs)?),
         })
     }
 
@@ -403,12 +417,12 @@ impl Search<'_> {
         &mut self,
         eqs: Vec<Form>,
         ineqs: Vec<Form>,
-        from: Option<(&Node, &[Form], &Form)>,
+        from: Option<(Parent, &[Form], &Form)>,
     ) -> ScheduleResult<()> {
         if self.done() {
             return Ok(());
         }
-        let mut node = match from {
+        let node = match from {
             Some((parent, e, i)) => self.child(parent, (e, i), &eqs, &ineqs)?,
             None => self.node_system(&eqs, &ineqs)?,
         };
@@ -451,6 +465,7 @@ impl Search<'_> {
         }
         let region = self.regions[ri].clone();
         let n = self.prob.layout.n_vars;
+        let mut node = Some(node);
         for r in 0..region.len() {
             for sign in [1i64, -1] {
                 let mut e = eqs.clone();
@@ -463,10 +478,24 @@ impl Search<'_> {
                 // A new best solution below an earlier branch changed the
                 // node's system (see `node_eqs`).
                 if generation != self.generation {
-                    node = self.node_system(&eqs, &ineqs)?;
+                    node = Some(self.node_system(&eqs, &ineqs)?);
                     generation = self.generation;
                 }
-                self.run(e, i, Some((&node, &region[..r], &f)))?;
+                // The last child takes the node's tableau instead of a
+                // copy of it.
+                let parent = match node.as_ref() {
+                    Some(_) if r + 1 == region.len() && sign == -1 => {
+                        node.take().map(|n| Parent::Owned(Box::new(n)))
+                    }
+                    Some(n) => Some(Parent::Borrowed(n)),
+                    None => None,
+                };
+                let Some(parent) = parent else {
+                    return Err(ScheduleError::Internal(
+                        "a search node's tableau was used after its last child".to_string(),
+                    ));
+                };
+                self.run(e, i, Some((parent, &region[..r], &f)))?;
                 if self.done() {
                     return Ok(());
                 }

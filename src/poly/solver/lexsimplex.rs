@@ -108,15 +108,32 @@ impl LexSimplex {
     /// [`super::with_work_budget`]) is spent: the caller answers another
     /// way (the minimum over [`super::Prepared::with_rows`]).
     pub fn extended(&self, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> PolyResult<Option<LexSimplex>> {
+        self.check_rows(eqs, ineqs)?;
+        let mut lex = self.clone();
+        Ok(lex.add_rows(eqs, ineqs).ok().map(|()| lex))
+    }
+
+    /// Every row has one entry per variable and a constant.
+    fn check_rows(&self, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> PolyResult<()> {
         let n = self.tab.n_x_vars();
-        if let Some(r) = eqs.iter().chain(ineqs).find(|r| r.len() != n + 1) {
-            return Err(PolyError::Invalid(format!(
+        match eqs.iter().chain(ineqs).find(|r| r.len() != n + 1) {
+            Some(r) => Err(PolyError::Invalid(format!(
                 "row has {} entries, expected {}",
                 r.len(),
                 n + 1
-            )));
+            ))),
+            None => Ok(()),
         }
-        Ok(self.with_rows(eqs, ineqs).ok())
+    }
+
+    /// [`Self::extended`] on this tableau itself rather than a copy.
+    pub fn into_extended(
+        mut self,
+        eqs: &[Vec<i64>],
+        ineqs: &[Vec<i64>],
+    ) -> PolyResult<Option<LexSimplex>> {
+        self.check_rows(eqs, ineqs)?;
+        Ok(self.add_rows(eqs, ineqs).ok().map(|()| self))
     }
 
     /// Does every group hold a form reaching `>= 0` somewhere on the
@@ -129,25 +146,24 @@ impl LexSimplex {
         super::each_reaches(&mut self.tab.clone(), groups).ok()
     }
 
-    /// [`Self::extended`] without the checks; `Ovf` on overflow, a spent
+    /// Add the rows (see [`Self::extended`]); `Ovf` on overflow, a spent
     /// work budget, or a row with an entry in a free column (none exist
     /// when the minimum is bounded).
-    fn with_rows(&self, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> OResult<LexSimplex> {
-        let mut lex = self.clone();
-        let n = lex.tab.n_x_vars();
+    fn add_rows(&mut self, eqs: &[Vec<i64>], ineqs: &[Vec<i64>]) -> OResult<()> {
+        let n = self.tab.n_x_vars();
         for e in eqs {
-            if lex.tab.empty {
+            if self.tab.empty {
                 break;
             }
-            lex.add_eq(&sparse_terms(&e[..n]), e[n])?;
+            self.add_eq(&sparse_terms(&e[..n]), e[n])?;
         }
         for r in ineqs {
-            if lex.tab.empty {
+            if self.tab.empty {
                 break;
             }
-            lex.add_ineq(&sparse_terms(&r[..n]), r[n])?;
+            self.add_ineq(&sparse_terms(&r[..n]), r[n])?;
         }
-        Ok(lex)
+        Ok(())
     }
 
     /// Has the polyhedron no rational point?

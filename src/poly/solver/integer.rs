@@ -58,6 +58,9 @@ pub(crate) fn build_tab<T: Int>(
     ineqs: &[Vec<i64>],
 ) -> OResult<(Tab<T>, Vec<Option<usize>>)> {
     let mut tab = Tab::<T>::new(n);
+    // One row per constraint (two for an equality among restricted
+    // variables, the rare case).
+    tab.rows.reserve(eqs.len() + ineqs.len());
     for e in eqs {
         tab.add_sparse_constraint(&sparse_terms(&e[..n]), &T::from_i64(e[n]), true)?;
         if tab.empty {

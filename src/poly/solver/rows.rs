@@ -35,6 +35,11 @@ impl<T: Clone + Default> Rows<T> {
         self.n
     }
 
+    /// Room for `k` more rows without moving the storage.
+    pub fn reserve(&mut self, k: usize) {
+        self.cells.reserve(k.saturating_mul(self.stride));
+    }
+
     /// Append a row (`row.len()` must be the width).
     pub fn push(&mut self, row: Vec<T>) {
         debug_assert_eq!(row.len(), self.width);

@@ -199,8 +199,10 @@ enum Parent<'a> {
 /// The system of a search node: the base with the node's rows.
 enum Node {
     /// Kept at its rational lexicographic minimum by the dual simplex
-    /// (each child a copy with its branching rows added): when that
-    /// minimum is integral it is the node's ILP answer, without a dive.
+    /// (each child a copy with its branching rows added): when its cuts
+    /// find the integral point the dive would end at
+    /// ([`LexSimplex::dive_outcome`]), that is the node's ILP answer,
+    /// without a dive.
     Lex(LexSimplex),
     /// A prepared tableau, when the lexicographic simplex does not apply
     /// (an overflow of its `i64` tableau, a spent budget).
@@ -317,8 +319,9 @@ impl Search<'_> {
         Ok(self.prob.base.extended(&self.node_eqs(eqs)?, ineqs)?)
     }
 
-    /// The child of `parent` (the node with branching rows `eqs` and
-    /// `ineqs`) that adds the equalities `e` and the inequality `i`.
+    /// The node with branching rows `eqs` and `ineqs`, built from its
+    /// parent's system by adding the equalities `e` and the inequality `i`
+    /// (from the base when the lexicographic simplex gives up on it).
     fn child(
         &self,
         parent: Parent,

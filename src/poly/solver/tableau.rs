@@ -24,6 +24,12 @@
 //! All arithmetic is checked (`Ovf` on overflow); callers redo the whole
 //! computation with `BigInt` in that case.
 //!
+//! The rows are stored in one flat vector ([`super::rows::Rows`]). The
+//! dictionary's fields and its pivot primitives are visible to the
+//! solver's other modules for the one that prices and pivots by other
+//! rules (`lexsimplex`: lexicographic primal and dual simplex); the
+//! invariants above are theirs to keep too.
+//!
 //! Must not know about: integer sampling, lattices, the public API types.
 
 use super::num::{normalize, Int, OResult, Ovf};

@@ -137,7 +137,8 @@ impl LexSimplex {
     }
 
     /// Does every group hold a form reaching `>= 0` somewhere on the
-    /// polyhedron ([`super::each_reaches`] on a copy of the tableau)?
+    /// polyhedron (the test of [`super::Prepared::each_reaches`], on a
+    /// copy of this tableau)?
     /// `None` as for [`Self::extended`].
     pub fn each_reaches(&self, groups: &[Vec<Vec<i64>>]) -> Option<bool> {
         if self.tab.empty {

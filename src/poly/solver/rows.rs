@@ -195,7 +195,8 @@ mod tests {
         rows.remove(1);
         model.remove(1);
         check(&rows, &model);
-        rows.retain(&[true, false, true, false, true]);
+        let keep: Vec<bool> = (0..model.len()).map(|i| i % 2 == 0).collect();
+        rows.retain(&keep);
         model = model
             .into_iter()
             .enumerate()

@@ -22,7 +22,8 @@ use std::collections::HashSet;
 
 use super::types::*;
 use crate::diag::{Diagnostic, Span};
-use crate::poly::{BasicSet, MultiAff, PolyError, PolyResult, Set, Space};
+use crate::poly::solver::{self, rational_feasible};
+use crate::poly::{BasicSet, MultiAff, PolyError, PolyResult, Set};
 
 /// Runs every domain check on every variable and equation of `p`.
 pub fn check_program(p: &Program) -> Vec<Diagnostic> {
@@ -437,7 +438,10 @@ fn piece_unbounded(b: &BasicSet, proj: &MultiAff) -> PolyResult<bool> {
 }
 
 /// [`piece_unbounded`], naming the first coordinate direction `±e_t` (as
-/// a vector of signs) along which the cone has a ray.
+/// a vector of signs) along which the cone has a ray. The cone is
+/// homogeneous (`C = {d : A·d >= 0, E·d = 0}`), so `C ∧ s·d_t >= 1` has a
+/// rational point exactly when it has an integer one (scale it): each
+/// direction is one rational feasibility test, no integer search.
 fn recession_ray(b: &BasicSet, proj: &MultiAff) -> PolyResult<Option<Vec<i64>>> {
     if b.is_empty()? {
         return Ok(None);
@@ -449,13 +453,12 @@ fn recession_ray(b: &BasicSet, proj: &MultiAff) -> PolyResult<Option<Vec<i64>>> 
         v.push(0);
         v
     };
-    let cone_space = Space::set::<String, String>(&[], &b.space().output.dims);
-    let mut cone = BasicSet::universe(cone_space);
+    let mut cone = solver::System::new(n);
     for r in b.eqs().iter().chain(proj.rows()) {
-        cone.add_eq(linear(r))?;
+        cone.add_eq(linear(r));
     }
     for r in b.ineqs() {
-        cone.add_ineq(linear(r))?;
+        cone.add_ineq(linear(r));
     }
     for t in 0..n {
         for s in [1i64, -1] {
@@ -463,8 +466,8 @@ fn recession_ray(b: &BasicSet, proj: &MultiAff) -> PolyResult<Option<Vec<i64>>> 
             let mut row = vec![0i64; n + 1];
             row[t] = s;
             row[n] = -1;
-            ray.add_ineq(row)?;
-            if !ray.is_empty()? {
+            ray.add_ineq(row);
+            if rational_feasible(&ray)? {
                 let mut dir = vec![0; n];
                 dir[t] = s;
                 return Ok(Some(dir));

@@ -514,6 +514,38 @@ pub struct ForLoop {
 }
 
 impl ForLoop {
+    /// Does the loop run at most once, whatever the values of the
+    /// variables and parameters its bounds read? True when a lower term
+    /// `⌈a/k⌉` and an upper term `⌊b/k⌋` of one divisor have `b − a` a
+    /// constant `c <= k − 1`: then `⌊b/k⌋ <= ⌈a/k⌉` (with `a = qk + r`,
+    /// `0 <= r < k`: for `r = 0`, `⌊(qk + c)/k⌋ <= q` as `c < k`; for
+    /// `r > 0`, `⌊(qk + r + c)/k⌋ <= q + 1` as `r + c < 2k`), so the range
+    /// `[max lower, min upper]` holds at most one value. A strided
+    /// schedule's loops (`t0 = 2i` scanned as `i` from `⌈t0/2⌉` to
+    /// `⌊t0/2⌋`) are of this kind.
+    pub fn runs_at_most_once(&self) -> bool {
+        self.lower.terms.iter().any(|lo| {
+            self.upper.terms.iter().any(|hi| {
+                if lo.div != hi.div {
+                    return false;
+                }
+                let mut diff = hi.expr.terms.clone();
+                for &(s, c) in &lo.expr.terms {
+                    match c.checked_neg() {
+                        Some(n) => diff.push((s, n)),
+                        None => return false,
+                    }
+                }
+                let d = Affine {
+                    terms: diff,
+                    constant: 0,
+                };
+                let c = hi.expr.constant.checked_sub(lo.expr.constant);
+                matches!((d.merged(), c), (Some(m), Some(c)) if m.terms.is_empty() && c < lo.div)
+            })
+        })
+    }
+
     /// The same loop (variable and bounds) over `f(body)`.
     pub fn map_body(self, f: impl FnOnce(Vec<Stmt>) -> Vec<Stmt>) -> ForLoop {
         ForLoop {
@@ -725,3 +757,6 @@ impl Expr {
         Expr::chain(BinOp::And, conds, Expr::Bool(true))
     }
 }
+
+#[cfg(test)]
+mod once_tests;

@@ -161,6 +161,9 @@ impl Lower<'_, '_> {
     /// The loop `l` over `[lo, hi]`.
     pub(super) fn for_loop(&mut self, l: &ForLoop, lo: Value, hi: Value) -> Result<(), JitError> {
         let (var, body) = (l.var, &l.body);
+        // A loop that runs at most once gets neither unrolled copies nor a
+        // vector form (their main loops would never run), nor a back edge.
+        let once = l.runs_at_most_once();
         let mut vector = false;
         // The rows of the body's data-selected loads, checked before the
         // first iteration (`rows`), in the fast variant.
@@ -211,7 +214,9 @@ impl Lower<'_, '_> {
                 taken: &taken,
                 hoisted: &hoisted,
             };
-            vector = vectorizable(self.f, var, body, &known) && self.rows_cover(body, var, &known);
+            vector = !once
+                && vectorizable(self.f, var, body, &known)
+                && self.rows_cover(body, var, &known);
         }
         // `var` starts again: no load in it is available.
         self.avail.forget(0, var);
@@ -225,11 +230,15 @@ impl Lower<'_, '_> {
             self.begin_extrema(body, (UNROLL / LANES) as usize);
             self.rotated_loop(var, hi_main, body, UNROLL / LANES, LANES)?;
             self.end_extrema(body);
-        } else if is_innermost(body) && size(body) <= UNROLL_MAX_SIZE {
+        } else if !once && is_innermost(body) && size(body) <= UNROLL_MAX_SIZE {
             let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
             self.rotated_loop(var, hi_main, body, UNROLL, 1)?;
         }
-        self.rotated_loop(var, hi, body, 1, 1)?;
+        if once {
+            self.once(var, hi, body)?;
+        } else {
+            self.rotated_loop(var, hi, body, 1, 1)?;
+        }
         self.rows.truncate(mark);
         if let Some(join) = cont {
             // The invariant values are defined in `pre`, which dominates
@@ -554,6 +563,26 @@ impl Lower<'_, '_> {
         for (a, _) in Writes::of(body).arrays {
             self.avail.kill(a);
         }
+    }
+
+    /// `if (v <= hi) body`, from the current value of `v`: a loop that
+    /// runs at most once ([`ForLoop::runs_at_most_once`]).
+    fn once(&mut self, var: LoopVar, hi: Value, body: &[Stmt]) -> Result<(), JitError> {
+        let v = self.loop_vars[var.0];
+        let body_blk = self.b.create_block();
+        let exit = self.b.create_block();
+        let start = self.b.use_var(v);
+        let enter = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, start, hi);
+        self.b.ins().brif(enter, body_blk, &[], exit, &[]);
+        self.b.seal_block(body_blk);
+        self.b.switch_to_block(body_blk);
+        let mark = self.avail.mark();
+        self.stmts(body)?;
+        self.avail.truncate(mark);
+        self.b.ins().jump(exit, &[]);
+        self.b.seal_block(exit);
+        self.b.switch_to_block(exit);
+        Ok(())
     }
 
     /// `while (v <= hi) { copies × (body; v += lanes) }` as a rotated loop

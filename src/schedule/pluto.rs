@@ -215,6 +215,8 @@ struct Search<'a> {
     /// nodes' are restored (`None`: the nodes are [`Node::Prepared`]).
     root_lex: Option<&'a LexSimplex>,
     regions: Vec<Region>,
+    /// The rows of the regions' test ([`Search::region_groups`]).
+    groups: Vec<Vec<Form>>,
     best: Option<Vec<i64>>,
     solves: usize,
     /// The solve count when the first non-trivial member was found.
@@ -264,22 +266,21 @@ impl Search<'_> {
     /// and no solution of the subtree is non-trivial: the search prunes it
     /// instead of enumerating its `2^depth` branches.
     fn regions_possible(&self, node: &Node, eqs: &[Form], ineqs: &[Form]) -> ScheduleResult<bool> {
-        let groups = self.region_groups()?;
+        let groups = &self.groups;
         match node {
-            Node::Lex(lex) => match lex.each_reaches(&groups) {
+            Node::Lex(lex) => match lex.each_reaches(groups) {
                 Some(possible) => Ok(possible),
-                None => Self::reach(&self.prepared(eqs, ineqs)?, &groups),
+                None => Self::reach(&self.prepared(eqs, ineqs)?, groups),
             },
-            Node::Prepared(p) => Self::reach(p, &groups),
+            Node::Prepared(p) => Self::reach(p, groups),
         }
     }
 
     /// The rows of [`Self::regions_possible`]: per region, `±f − 1 >= 0`
-    /// for each of its forms `f`.
-    fn region_groups(&self) -> ScheduleResult<Vec<Vec<Form>>> {
-        let n = self.prob.layout.n_vars;
-        let mut groups = Vec::with_capacity(self.regions.len());
-        for reg in &self.regions {
+    /// for each of its forms `f` (`n` variables).
+    fn region_groups(regions: &[Region], n: usize) -> ScheduleResult<Vec<Vec<Form>>> {
+        let mut groups = Vec::with_capacity(regions.len());
+        for reg in regions {
             let mut rows = Vec::with_capacity(2 * reg.len());
             for f in reg {
                 for sign in [1i64, -1] {
@@ -590,10 +591,12 @@ pub(crate) fn band(sub: &Sub) -> ScheduleResult<Band> {
             }
             regions.push(reg);
         }
+        let groups = Search::region_groups(&regions, l.n_vars)?;
         let mut search = Search {
             prob: &prob,
             root_lex: root_lex.as_ref(),
             regions,
+            groups,
             best: None,
             solves: 0,
             first_found: None,
@@ -605,7 +608,7 @@ pub(crate) fn band(sub: &Sub) -> ScheduleResult<Band> {
         // When some region is trivial at every point, no member exists:
         // the test (a few LPs) is done before the root's ILP, which would
         // only find a trivial solution and then fail the same test.
-        if !Search::reach(&prob.base, &search.region_groups()?)? {
+        if !Search::reach(&prob.base, &search.groups)? {
             return Ok(Band {
                 members,
                 split: false,

@@ -263,6 +263,9 @@ impl LexSimplex {
                 (num, d)
             }
         };
+        if den == 1 {
+            return Some((num, 1));
+        }
         let g = Integer::gcd(&num, &den);
         Some((num / g, den / g))
     }

@@ -265,14 +265,24 @@ impl Search<'_> {
     /// lies in `(−1, 1)` at every point, so `f = 0` at every integer point
     /// and no solution of the subtree is non-trivial: the search prunes it
     /// instead of enumerating its `2^depth` branches.
-    fn regions_possible(&self, node: &Node, eqs: &[Form], ineqs: &[Form]) -> ScheduleResult<bool> {
-        let groups = &self.groups;
+    ///
+    /// Only the regions `trivial` (those all zero at the node's integer
+    /// solution) are tested: at that point every other region has a form
+    /// with an integer value other than 0, so `|f| >= 1` there already.
+    fn regions_possible(
+        &self,
+        node: &Node,
+        eqs: &[Form],
+        ineqs: &[Form],
+        trivial: &[usize],
+    ) -> ScheduleResult<bool> {
+        let groups: Vec<Vec<Form>> = trivial.iter().map(|&k| self.groups[k].clone()).collect();
         match node {
-            Node::Lex(lex) => match lex.each_reaches(groups) {
+            Node::Lex(lex) => match lex.each_reaches(&groups) {
                 Some(possible) => Ok(possible),
-                None => Self::reach(&self.prepared(eqs, ineqs)?, groups),
+                None => Self::reach(&self.prepared(eqs, ineqs)?, &groups),
             },
-            Node::Prepared(p) => Self::reach(p, groups),
+            Node::Prepared(p) => Self::reach(p, &groups),
         }
     }
 
@@ -434,7 +444,8 @@ impl Search<'_> {
         let Some(sol) = self.solve(&node, &eqs, &ineqs)? else {
             return Ok(());
         };
-        let mut trivial = None;
+        // The regions trivial at `sol` (every form zero).
+        let mut trivial = Vec::new();
         for (ri, reg) in self.regions.iter().enumerate() {
             let mut all_zero = true;
             for f in reg {
@@ -444,11 +455,10 @@ impl Search<'_> {
                 }
             }
             if all_zero {
-                trivial = Some(ri);
-                break;
+                trivial.push(ri);
             }
         }
-        let Some(ri) = trivial else {
+        let Some(&ri) = trivial.first() else {
             let sig_zero = self.prob.objs[..SIGNIFICANT]
                 .iter()
                 .map(|o| Self::eval(o, &sol))
@@ -464,7 +474,7 @@ impl Search<'_> {
             return Ok(());
         };
         let known_possible = self.root_possible && eqs.is_empty() && ineqs.is_empty();
-        if !known_possible && !self.regions_possible(&node, &eqs, &ineqs)? {
+        if !known_possible && !self.regions_possible(&node, &eqs, &ineqs, &trivial)? {
             return Ok(());
         }
         let region = self.regions[ri].clone();

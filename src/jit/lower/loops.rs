@@ -565,17 +565,27 @@ impl Lower<'_, '_> {
         }
     }
 
+    /// Branches to a new block when `v <= hi` (the current value of `v`),
+    /// else to an exit block; continues in the first. Returns both.
+    fn enter_when_le(
+        &mut self,
+        var: LoopVar,
+        hi: Value,
+    ) -> (cranelift_codegen::ir::Block, cranelift_codegen::ir::Block) {
+        let body_blk = self.b.create_block();
+        let exit = self.b.create_block();
+        let start = self.b.use_var(self.loop_vars[var.0]);
+        let enter = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, start, hi);
+        self.b.ins().brif(enter, body_blk, &[], exit, &[]);
+        self.b.switch_to_block(body_blk);
+        (body_blk, exit)
+    }
+
     /// `if (v <= hi) body`, from the current value of `v`: a loop that
     /// runs at most once ([`ForLoop::runs_at_most_once`]).
     fn once(&mut self, var: LoopVar, hi: Value, body: &[Stmt]) -> Result<(), JitError> {
-        let v = self.loop_vars[var.0];
-        let body_blk = self.b.create_block();
-        let exit = self.b.create_block();
-        let start = self.b.use_var(v);
-        let enter = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, start, hi);
-        self.b.ins().brif(enter, body_blk, &[], exit, &[]);
+        let (body_blk, exit) = self.enter_when_le(var, hi);
         self.b.seal_block(body_blk);
-        self.b.switch_to_block(body_blk);
         let mark = self.avail.mark();
         self.stmts(body)?;
         self.avail.truncate(mark);
@@ -598,12 +608,7 @@ impl Lower<'_, '_> {
         lanes: i64,
     ) -> Result<(), JitError> {
         let v = self.loop_vars[var.0];
-        let body_blk = self.b.create_block();
-        let exit = self.b.create_block();
-        let start = self.b.use_var(v);
-        let enter = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, start, hi);
-        self.b.ins().brif(enter, body_blk, &[], exit, &[]);
-        self.b.switch_to_block(body_blk);
+        let (body_blk, exit) = self.enter_when_le(var, hi);
         if lanes > 1 {
             self.vec_var = Some(var);
         }

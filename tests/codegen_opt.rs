@@ -110,8 +110,6 @@ fn is_degenerate(s: &Stmt) -> bool {
         && upper.terms.len() == 1
         && lower.terms[0].div == 1
         && upper.terms[0].div == 1
-        && lower.terms[0].expr.is_param_only()
-        && upper.terms[0].expr.is_param_only()
         && lower.terms[0].expr == upper.terms[0].expr
 }
 

@@ -603,3 +603,66 @@ fn spent_band_budget_still_gives_a_legal_schedule() {
         }
     }
 }
+
+/// The accumulation of a reduction over a single point per result (SDR's
+/// prefix sum before cleanup: `B_add[i] = Σ_{j = i} A[j]`), its domain
+/// `{[i, j] : j = i}` one-dimensional in two iterators, and the running
+/// sum `B[i] = B[i − 1] + B_add[i]`. The band needs one row: `i` orders
+/// both statements (rank 2 for the accumulation modulo `j = i`), with no
+/// coefficient on `j` (which the equality determines); the completion
+/// adds `j` innermost. Scheduled as if the accumulation had both
+/// iterators free, the band searched for a second member independent of
+/// `i` in the coefficients, e.g. `j − i`, constant on the domain.
+#[test]
+fn a_domain_equality_leaves_its_direction_to_the_completion() {
+    let mut b = Builder::new(&["N"]);
+    let acc = b.stmt("Acc", &["i", "j"], "0 <= i < N; j = i");
+    let res = b.stmt("B", &["i"], "0 <= i < N");
+    b.dep(acc, res, &["i0", "j0"], &["i"], "i = i0");
+    b.dep(res, res, &["i0"], &["i"], "i = i0 + 1");
+    let sched = schedule(&b.model, Scheduler::Pluto).unwrap();
+    legal_and_sequential(&b, &sched);
+    let a = b.rows_text(&sched, acc);
+    let r = b.rows_text(&sched, res);
+    assert_eq!(a[0], "i", "{a:?} {r:?}");
+    assert_eq!(r[0], "i", "{a:?} {r:?}");
+    assert_eq!(a.last().map(String::as_str), Some("j"), "{a:?} {r:?}");
+    assert_eq!(sched.dims.len(), 3, "{a:?} {r:?}");
+}
+
+/// `examples/window_sum_2d.alpha` after simplification: the accumulations
+/// of its window pieces live on domains with equalities (`k = 2i + 1`,
+/// `l = 2j`, `i = j`). With coefficients on the iterators those equalities
+/// determine, the band's rational relaxations mix `k` and `2i` with
+/// fractional weights, its integer dives fail on their caps, and the
+/// schedule fell back to a wavefront (`Y` at `i + j`, `O(N²)` storage for
+/// its running sums) or, with the band searched over every coefficient
+/// direction, to rows `2i` scanned with strides. Each statement's rows are
+/// now plain: the outer level is `i` (plus a constant) for every
+/// statement of the result's triangle, and no coefficient exceeds 1.
+#[test]
+fn window_sums_after_simplification_are_scheduled_row_by_row() {
+    let src = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/window_sum_2d.alpha"
+    ))
+    .unwrap();
+    let program = alphac::compile::parse_program(&src).unwrap();
+    let opt = alphac::sdr::optimize(&program, Scheduler::Pluto).unwrap();
+    let text = opt.schedule.to_text();
+    for line in text.lines().filter(|l| l.contains("->")) {
+        let stmt = line.split('[').nth(1).unwrap_or("");
+        let rows = line.split("-> [").nth(1).unwrap_or("");
+        assert!(
+            !rows.contains("2i") && !rows.contains("2j"),
+            "strided row: {line}\n{text}"
+        );
+        if line.contains("{ Y") && !line.contains("_acc") {
+            let first = rows.split(',').next().unwrap_or("").trim();
+            assert!(
+                first == "i" || first.starts_with("i + ") || first.starts_with("i - "),
+                "{stmt}: {line}\n{text}"
+            );
+        }
+    }
+}

@@ -213,6 +213,34 @@ pub fn solve_each(
     Ok(out)
 }
 
+/// The columns of `candidates`, tried in that order, that the equalities
+/// `eqs` (rows over `n` variables, then the constant) determine together:
+/// a greedy maximal set `J` such that every `x_j`, `j ∈ J`, is an integer
+/// affine function `f_j·(x, 1)` of the variables outside `J` and outside
+/// `excluded` ([`solve_for`] with the targets `J`, each `f_j` zero in the
+/// columns `excluded`).
+pub fn determined_columns(
+    eqs: &[Vec<i64>],
+    n: usize,
+    candidates: &[usize],
+    excluded: &[usize],
+) -> PolyResult<Vec<usize>> {
+    let mut set: Vec<usize> = Vec::new();
+    if eqs.is_empty() {
+        return Ok(set);
+    }
+    for &j in candidates {
+        let mut trial = set.clone();
+        trial.push(j);
+        if let Some(fs) = solve_for(eqs, n, &trial)? {
+            if fs.iter().all(|f| excluded.iter().all(|&c| f[c] == 0)) {
+                set = trial;
+            }
+        }
+    }
+    Ok(set)
+}
+
 /// `Σ a_k b_k` with checked arithmetic.
 pub fn dot(a: &[i64], b: &[i64]) -> PolyResult<i64> {
     let mut s: i64 = 0;
@@ -304,6 +332,33 @@ mod tests {
         assert_eq!(got, vec![(0, 3), (7, -1), (8, 5), (20, i64::MIN), (36, 2)]);
         assert_eq!(nonzeros(&[]).count(), 0);
         assert_eq!(nonzeros(&[0; 16]).count(), 0);
+    }
+
+    #[test]
+    fn determined_columns_of_a_statement_domain() {
+        // Over (i, j, k, l, N, 1): i = j and k = 2i + 1 determine k and
+        // j from i (tried innermost first; l is free, and i is left once j
+        // and k are taken).
+        let eqs = vec![vec![1, -1, 0, 0, 0, 0], vec![2, 0, -1, 0, 0, 1]];
+        assert_eq!(
+            determined_columns(&eqs, 5, &[3, 2, 1, 0], &[4]).unwrap(),
+            vec![2, 1]
+        );
+        // i = N: i is determined only through the parameter, excluded.
+        let eqs = vec![vec![1, 0, 0, 0, -1, 0]];
+        assert!(determined_columns(&eqs, 5, &[3, 2, 1, 0], &[4])
+            .unwrap()
+            .is_empty());
+        // 2j = l: l = 2j is integer, j = l/2 is not (j is kept once l is
+        // taken, and alone it would not be integer either).
+        let eqs = vec![vec![0, 2, 0, -1, 0, 0]];
+        assert_eq!(
+            determined_columns(&eqs, 5, &[3, 2, 1, 0], &[4]).unwrap(),
+            vec![3]
+        );
+        assert!(determined_columns(&eqs, 5, &[1], &[4]).unwrap().is_empty());
+        // No equalities: nothing.
+        assert!(determined_columns(&[], 5, &[0, 1], &[]).unwrap().is_empty());
     }
 
     #[test]

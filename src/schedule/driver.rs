@@ -6,7 +6,8 @@
 //! far; all statements of `S` have the same number of rows):
 //! 1. `D` empty: complete every statement to full column rank with unit
 //!    rows (outer iterators first), pad with zero rows; done.
-//! 2. Pluto only, some statement not of full rank: compute a band; if it has
+//! 2. Pluto only, some statement not of full rank modulo its domain's
+//!    equalities ([`AffineHull`]): compute a band; if it has
 //!    members, append them and go on with the uncarried parts of `D`. A
 //!    band that ends in favour of a split (its next member's distances
 //!    would grow with the parameters while the statements fall apart into
@@ -85,6 +86,52 @@ pub(crate) struct Sub<'a> {
     /// `sizes[g][j]`: size of statement `g`'s domain in direction `j`
     /// (isl report §7.5.2), `None` if unbounded.
     pub sizes: &'a [Vec<Option<i64>>],
+    /// `hulls[g]`: the affine hull of statement `g`'s domain.
+    pub hulls: &'a [AffineHull],
+}
+
+/// The affine hull of a statement's domain, as far as scheduling needs it.
+///
+/// A schedule orders the domain's points once its rows together with the
+/// hull's equalities have full column rank: two points of the domain that
+/// no row separates differ by a vector orthogonal to every row and every
+/// equality, i.e. zero. So the rows need rank `d` only modulo `eqs`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct AffineHull {
+    /// The domain's equalities, explicit and implicit, as rows over
+    /// `(i, p, 1)` like the schedule's.
+    pub eqs: Vec<Vec<i64>>,
+    /// Iterators the equalities determine as integer affine functions of
+    /// the other iterators, without parameters
+    /// ([`linalg::determined_columns`], innermost first). On the domain a
+    /// row `a·i + k` equals a row with `a_j = 0` for these `j` and another
+    /// constant, so a Pluto band may leave them out of its rows.
+    pub determined: Vec<usize>,
+}
+
+impl AffineHull {
+    /// The affine hull of statement `g` of `model`.
+    fn of(model: &Model, g: usize) -> ScheduleResult<AffineHull> {
+        let st = &model.statements[g];
+        let (d, m) = (st.n_dims, model.n_params);
+        let mut eqs = st.domain.eqs.clone();
+        for k in solver::implicit_equalities(&st.domain)? {
+            eqs.push(st.domain.ineqs[k].clone());
+        }
+        let params: Vec<usize> = (d..d + m).collect();
+        let inner_first: Vec<usize> = (0..d).rev().collect();
+        let determined = linalg::determined_columns(&eqs, d + m, &inner_first, &params)
+            .map_err(ScheduleError::from_rows)?;
+        Ok(AffineHull { eqs, determined })
+    }
+
+    /// The rank of `rows` (over the first `d` columns) with the hull's
+    /// equalities added.
+    pub fn rank_with(&self, rows: &[Vec<i64>], d: usize) -> usize {
+        let mut c = rows.to_vec();
+        c.extend(self.eqs.iter().cloned());
+        linalg::rank(&c, d)
+    }
 }
 
 impl Sub<'_> {
@@ -101,6 +148,7 @@ struct Ctx<'a> {
     which: Scheduler,
     rows: Vec<Vec<Vec<i64>>>,
     sizes: Vec<Vec<Option<i64>>>,
+    hulls: Vec<AffineHull>,
     /// Some band ran out of its work budget.
     budget_spent: bool,
     /// The work budget of each Pluto band.
@@ -203,6 +251,7 @@ impl Ctx<'_> {
             pieces,
             rows: &self.rows,
             sizes: &self.sizes,
+            hulls: &self.hulls,
         }
     }
 
@@ -287,9 +336,11 @@ impl Ctx<'_> {
             // The Pluto band ended in favour of a split into components.
             let mut prefer_split = false;
             if self.which == Scheduler::Pluto {
+                // Full rank modulo the domain's equalities is enough for a
+                // band (see `AffineHull`); `complete` adds the rest.
                 let needs_rank = stmts.iter().any(|&g| {
-                    linalg::rank(&self.rows[g], self.model.statements[g].n_dims)
-                        < self.model.statements[g].n_dims
+                    let d = self.model.statements[g].n_dims;
+                    self.hulls[g].rank_with(&self.rows[g], d) < d
                 });
                 let pending = std::mem::take(&mut split_pending);
                 if needs_rank && pending && pluto::splittable(&self.sub(&stmts, &pieces)) {
@@ -417,6 +468,9 @@ pub fn schedule_with_budget(
                 .collect::<ScheduleResult<Vec<_>>>()?,
         );
     }
+    let hulls = (0..model.statements.len())
+        .map(|g| AffineHull::of(model, g))
+        .collect::<ScheduleResult<Vec<_>>>()?;
     let mut pieces = Vec::new();
     for dep in &model.deps {
         if let Some(p) = make_piece(model.dep_with_domains(dep)?, dep.source, dep.target)? {
@@ -428,6 +482,7 @@ pub fn schedule_with_budget(
         which,
         rows: vec![Vec::new(); model.statements.len()],
         sizes,
+        hulls,
         budget_spent: false,
         band_work,
     };

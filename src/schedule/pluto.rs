@@ -1,9 +1,11 @@
 //! The Pluto-style band scheduler of isl (report §6.5): a permutable band
 //! of schedule rows, each weakly satisfying every remaining dependence
 //! piece, minimizing the proximity bound `u·p + w` on dependence distances,
-//! linearly independent of the rows found so far (§6.5.6), non-trivial by
-//! the case split of §6.5.7, with coefficient bounds against loop
-//! coalescing (§7.5.3).
+//! linearly independent of the rows found so far and of the statement
+//! domain's equalities (§6.5.6; isl compresses the domain by its
+//! equalities instead), non-trivial by the case split of §6.5.7, with
+//! coefficient bounds against loop coalescing (§7.5.3). Iterators the
+//! equalities determine (`k` on `k = 2i + 1`) have coefficient 0.
 //!
 //! ILP variables: `u⁻_0, u⁺_0, ..., u⁻_{m-1}, u⁺_{m-1}, w` then the
 //! statement blocks of [`super::ilp::Layout`]. Constraints per piece
@@ -161,6 +163,19 @@ fn build(sub: &Sub) -> ScheduleResult<Problem> {
                     sys.add_ineq(r);
                 }
             }
+        }
+    }
+    // Iterators the domain's equalities determine without parameters
+    // (`AffineHull::determined`) get coefficient 0: any row equals on the
+    // domain one without them, up to the statement's constant, so no
+    // schedule is lost but the copies of each row that differ on the
+    // hull's directions only (`k` against `2i + 1` where `k = 2i + 1`),
+    // whose rational relaxations mix them with fractional coefficients and
+    // make the integer dives fail.
+    for (s, &g) in sub.stmts.iter().enumerate() {
+        for &j in &sub.hulls[g].determined {
+            sys.add_eq(l.var(l.a_plus(s, j)));
+            sys.add_eq(l.var(l.a_minus(s, j)));
         }
     }
     // No parametric shifts (Pluto's hyperplanes `c·i + c_0`): a row with a
@@ -519,12 +534,14 @@ impl Search<'_> {
     }
 }
 
-/// Iterator-coefficient rows of global statement `g`: its rows so far plus
-/// the band members found.
+/// Iterator-coefficient rows of global statement `g`: its rows so far, the
+/// band members found, and its domain's equalities (a new member must be
+/// independent of them too: see `AffineHull`).
 fn iter_rows(sub: &Sub, members: &[Vec<Vec<i64>>], s: usize) -> Vec<Vec<i64>> {
     let g = sub.stmts[s];
     let mut c: Vec<Vec<i64>> = sub.rows[g].clone();
     c.extend(members.iter().map(|mem| mem[s].clone()));
+    c.extend(sub.hulls[g].eqs.iter().cloned());
     c
 }
 

@@ -100,7 +100,9 @@ fn window_sums_reach_two_dimensional_prefix_sums() {
 /// deterministic simplex work budget (tableau cells pivoted, the same on
 /// every machine), without any band spending its own budget. Before the
 /// search dived on one tableau per node (`poly::solver::Dive`), the
-/// post-simplification schedule alone pivoted about 1.8e10 cells.
+/// post-simplification schedule alone pivoted about 1.8e10 cells; at
+/// 1f2937c the whole optimization pivoted 1.5e8, since rows count
+/// modulo the domains' equalities (ea61774) 6.1e7.
 #[test]
 fn window_sums_schedule_within_a_work_budget() {
     let text = source("window_sum_2d");
@@ -115,4 +117,4 @@ fn window_sums_schedule_within_a_work_budget() {
 }
 
 /// See [`window_sums_schedule_within_a_work_budget`].
-const WINDOW_SUMS_WORK: u64 = 6_000_000_000;
+const WINDOW_SUMS_WORK: u64 = 120_000_000;

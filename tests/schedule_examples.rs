@@ -181,6 +181,13 @@ fn matmul_pluto_parallel_outer_loops() {
     assert!(!sched.dims[2].coincident);
 }
 
+/// `examples/NAME.alpha`, parsed and checked.
+fn example(name: &str) -> alphac::ir::Program {
+    let path = format!("{}/examples/{name}.alpha", env!("CARGO_MANIFEST_DIR"));
+    let src = std::fs::read_to_string(&path).unwrap();
+    alphac::compile::parse_program(&src).unwrap()
+}
+
 /// `examples/matmul.alpha` (`C = A B` over `P × Q × R`): the band of
 /// the accumulation ends in favour of a split (its next member would have
 /// distances growing with `Q`): the driver splits at once, with one band
@@ -189,12 +196,7 @@ fn matmul_pluto_parallel_outer_loops() {
 /// of the two searches.
 #[test]
 fn a_band_ending_in_a_split_is_not_searched_again() {
-    let src = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/examples/matmul.alpha"
-    ))
-    .unwrap();
-    let program = alphac::compile::parse_program(&src).unwrap();
+    let program = example("matmul");
     alphac::timing::start();
     let text = alphac::deps::schedule_text(&program, Scheduler::Pluto).unwrap();
     let report = alphac::timing::finish().expect("recording was started");
@@ -642,12 +644,7 @@ fn a_domain_equality_leaves_its_direction_to_the_completion() {
 /// statement of the result's triangle, and no coefficient exceeds 1.
 #[test]
 fn window_sums_after_simplification_are_scheduled_row_by_row() {
-    let src = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/examples/window_sum_2d.alpha"
-    ))
-    .unwrap();
-    let program = alphac::compile::parse_program(&src).unwrap();
+    let program = example("window_sum_2d");
     let opt = alphac::sdr::optimize(&program, Scheduler::Pluto).unwrap();
     let text = opt.schedule.to_text();
     for line in text.lines().filter(|l| l.contains("->")) {

@@ -80,9 +80,10 @@ const CAPPED_QUERIES: usize = 2;
 /// The value is a compromise measured on the examples: the largest band of
 /// an inference sampler (LDA, 46 statements) needs about 1.1e10 to finish,
 /// and cutting it shorter gives a schedule whose code runs 25 times slower;
-/// the 2-D window sums of `examples/window_sum_2d.alpha` need about
-/// 4e9 in all since the integer lexmin dives on one tableau per search
-/// node (`super::ilp::lexmin`; 1.8e10 before).
+/// the 2-D window sums of `examples/window_sum_2d.alpha` needed about
+/// 4e9 in all once the integer lexmin dived on one tableau per search
+/// node (`super::ilp::lexmin`; 1.8e10 before), and need 6.1e7 since the
+/// statements' rows count modulo their domains' equalities.
 pub const BAND_WORK: u64 = 20_000_000_000;
 
 struct Problem {

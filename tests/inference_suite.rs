@@ -179,3 +179,42 @@ fn every_sampler_has_a_generator_and_a_scalar_diagnostic() {
         );
     }
 }
+
+/// The large samplers' native code is compiled as several functions (the
+/// JIT splits a large body between top-level statements that share no
+/// local, `jit::lower::parts`, and Cranelift compiles the parts on all
+/// cores): the agreement tests above run that code.
+#[test]
+fn large_samplers_are_compiled_in_parts() {
+    for name in ["lda_gs", "lda_mh", "coxph"] {
+        let c = compile(&source(name), name, true);
+        assert!(c.native_parts() > 1, "{name}: {} part", c.native_parts());
+    }
+}
+
+/// An error in a later part stops the run and is reported as such: CoxPH's
+/// risk sums read `R1[first[i], k]` and `R0[first[i]]` in its third part
+/// (of five; its first computes the running sums); an out-of-range
+/// `first` is a run error naming the array and the point, as the
+/// interpreter's (which meets `R0`'s read first: it evaluates on demand).
+#[test]
+fn an_error_in_a_later_part_is_reported_like_the_interpreter() {
+    let (name, values) = SUITE[10];
+    assert_eq!(name, "coxph");
+    let src = source(name);
+    let c = compile(&src, name, true);
+    assert!(c.native_parts() > 1);
+    let params = params_of(&c, values);
+    let mut inputs = generated(&src, name, values, 1);
+    let first = inputs.get_mut("first").expect("coxph reads first");
+    first.ints_mut().expect("first is an int array")[5] = 1000;
+    let native = c.run(&params, &inputs, 1).expect_err("out-of-range first");
+    let want = interp::run(c.program(), name, &params, &inputs, 1)
+        .expect_err("the interpreter reports it too");
+    let (n, w) = (native.to_string(), want.to_string());
+    assert!(
+        (n.contains("`R0`") || n.contains("`R1`")) && n.contains("[1000"),
+        "{n}"
+    );
+    assert!(w.contains("R0[1000]"), "{w}");
+}

@@ -447,6 +447,12 @@ impl Compiled {
         self.inner.jit.parallel_loops()
     }
 
+    /// The number of functions the native code's body was compiled as
+    /// ([`JitFunction::parts`]).
+    pub fn native_parts(&self) -> usize {
+        self.inner.jit.parts()
+    }
+
     /// The IR that was compiled (after optimization).
     pub fn program(&self) -> &ir::Program {
         &self.inner.program

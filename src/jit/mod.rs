@@ -348,6 +348,14 @@ impl JitFunction {
         self.par_loops.len()
     }
 
+    /// The number of functions the body was compiled as: large bodies are
+    /// split between top-level statements into parts Cranelift compiles
+    /// on all cores, called in order by the entry function (see
+    /// `jit::lower`); 1 for a body compiled as one function.
+    pub fn parts(&self) -> usize {
+        self.fast.parts
+    }
+
     /// [`JitFunction::run_with`] on `threads` threads (`None`: all cores,
     /// rayon's global pool; `Some(1)`: every loop on the calling thread).
     /// The results do not depend on `threads`, bit for bit (see

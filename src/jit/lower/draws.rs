@@ -128,15 +128,15 @@ impl Lower<'_, '_> {
         Ok(self.call(rt::KEY_PREFIX, &[s, var_v, ord_v, n_v]))
     }
 
-    /// Computes, in the entry block, the key prefix of every draw of the
-    /// function whose seed is an int constant or an affine function of
+    /// Computes, in the entry block, the key prefix of every draw of
+    /// `body` (the code this function runs) whose seed is an int constant or an affine function of
     /// the parameters only: the prefix depends on `(seed, site, point
     /// length)` alone, so one value (it dominates every use, being in the
     /// entry block) serves every execution of the draw, instead of one
     /// host call per draw. Must run right after the prologue.
-    pub(super) fn hoist_key_prefixes(&mut self) -> Result<(), JitError> {
+    pub(super) fn hoist_key_prefixes(&mut self, body: &[Stmt]) -> Result<(), JitError> {
         let mut keys: Vec<(Expr, u32, usize)> = Vec::new();
-        for_each_stmt_expr(&self.f.body, &mut |e| expr_keys(e, &mut keys));
+        for_each_stmt_expr(body, &mut |e| expr_keys(e, &mut keys));
         for (seed, site, n) in keys {
             let v = self.key_prefix(&seed, site, n)?;
             self.key_prefixes.push((seed, site, n, v));

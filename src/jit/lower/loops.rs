@@ -16,7 +16,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, MemFlags, StackSlotData, StackSlotKind, Value};
 
 /// Unroll factor of innermost loops (a multiple of `LANES`).
-const UNROLL: i64 = 4;
+pub(super) const UNROLL: i64 = 4;
 /// Innermost loops whose body has more nodes than this are not unrolled.
 pub(super) const UNROLL_MAX_SIZE: usize = 48;
 
@@ -33,6 +33,12 @@ fn is_innermost(body: &[Stmt]) -> bool {
         Stmt::Bind(b) => is_innermost(&b.body),
         _ => true,
     })
+}
+
+/// True when a loop over `body` that may run more than once gets unrolled
+/// copies: an innermost loop of at most [`UNROLL_MAX_SIZE`] nodes.
+pub(super) fn unrolled(body: &[Stmt]) -> bool {
+    is_innermost(body) && size(body) <= UNROLL_MAX_SIZE
 }
 
 /// Number of statement and expression nodes.
@@ -230,7 +236,7 @@ impl Lower<'_, '_> {
             self.begin_extrema(body, (UNROLL / LANES) as usize);
             self.rotated_loop(var, hi_main, body, UNROLL / LANES, LANES)?;
             self.end_extrema(body);
-        } else if !once && is_innermost(body) && size(body) <= UNROLL_MAX_SIZE {
+        } else if !once && unrolled(body) {
             let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
             self.rotated_loop(var, hi_main, body, UNROLL, 1)?;
         }

@@ -2,9 +2,11 @@
 //! code in a `JITModule`.
 //!
 //! Owns: the driver ([`compile`], [`disassemble`]: module, signature,
-//! prologue, Cranelift's compilation of the main function and of each
-//! outlined parallel loop on all cores (rayon; each from its own IR, then
-//! defined in order, so the code does not depend on the threads),
+//! prologue, Cranelift's compilation of the main function — of its parts
+//! when a large body is split between top-level statements (`parts`), the
+//! entry function calling them in order — and of each outlined parallel
+//! loop on all cores (rayon, one function per task; each from its own IR,
+//! then defined in order, so the code does not depend on the threads),
 //! finalization), the lowering state ([`Lower`]) and its
 //! primitives: affine expressions, loop bounds, run-time guards (the error
 //! slot) and array addresses. The forms are lowered in the submodules:
@@ -38,6 +40,7 @@ mod draws;
 mod expr;
 mod invariant;
 mod loops;
+mod parts;
 mod rows;
 mod vector;
 
@@ -62,7 +65,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleReloc};
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A finalized native function and the module that owns its code.
 pub(crate) struct Compiled {
@@ -73,6 +76,9 @@ pub(crate) struct Compiled {
     /// Per parallel loop of [`parallel_loops`] (same order), the outlined
     /// function running its iterations `[lo, hi]` (see [`compile`]).
     pub(crate) outlined: Vec<*const u8>,
+    /// The number of functions the body was compiled as (`parts::split`;
+    /// 1 when the entry function runs it all).
+    pub(crate) parts: usize,
 }
 
 impl Drop for Compiled {
@@ -243,6 +249,7 @@ fn compile_inner(
         sig.params.push(AbiParam::new(ptr_ty));
     }
     sig.returns.push(AbiParam::new(types::I64));
+    let t = crate::timing::phase("Cranelift IR");
     let par = parallel_loop_refs(f);
     let ids: HashMap<*const ForLoop, i64> = par
         .iter()
@@ -250,16 +257,41 @@ fn compile_inner(
         .map(|(k, (l, _))| (*l as *const ForLoop, k as i64))
         .collect();
     let mut listing = None;
-    let mut funcs: Vec<(FuncId, Context)> = Vec::new();
-    // The main function (`None`), then one per parallel loop.
-    for which in std::iter::once(None).chain((0..par.len()).map(Some)) {
-        let name = match which {
-            None => format!("alphac_{}", f.name),
-            Some(k) => format!("alphac_{}_par{k}", f.name),
+    // A listing shows the whole body in one function.
+    let parts = if disasm {
+        std::iter::once(0..f.body.len()).collect()
+    } else {
+        let outlined: HashSet<*const ForLoop> = ids.keys().copied().collect();
+        parts::split(&f.body, &outlined)
+    };
+    // The entry function, then the parts (when there are several), then
+    // one function per parallel loop.
+    let mut roles = vec![Role::Entry];
+    if parts.len() > 1 {
+        roles.extend(parts.iter().cloned().map(Role::Part));
+    }
+    roles.extend((0..par.len()).map(Role::Outlined));
+    let mut fids = Vec::with_capacity(roles.len());
+    for (n, role) in roles.iter().enumerate() {
+        let name = match role {
+            Role::Entry => format!("alphac_{}", f.name),
+            Role::Part(_) => format!("alphac_{}_part{n}", f.name),
+            Role::Outlined(k) => format!("alphac_{}_par{k}", f.name),
         };
-        let fid = module
-            .declare_function(&name, Linkage::Local, &sig)
-            .map_err(cl_err)?;
+        fids.push(
+            module
+                .declare_function(&name, Linkage::Local, &sig)
+                .map_err(cl_err)?,
+        );
+    }
+    let part_ids: Vec<FuncId> = roles
+        .iter()
+        .zip(&fids)
+        .filter(|(r, _)| matches!(r, Role::Part(_)))
+        .map(|(_, &id)| id)
+        .collect();
+    let mut funcs: Vec<(FuncId, Context)> = Vec::new();
+    for (role, &fid) in roles.iter().zip(&fids) {
         let mut ctx = module.make_context();
         ctx.func.signature = sig.clone();
         ctx.func.name = UserFuncName::user(0, fid.as_u32());
@@ -275,6 +307,17 @@ fn compile_inner(
             b.switch_to_block(entry);
             b.seal_block(entry);
             let args = b.block_params(entry).to_vec();
+            if matches!(role, Role::Entry) && !part_ids.is_empty() {
+                let refs: Vec<FuncRef> = part_ids
+                    .iter()
+                    .map(|&id| module.declare_func_in_func(id, b.func))
+                    .collect();
+                call_parts(&mut b, &refs, &args);
+                b.seal_all_blocks();
+                b.finalize();
+                funcs.push((fid, ctx));
+                continue;
+            }
             let mut l = Lower {
                 f,
                 b,
@@ -294,10 +337,10 @@ fn compile_inner(
                 scratch_views: None,
                 draw_depth: 0,
                 rt: rt_refs,
-                parallel_ids: if which.is_none() {
-                    ids.clone()
-                } else {
+                parallel_ids: if matches!(role, Role::Outlined(_)) {
                     HashMap::new()
+                } else {
+                    ids.clone()
                 },
                 enclosing: Vec::new(),
                 key_prefixes: Vec::new(),
@@ -306,38 +349,38 @@ fn compile_inner(
                 resolved: Vec::new(),
                 avail: avail::Avail::default(),
             };
-            let touched = arrays_touched(
-                match which {
-                    None => &f.body,
-                    Some(k) => &par[k].0.body,
-                },
-                f.arrays.len(),
-            );
+            let body: &[Stmt] = match role {
+                Role::Entry => &f.body,
+                Role::Part(r) => &f.body[r.clone()],
+                Role::Outlined(k) => &par[*k].0.body,
+            };
+            let touched = arrays_touched(body, f.arrays.len());
             l.prologue(args[0], args[1], &touched)?;
-            l.hoist_key_prefixes()?;
-            l.scratch_views(match which {
-                None => &f.body,
-                Some(k) => &par[k].0.body,
-            })?;
-            match which {
-                None => l.stmts(&f.body)?,
-                Some(k) => l.outlined(par[k].0, &par[k].1, args[1])?,
+            l.hoist_key_prefixes(body)?;
+            l.scratch_views(body)?;
+            match role {
+                Role::Entry | Role::Part(_) => l.stmts(body)?,
+                Role::Outlined(k) => l.outlined(par[*k].0, &par[*k].1, args[1])?,
             }
             let ok = l.b.ins().iconst(types::I64, status::OK);
             l.b.ins().return_(&[ok]);
             l.b.seal_all_blocks();
             l.b.finalize();
         }
-        ctx.set_disasm(disasm && which.is_none());
+        ctx.set_disasm(disasm && matches!(role, Role::Entry));
         funcs.push((fid, ctx));
     }
     // Cranelift compiles the functions independently (each from its own
     // IR, with the shared ISA): on all cores, then defined in order, so
     // that the module's layout does not depend on the threads.
+    drop(t);
+    let t = crate::timing::phase("machine code (all cores)");
     let codes: Vec<Result<MachineCode, JitError>> = funcs
         .par_iter_mut()
+        .with_max_len(1)
         .map(|(fid, ctx)| MachineCode::generate(ctx, &*isa, *fid))
         .collect();
+    drop(t);
     for ((fid, _), code) in funcs.iter().zip(codes) {
         let code = code?;
         module
@@ -353,7 +396,9 @@ fn compile_inner(
     module.finalize_definitions().map_err(cl_err)?;
     let mut codes = funcs
         .iter()
-        .map(|&(id, _)| module.get_finalized_function(id));
+        .zip(&roles)
+        .filter(|(_, r)| !matches!(r, Role::Part(_)))
+        .map(|(&(id, _), _)| module.get_finalized_function(id));
     let code = codes
         .next()
         .ok_or_else(|| JitError::Codegen("no main function".into()))?;
@@ -363,6 +408,7 @@ fn compile_inner(
             module: Some(module),
             code,
             outlined,
+            parts: parts.len(),
         },
         listing,
     ))
@@ -395,6 +441,37 @@ impl MachineCode {
                 .collect(),
         })
     }
+}
+
+/// What one compiled function runs.
+enum Role {
+    /// The function called by `JitFunction::run`: the whole body, or,
+    /// when the body is split (`parts::split`), calls of the parts.
+    Entry,
+    /// Consecutive top-level statements of the body.
+    Part(std::ops::Range<usize>),
+    /// Parallel loop `k` of [`parallel_loops`], outlined.
+    Outlined(usize),
+}
+
+/// The entry function of a split body: each part called in order with the
+/// entry's arguments; a status other than OK is returned at once (the part
+/// filled the error slot), so the first error stops the run as it would in
+/// one function.
+fn call_parts(b: &mut FunctionBuilder, parts: &[FuncRef], args: &[Value]) {
+    for &p in parts {
+        let call = b.ins().call(p, args);
+        let st = b.inst_results(call)[0];
+        let ok = b.ins().icmp_imm(IntCC::Equal, st, status::OK);
+        let next = b.create_block();
+        let fail = b.create_block();
+        b.ins().brif(ok, next, &[], fail, &[]);
+        b.switch_to_block(fail);
+        b.ins().return_(&[st]);
+        b.switch_to_block(next);
+    }
+    let ok = b.ins().iconst(types::I64, status::OK);
+    b.ins().return_(&[ok]);
 }
 
 struct ArrInfo {

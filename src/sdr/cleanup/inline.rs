@@ -38,8 +38,8 @@
 
 use super::super::{DecisionKind, SdrError};
 use super::empty::simplify;
-use super::known::{inside, rewrite_reads_known, walk_reads_known, Known};
-use super::reads::read_var;
+use super::known::{inside, rewrite_reads_known, Known};
+use super::reads::{read_var, walk_reads};
 use super::subst::{substitute, Access};
 use super::{eq_domain, not_worse, reads_var, Cx};
 use crate::ir::*;
@@ -149,8 +149,10 @@ fn try_inline(s: &System, x: VarId) -> Result<Outcome, SdrError> {
     let d_x = eq_domain(s, &s.equations[eq_x])?;
     let rhs = &s.equations[eq_x].expr;
     let pieces = branches(rhs, &d_x);
+    // Test 1 first: it needs only the reads' contexts (`walk_reads`, no
+    // known conditions), and a local it refuses is examined again in
+    // every later round of `run` (tests 2 and 3 then run while rewriting).
     let mut total = Complexity::new(s.params.clone(), Vec::new());
-    let mut refusal: Option<String> = None;
     let mut readers: Vec<String> = Vec::new();
     for (k, eq) in s.equations.iter().enumerate() {
         if k == eq_x || !reads_var(&eq.expr, x) {
@@ -158,21 +160,12 @@ fn try_inline(s: &System, x: VarId) -> Result<Outcome, SdrError> {
         }
         readers.push(s.vars[eq.var].name.clone());
         let ctx = eq_domain(s, eq)?;
-        walk_reads_known(&eq.expr, &ctx, &Known::default(), &mut |e, c, known| {
-            if read_var(e) != Some(x) {
-                return Ok(());
-            }
-            total = total.add(&complexity(c)?)?;
-            if refusal.is_none() {
-                if let Err(reason) = plan(s, x, e, c, known, &d_x, &pieces)? {
-                    refusal = Some(reason);
-                }
+        walk_reads(&eq.expr, &ctx, &mut |e, c| {
+            if read_var(e) == Some(x) {
+                total = total.add(&complexity(c)?)?;
             }
             Ok(())
         })?;
-    }
-    if let Some(reason) = refusal {
-        return Ok(Outcome::Declined(reason));
     }
     let cost = complexity(&d_x)?;
     if !not_worse(&total, &cost) {

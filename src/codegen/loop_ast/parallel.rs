@@ -381,7 +381,9 @@ fn count_local_reads(body: &[Stmt], n: &mut [usize]) {
     }
 }
 
-fn locals_written(body: &[Stmt], out: &mut BTreeSet<LocalId>) {
+/// Adds to `out` the locals `body` assigns (`SetLocal`), nested
+/// statements included.
+pub fn locals_written(body: &[Stmt], out: &mut BTreeSet<LocalId>) {
     for s in body {
         match s {
             Stmt::SetLocal { local, .. } => {

@@ -11,8 +11,9 @@
 //! a statement: its nodes, not counting the bodies of the parallel loops,
 //! which the outlined functions compile).
 
+use crate::codegen::loop_ast::parallel::locals_written;
 use crate::codegen::loop_ast::{for_each_stmt_expr, Expr, ForLoop, LocalId, Stmt};
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::ops::Range;
 
 /// The control of a loop (bounds, guard, rotation, test), in nodes.
@@ -34,9 +35,9 @@ pub(super) fn split(body: &[Stmt], parallel: &HashSet<*const ForLoop>) -> Vec<Ra
         return std::iter::once(0..body.len()).collect();
     }
     let target = total / PARTS;
-    let locals: Vec<HashSet<LocalId>> = body.iter().map(locals_of).collect();
+    let locals: Vec<BTreeSet<LocalId>> = body.iter().map(locals_of).collect();
     // `after[i]`: the locals of `body[i..]`.
-    let mut after = vec![HashSet::new(); body.len() + 1];
+    let mut after = vec![BTreeSet::new(); body.len() + 1];
     for i in (0..body.len()).rev() {
         let mut s = after[i + 1].clone();
         s.extend(locals[i].iter().copied());
@@ -44,7 +45,7 @@ pub(super) fn split(body: &[Stmt], parallel: &HashSet<*const ForLoop>) -> Vec<Ra
     }
     let mut parts = Vec::new();
     let (mut start, mut acc) = (0, 0);
-    let mut before: HashSet<LocalId> = HashSet::new();
+    let mut before: BTreeSet<LocalId> = BTreeSet::new();
     for i in 0..body.len() {
         acc += weights[i];
         before.extend(locals[i].iter().copied());
@@ -90,33 +91,16 @@ fn weight(s: &Stmt, parallel: &HashSet<*const ForLoop>) -> usize {
 }
 
 /// The locals `s` reads or writes.
-fn locals_of(s: &Stmt) -> HashSet<LocalId> {
-    fn e(x: &Expr, out: &mut HashSet<LocalId>) {
+fn locals_of(s: &Stmt) -> BTreeSet<LocalId> {
+    fn e(x: &Expr, out: &mut BTreeSet<LocalId>) {
         if let Expr::Local(l) = x {
             out.insert(*l);
         }
         x.children().into_iter().for_each(|c| e(c, out));
     }
-    fn set_locals(body: &[Stmt], out: &mut HashSet<LocalId>) {
-        for s in body {
-            match s {
-                Stmt::SetLocal { local, .. } => {
-                    out.insert(*local);
-                }
-                Stmt::For(l) => set_locals(&l.body, out),
-                Stmt::Block(b) => set_locals(b, out),
-                Stmt::If { then, els, .. } => {
-                    set_locals(then, out);
-                    set_locals(els, out);
-                }
-                Stmt::Bind(b) => set_locals(&b.body, out),
-                Stmt::Assign { .. } | Stmt::Accumulate(_) => {}
-            }
-        }
-    }
-    let mut out = HashSet::new();
+    let mut out = BTreeSet::new();
     let body = std::slice::from_ref(s);
-    set_locals(body, &mut out);
+    locals_written(body, &mut out);
     for_each_stmt_expr(body, &mut |x| e(x, &mut out));
     out
 }
@@ -161,8 +145,8 @@ mod tests {
         for w in parts.windows(2) {
             assert_eq!(w[0].end, w[1].start);
             assert!(w[0].start < w[0].end);
-            let before: HashSet<LocalId> = body[..w[0].end].iter().flat_map(locals_of).collect();
-            let after: HashSet<LocalId> = body[w[0].end..].iter().flat_map(locals_of).collect();
+            let before: BTreeSet<LocalId> = body[..w[0].end].iter().flat_map(locals_of).collect();
+            let after: BTreeSet<LocalId> = body[w[0].end..].iter().flat_map(locals_of).collect();
             assert!(before.is_disjoint(&after), "a local crosses {w:?}");
         }
     }

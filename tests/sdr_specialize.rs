@@ -3,7 +3,10 @@
 //! F else 0)`) becomes a pointwise equation (`sdr::cleanup::selected`),
 //! and a reduction-defined table read only at data-selected points
 //! (`R[c[i], i]` under a guard, or at a `categorical` label) is computed at
-//! those points alone (`sdr::cleanup::specialize`).
+//! those points alone (`sdr::cleanup::specialize`); a choice between two
+//! values is not made where they are equal (`sdr::cleanup::arms`), and a
+//! reduction read only under a known condition is computed only where it
+//! holds (`sdr::cleanup::guard`).
 //!
 //! Every rewrite is checked where it applies and where it must not, by
 //! running the reference interpreter on the original and on the cleaned-up
@@ -380,5 +383,169 @@ proptest! {
         let (_, q, ds) = check(&src, NK);
         prop_assert_eq!(decided(&ds, "Y", DecisionKind::Selected), Some(true), "{}", src);
         prop_assert!(!matches!(rhs(&q, "Y"), ExprKind::Reduce(_)));
+    }
+}
+
+// ------------------------------------------------- equal arms and guards
+
+/// The line of `var`'s equation in the printed program.
+fn equation_text(q: &Program, var: &str) -> String {
+    let text = print::program_to_alpha(q);
+    let head = format!("{var}[");
+    text.lines()
+        .map(str::trim)
+        .find(|l| l.starts_with(&head) && l.contains("] = "))
+        .unwrap_or_else(|| panic!("no equation of {var}\n{text}"))
+        .to_string()
+}
+
+#[test]
+fn an_acceptance_is_skipped_where_the_proposal_is_the_label() {
+    // The Metropolis-Hastings step of `a_sampler_step_selects_then_specializes`
+    // with a table of inputs (`len`) in the ratio: the choice becomes
+    // `if kp[i] == z[i] then z[i] else ...`, and the specialized sums and
+    // `len` are computed only where `kp[i] != z[i]`.
+    let src = "affine mh [N, K, M] -> { : N > 0 and K > 0 and M > 0 }
+        inputs z : int [N]; X : float [K, M]; F : float [N, M]; G : int [N, M];
+        outputs znew : int [N];
+        locals kp, len : int [N]; R : float [K, N]; Lp, Lz : float [N];
+        let
+          kp[i] = categorical([k], {: 0 <= k < K} : 1.0);
+          len[i] = reduce(+, [a], {: 0 <= a < M} : G[i, a]);
+          R[k, i] = reduce(+, [a], {: 0 <= a < M} : lgamma(X[k, a] + F[i, a]));
+          Lp[i] = reduce(+, [k], {: 0 <= k < K} : if k == kp[i] then R[k, i] else 0.0);
+          Lz[i] = reduce(+, [k], {: 0 <= k < K} : if k == z[i] then R[k, i] else 0.0);
+          znew[i] = if uniform() < exp(Lp[i] - Lz[i] - 0.01 * float(len[i])) then kp[i] else z[i];
+    .";
+    let (p, q, ds) = check(src, NKM);
+    assert_eq!(decided(&ds, "znew", DecisionKind::EqualArms), Some(true));
+    let znew = equation_text(&q, "znew");
+    assert!(
+        znew.starts_with("znew[i] = if kp[i] == z[i] then z[i] else if uniform() <"),
+        "{znew}"
+    );
+    for v in ["R_at", "R_at2"] {
+        assert_eq!(decided(&ds, v, DecisionKind::Guard), Some(true), "{v}");
+        let eq = equation_text(&q, v);
+        assert!(eq.contains("and kp[i] != z[i] then lgamma("), "{eq}");
+    }
+    assert_eq!(decided(&ds, "len", DecisionKind::Guard), Some(true));
+    let len = equation_text(&q, "len");
+    assert!(
+        len.contains("if kp[i] != z[i] then G[i, a] else 0"),
+        "{len}"
+    );
+    jit_agrees(&p, &q, &[6, 3, 3]);
+    jit_agrees(&p, &q, &[5, 1, 2]);
+}
+
+#[test]
+fn a_choice_is_kept_when_its_arms_or_its_condition_do_not_allow_it() {
+    // Y1: float arms; Y2: an arm that is not an atom; Y3: a condition that
+    // reads no reduction; Y4: a table read at an unguarded label (it may
+    // fail); Y5: an integer division by data (c[i] = 3 divides by zero:
+    // both programs fail); Y6: a draw other than `uniform()`; Y7: the
+    // same arm twice.
+    let src = "affine keep2 [N, K, M] -> { : N > 0 and K > 0 and M > 0 }
+        inputs z, c : int [N]; F : float [N, M]; X : float [K, M];
+        outputs Y1 : float [N]; Y2, Y3, Y4, Y5, Y6, Y7 : int [N];
+        locals kp : int [N]; S : float [N]; T : float [K, N];
+        let
+          kp[i] = categorical([k], {: 0 <= k < K} : 1.0);
+          S[i] = reduce(+, [a], {: 0 <= a < M} : F[i, a]);
+          T[k, i] = reduce(+, [a], {: 0 <= a < M} : X[k, a] * F[i, a]);
+          Y1[i] = if S[i] > 0.5 then F[i, 0] else S[i];
+          Y2[i] = if S[i] > 0.5 then kp[i] + 1 else z[i];
+          Y3[i] = if uniform() < 0.5 then kp[i] else z[i];
+          Y4[i] = if T[c[i], i] > 0.5 then kp[i] else z[i];
+          Y5[i] = if S[i] > 0.0 and 10 / (c[i] - 3) > 1 then kp[i] else z[i];
+          Y6[i] = if normal(S[i], 1.0) > 0.0 then kp[i] else z[i];
+          Y7[i] = if S[i] > 0.5 then z[i] else z[i];
+    .";
+    let (p, q, ds) = check(src, NKM);
+    for v in ["Y1", "Y2", "Y3", "Y4", "Y5", "Y6", "Y7"] {
+        assert_eq!(decided(&ds, v, DecisionKind::EqualArms), None, "{v}");
+        assert!(!equation_text(&q, v).contains(" == "), "{v}");
+    }
+    jit_agrees(&p, &q, &[6, 3, 3]);
+}
+
+#[test]
+fn a_reduction_is_not_guarded_when_read_elsewhere_or_by_a_condition_on_itself() {
+    // S is read under the acceptance (kp[i] != z[i]) and also in Y, with no
+    // condition: no condition is known at every read. R is read only under
+    // `q[i - 1] != z[i]`, but q depends on R: the guard would add a
+    // dependence of R on q.
+    let src = "affine ng [N, K, M] -> { : N > 0 and K > 0 and M > 0 }
+        inputs z : int [N]; F : float [N, M];
+        outputs znew, q : int [N]; Y : float [N];
+        locals kp : int [N]; S, R : float [N];
+        let
+          kp[i] = categorical([k], {: 0 <= k < K} : 1.0);
+          S[i] = reduce(+, [a], {: 0 <= a < M} : F[i, a] * float(kp[i]));
+          R[i] = reduce(+, [a], {: 0 <= a < M} : F[i, a] * F[i, a]);
+          znew[i] = if uniform() < S[i] then kp[i] else z[i];
+          Y[i] = S[i] * 2.0;
+          q[i] = case {
+            {: i >= 1} : if q[i - 1] != z[i] then (if R[i - 1] > 1.0 then 1 else 0) else 2;
+            {: i = 0} : 0;
+          };
+    .";
+    let (p, q, ds) = check(src, NKM);
+    assert_eq!(decided(&ds, "znew", DecisionKind::EqualArms), Some(true));
+    for v in ["S", "R"] {
+        assert_eq!(decided(&ds, v, DecisionKind::Guard), None, "{v}");
+        assert!(!equation_text(&q, v).contains(" if "), "{v}");
+    }
+    jit_agrees(&p, &q, &[6, 3, 3]);
+}
+
+/// An acceptance-like choice (arms by `arms`, condition by `cond`) over a
+/// reduction `S` that reads the proposal, with another read of `S` by
+/// `extra`: none, unguarded, or under `kp[i] != z[i]`.
+fn choosing(arms: usize, cond: usize, extra: usize) -> String {
+    let (a, b) = [
+        ("kp[i]", "z[i]"),
+        ("0", "z[i]"),
+        ("i", "kp[i]"),
+        ("z[i]", "z[i]"),
+    ][arms];
+    let cond = [
+        "uniform() < exp(S[i])",
+        "S[i] > 0.5 and c[i] > 2",
+        "S[i] / float(c[i]) > 0.1",
+        "S[i] > 0.0 and 10 / (c[i] - 3) > 1",
+    ][cond];
+    let extra = ["0.0", "S[i] * 2.0", "if kp[i] != z[i] then S[i] else 1.0"][extra];
+    format!(
+        "affine ch [N, K, M] -> {{ : N > 0 and K > 0 and M > 0 }}
+        inputs z, c : int [N]; F : float [N, M];
+        outputs Y : int [N]; E : float [N];
+        locals kp : int [N]; S : float [N];
+        let
+          kp[i] = categorical([k], {{: 0 <= k < K}} : 1.0);
+          S[i] = reduce(+, [a], {{: 0 <= a < M}} : F[i, a] * float(kp[i] + 1));
+          Y[i] = if {cond} then {a} else {b};
+          E[i] = {extra};
+    ."
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    #[test]
+    fn random_choices_skip_equal_arms_and_guard_exactly_when_allowed(
+        arms in 0usize..4,
+        cond in 0usize..4,
+        extra in 0usize..3,
+    ) {
+        let src = choosing(arms, cond, extra);
+        let (p, q, ds) = check(&src, NKM);
+        let skip = arms != 3 && cond != 3;
+        prop_assert_eq!(decided(&ds, "Y", DecisionKind::EqualArms), skip.then_some(true), "{}", src);
+        let guard = skip && (extra == 0 || (extra == 2 && arms == 0));
+        prop_assert_eq!(decided(&ds, "S", DecisionKind::Guard), guard.then_some(true), "{}", src);
+        jit_agrees(&p, &q, &[6, 3, 3]);
     }
 }

@@ -121,6 +121,12 @@ pub enum DecisionKind {
     Sums,
     /// Cleanup: a local nothing reads removed.
     Dead,
+    /// Cleanup: a choice between two values skipped where they are equal
+    /// (`if a == b then b else (if C then a else b)`).
+    EqualArms,
+    /// Cleanup: a reduction-defined local computed only where a condition
+    /// known at all its reads holds.
+    Guard,
 }
 
 impl DecisionKind {
@@ -146,6 +152,8 @@ impl DecisionKind {
             DecisionKind::Inline => "inline",
             DecisionKind::Sums => "one running count",
             DecisionKind::Dead => "dead local",
+            DecisionKind::EqualArms => "equal arms",
+            DecisionKind::Guard => "guard",
         }
     }
 }

@@ -60,7 +60,7 @@ impl Known {
 }
 
 /// The conjuncts of `c` (`a and b` flattened).
-fn conjuncts(c: &Expr) -> Vec<Expr> {
+pub(crate) fn conjuncts(c: &Expr) -> Vec<Expr> {
     match &c.kind {
         ExprKind::Binary(BinOp::And, a, b) => {
             let mut v = conjuncts(a);
@@ -109,7 +109,11 @@ fn negated(c: &Expr) -> Vec<Expr> {
 /// [`Expr::for_each_child`]) when `known` holds at `e`, evaluated over
 /// `ctx` (for the spaces of categorical weights); `None` when `known`
 /// holds at every child as it is (most nodes: no copy).
-fn child_known(e: &Expr, known: &Known, ctx: &Set) -> Result<Option<Vec<Known>>, SdrError> {
+pub(crate) fn child_known(
+    e: &Expr,
+    known: &Known,
+    ctx: &Set,
+) -> Result<Option<Vec<Known>>, SdrError> {
     Ok(Some(match &e.kind {
         ExprKind::If(c, _, _) => vec![
             known.clone(),
@@ -131,7 +135,11 @@ fn child_known(e: &Expr, known: &Known, ctx: &Set) -> Result<Option<Vec<Known>>,
 }
 
 /// Child `k`'s known conditions from [`child_known`]' answer.
-fn nth_known<'a>(knowns: &'a Option<Vec<Known>>, known: &'a Known, k: usize) -> &'a Known {
+pub(crate) fn nth_known<'a>(
+    knowns: &'a Option<Vec<Known>>,
+    known: &'a Known,
+    k: usize,
+) -> &'a Known {
     knowns.as_ref().and_then(|v| v.get(k)).unwrap_or(known)
 }
 

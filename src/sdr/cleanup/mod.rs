@@ -1,5 +1,5 @@
 //! Cleanup of the program SDR produced: the tables a hand-written sampler
-//! never has, removed by seven exact rewrites run in rounds (at most
+//! never has, removed by nine exact rewrites run in rounds (at most
 //! [`MAX_ROUNDS`], until nothing changes), each recorded as a [`Decision`]:
 //!
 //! 1. [`pointwise`]: a reduction `X[x] = ⊕ { E(y) : y ∈ P, p(y) = x }`
@@ -33,7 +33,11 @@
 //!    ([`known`]), is computed at those points alone (one new reduction per
 //!    distinct read), when that is asymptotically cheaper;
 //! 7. [`dead`]: locals nothing reads any more are removed (also before
-//!    `specialize`, so that readers inlined away do not count).
+//!    `specialize`, so that readers inlined away do not count);
+//! 8. [`arms`]: a choice `if C then a else b` between two int or bool
+//!    atoms, `C` costly and unable to fail, is skipped where `a == b`;
+//! 9. [`guard`]: a reduction-defined local read only under a condition
+//!    known at every read is computed only where the condition holds.
 //!
 //! Everything preserves the program's values exactly: integers and booleans
 //! bit for bit, floats bit for bit except that `-0.0` may become `+0.0`.
@@ -45,8 +49,10 @@
 //! keep their numbers (a draw is keyed by its site): no pass moves a draw,
 //! and a variable is removed only when no site names a variable above it.
 
+pub mod arms;
 pub mod dead;
 pub mod empty;
+pub mod guard;
 pub mod inline;
 pub mod known;
 pub mod pointwise;
@@ -61,7 +67,7 @@ use crate::ir::*;
 use crate::poly::complexity::Complexity;
 use crate::poly::PolyError;
 
-/// Rounds of the seven rewrites per system.
+/// Rounds of the nine rewrites per system.
 pub const MAX_ROUNDS: usize = 4;
 
 /// The cleanup context of one system: its name and the decisions taken.
@@ -143,11 +149,11 @@ pub fn cleanup_with_origins(
         };
         // Per pass, the generation at which it last changed nothing (see
         // `skip_idle`); the generation counts the changes to `s`.
-        let mut idle: [Option<usize>; 8] = Default::default();
+        let mut idle: [Option<usize>; 10] = Default::default();
         let mut renumbered = 0;
         for _ in 0..MAX_ROUNDS {
             let before = cx.applied();
-            let [p, sel, e, inl, sums_idle, d1, sp, d2] = &mut idle;
+            let [p, sel, e, inl, sums_idle, d1, sp, d2, arms_idle, g_idle] = &mut idle;
             let g = |cx: &Cx| cx.applied() + renumbered;
             skip_idle("pointwise", p, g, &mut cx, s, pointwise::run)?;
             skip_idle("selected", sel, g, &mut cx, s, selected::run)?;
@@ -160,6 +166,8 @@ pub fn cleanup_with_origins(
                 specialize::run(cx, s, &mut born)
             })?;
             skip_idle("dead", d2, g, &mut cx, s, dead::run)?;
+            skip_idle("equal arms", arms_idle, g, &mut cx, s, arms::run)?;
+            skip_idle("guard", g_idle, g, &mut cx, s, guard::run)?;
             let ids = |s: &System| s.reductions().iter().map(|r| r.id).collect::<Vec<_>>();
             let old_ids = ids(s);
             s.number_reductions();

@@ -24,11 +24,15 @@
 //!   reads), at least one a read: nothing in them can fail, now that they
 //!   are evaluated at every point of `R`'s domain;
 //! - read no variable that depends on `R`, directly or not (the new reads
-//!   add dependences to `R`'s statement: no cycle may appear);
+//!   add dependences to `R`'s statement: no cycle may appear), and only
+//!   inputs and variables `R` already depends on: the guard adds no
+//!   dependence between variables, so the schedule keeps its shape (a
+//!   table of inputs such as a document's length, computed before the
+//!   sweep, is not made to wait for the proposals);
 //! - are not already conjuncts of the body's condition.
 //!
-//! The rewritten system must pass the IR's domain checks (the new reads
-//! inside their variables' domains over `P`).
+//! The new reads must lie inside their variables' domains at every point
+//! of `R`'s domain (`G`'s reads are affine: an exact inclusion test).
 //!
 //! Why: after [`super::arms`], a Metropolis–Hastings sweep reads the
 //! proposal's and the current label's sums
@@ -91,6 +95,14 @@ fn try_guard(s: &System, x: VarId) -> Result<Guarded, SdrError> {
     let ExprKind::Reduce(r) = &s.equations[eq_x].expr.kind else {
         return Ok(Err(None));
     };
+    if !s
+        .equations
+        .iter()
+        .enumerate()
+        .all(|(k, eq)| k == eq_x || reads_only_under_conditions(&eq.expr, x, false))
+    {
+        return Ok(Err(None));
+    }
     let x_space = Space::set(&s.params, &s.equations[eq_x].indices);
     // the conditions known at every read, over x's indices
     let mut common: Option<Vec<Expr>> = None;
@@ -147,10 +159,15 @@ fn try_guard(s: &System, x: VarId) -> Result<Guarded, SdrError> {
     };
     let have = cond.as_ref().map(conjuncts).unwrap_or_default();
     let downstream = depends_on(s, x);
+    let mut allowed = read_by(s, x);
+    for (v, var) in s.vars.iter().enumerate() {
+        allowed[v] = (allowed[v] || var.kind == VarKind::Input) && !downstream[v];
+    }
     let mut added = Vec::new();
+    let mut new_atoms = Vec::new();
     let mut texts = Vec::new();
     for a in &common {
-        if reads_any(a, &downstream) {
+        if !reads_only(a, &allowed) {
             continue;
         }
         let Some(b) = pullback(a, &r.proj)? else {
@@ -160,6 +177,7 @@ fn try_guard(s: &System, x: VarId) -> Result<Guarded, SdrError> {
             continue;
         }
         texts.push(super::super::rewrite::expr_text(a, s));
+        new_atoms.push(a.clone());
         added.push(b);
     }
     if added.is_empty() {
@@ -186,24 +204,63 @@ fn try_guard(s: &System, x: VarId) -> Result<Guarded, SdrError> {
         ty: r.body.ty,
         span,
     };
+    // the new reads, inside their variables' domains at every point of R
+    let d_x = eq_domain(s, &s.equations[eq_x])?;
+    for a in &new_atoms {
+        if !reads_inside(s, a, &d_x)? {
+            return Ok(Err(Some(
+                "the condition reads outside a domain at a point of the reduction".into(),
+            )));
+        }
+    }
     let mut out = s.clone();
     if let ExprKind::Reduce(r) = &mut out.equations[eq_x].expr.kind {
         r.body = body;
-    }
-    let check = Program {
-        constants: Vec::new(),
-        externals: Vec::new(),
-        systems: vec![out.clone()],
-    };
-    if !crate::ir::check_domains::check_program(&check).is_empty() {
-        return Ok(Err(Some(
-            "the guarded reduction fails the domain checks".into(),
-        )));
     }
     Ok(Ok((
         out,
         format!("computed only where {}", texts.join(" and ")),
     )))
+}
+
+/// Every affine read of `e` is inside its variable's domain at every
+/// point of `d` (`e` over `d`'s space).
+fn reads_inside(s: &System, e: &Expr, d: &Set) -> Result<bool, SdrError> {
+    if let ExprKind::Read { var, access } = &e.kind {
+        let dom = s.vars[*var].domain.intersect_params(&s.context)?;
+        if !d.is_subset(&dom.preimage(access)?)? {
+            return Ok(false);
+        }
+    }
+    let mut res = Ok(true);
+    e.for_each_child(&mut |c| {
+        if matches!(res, Ok(true)) {
+            res = reads_inside(s, c, d);
+        }
+    });
+    res
+}
+
+/// Every read of `x` in `e` is under a condition: in a branch of an `if`,
+/// or the right operand of `and`/`or` (`under` says whether `e` is). A
+/// quick test before the known conditions are collected.
+fn reads_only_under_conditions(e: &Expr, x: VarId, under: bool) -> bool {
+    match &e.kind {
+        ExprKind::Read { var, .. } | ExprKind::IndirectRead { var, .. } if *var == x => under,
+        ExprKind::If(c, a, b) => {
+            reads_only_under_conditions(c, x, under)
+                && reads_only_under_conditions(a, x, true)
+                && reads_only_under_conditions(b, x, true)
+        }
+        ExprKind::Binary(BinOp::And | BinOp::Or, a, b) => {
+            reads_only_under_conditions(a, x, under) && reads_only_under_conditions(b, x, true)
+        }
+        _ => {
+            let mut ok = true;
+            e.for_each_child(&mut |c| ok &= reads_only_under_conditions(c, x, under));
+            ok
+        }
+    }
 }
 
 /// For an access `f` from the reader's space `c_space` to `x_space` that
@@ -287,6 +344,42 @@ fn depends_on(s: &System, x: VarId) -> Vec<bool> {
         }
     }
     dep
+}
+
+/// The variables `x` depends on, directly or not (not `x` itself unless
+/// it is on a cycle).
+fn read_by(s: &System, x: VarId) -> Vec<bool> {
+    let mut up = vec![false; s.vars.len()];
+    let mut todo = vec![x];
+    while let Some(v) = todo.pop() {
+        let Some(eq) = s.equation_of(v) else {
+            continue;
+        };
+        for_each_read(&eq.expr, &mut |w| {
+            if !up[w] {
+                up[w] = true;
+                todo.push(w);
+            }
+        });
+    }
+    up
+}
+
+/// Calls `f` with the variable of every read in `e`.
+fn for_each_read(e: &Expr, f: &mut dyn FnMut(VarId)) {
+    if let Some(v) = read_var(e) {
+        f(v);
+    }
+    e.for_each_child(&mut |c| for_each_read(c, f));
+}
+
+/// Every read in `e` is of a variable marked in `vars`.
+fn reads_only(e: &Expr, vars: &[bool]) -> bool {
+    let mut ok = read_var(e).is_none_or(|v| vars[v]);
+    if ok {
+        e.for_each_child(&mut |c| ok &= reads_only(c, vars));
+    }
+    ok
 }
 
 /// `e` reads a variable marked in `vars`.

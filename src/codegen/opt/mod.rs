@@ -1,12 +1,13 @@
 //! Loop-AST optimization: semantics-preserving rewrites of a scanned loop
 //! program ([`Function`]) before it is printed or JIT-compiled.
 //!
-//! Owns twelve rewrites, applied by [`optimize`] in the order: degenerate
+//! Owns thirteen rewrites, applied by [`optimize`] in the order: degenerate
 //! loops, splitting, degenerate loops again (pieces `[e, e]`), implied
 //! domains, guards, interchange, interchange for reuse, fusion, invariant
 //! guards out of loops, sparse
 //! updates, invariant bindings out of loops, accumulators, zero terms,
-//! guards again (the non-emptiness guards hoisting adds):
+//! guards again (the non-emptiness guards hoisting adds), bindings peeled
+//! out of their loop (and the guards once more when it did):
 //! 1. [`remove_degenerate_loops`]: a `for` whose lower and upper bounds are
 //!    syntactically the same single affine value `e` (one term each,
 //!    divisor 1, equal after merging terms) runs exactly once with
@@ -60,7 +61,11 @@
 //! 10. [`hoist_bindings`] (in `unswitch`): a loop whose body is one
 //!     data-selected binding that does not depend on the loop becomes the
 //!     binding around the loop (DMM's `for a { Bind k := z[d] { n[k][a]
-//!     += X[d][a] } }`: one range check per document).
+//!     += X[d][a] } }`: one range check per document); [`peel_bindings`]:
+//!     a loop whose body is several such bindings, each running its body
+//!     whenever its selection succeeds, runs its first iteration under
+//!     the bindings and the others inside them (DMM's count update, a
+//!     document in and a document out).
 //! 11. [`interchange_for_reuse`]: a nest `for o { for i { B } }` whose
 //!     iterations of `i` touch disjoint cells of what `B` writes, across
 //!     every `o`, and whose body cannot fail, runs `i` outside when the
@@ -124,6 +129,7 @@ mod fuse;
 mod guards;
 mod hoist;
 mod interchange;
+mod peel;
 mod reuse;
 mod sparse;
 mod split;
@@ -140,6 +146,7 @@ pub use fuse::fuse_loops;
 pub use guards::simplify_guards;
 pub use hoist::hoist_accumulators;
 pub use interchange::interchange_loops;
+pub use peel::peel_bindings;
 pub use reuse::interchange_for_reuse;
 pub use sparse::{sparse_updates, SparseCounts};
 pub use split::{split_loops, SPLIT_GROWTH, SPLIT_MAX_BODY, SPLIT_MAX_CUTS};
@@ -254,6 +261,13 @@ pub fn optimize_with_stats(f: &Function) -> Result<(Function, OptStats), OptErro
     // After hoisting (an update under an `if` is not hoisted).
     stats.zero_terms = skip_zero_terms(&mut g);
     stats.guard_conjuncts += simplify_guards(&mut g);
+    // After the guards (they prove the bindings' ranges non-empty); the
+    // bindings it moves out of their loop are then proved again.
+    let peeled = peel_bindings(&mut g);
+    if peeled > 0 {
+        stats.hoisted_bindings += peeled;
+        stats.guard_conjuncts += simplify_guards(&mut g);
+    }
     g.check().map_err(OptError::Internal)?;
     Ok((g, stats))
 }

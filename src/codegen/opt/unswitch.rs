@@ -249,7 +249,7 @@ fn two_way(l: ForLoop, inner: &[LoopVar], types: &[ElemType]) -> Result<Stmt, Fo
 /// values mentioning none of `inner`, comparisons, `!`, `&&` and `||`: it cannot fail (affine
 /// accesses are in bounds where the loop runs, by the access contract),
 /// has no effect, and has one value over the whole loop.
-fn invariant_data(e: &Expr, inner: &[LoopVar], written: &Writes) -> bool {
+pub(super) fn invariant_data(e: &Expr, inner: &[LoopVar], written: &Writes) -> bool {
     match e {
         Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) => true,
         Expr::Aff(a) => inner.iter().all(|&v| !mentions(a, v)),

@@ -10,7 +10,7 @@
 
 mod common;
 
-use alphac::codegen::loop_ast::{BinOp, Cast, Expr, Function, Stmt};
+use alphac::codegen::loop_ast::{BinOp, Binding, Cast, Expr, Function, Selection, Stmt};
 use alphac::jit::{Buffer, ExecError, JitFunction, JitOptions};
 use common::loops::*;
 
@@ -324,4 +324,77 @@ fn reuse_does_not_cross_unrolled_copies_or_loops_over_the_same_variable() {
             assert_eq!(xk, (zk + zk) as f64, "k = {k}");
         }
     }
+}
+
+/// `Bind k := selected(z[i], 0, K − 1) { body }`, the selection naming
+/// the result variable `var` (its error message's); its range is marked
+/// non-empty, as the loop rewrites prove it in a sampler (`K >= 1` in
+/// every parameter vector of the tests).
+fn bind_z(var: &str, body: Vec<Stmt>) -> Stmt {
+    let sel = Expr::Selection(Box::new(Selection {
+        value: data(Z, 0),
+        lower: Expr::Int(0),
+        upper: Expr::Aff(p(2).offset(-1).expect("small")),
+        var: var.into(),
+        index: "k".into(),
+        nonempty: false,
+    }));
+    Stmt::from(Binding {
+        var: K,
+        lower: zero(),
+        upper: below(2, 1),
+        guard: Expr::Bool(true),
+        value: sel,
+        body,
+        nonempty: true,
+    })
+}
+
+/// The number of cold blocks (failure exits) in the optimized IR of `f`.
+fn cold_blocks(f: &Function) -> usize {
+    let d = JitFunction::disassemble(f, JitOptions { checked: false }).expect("compiles");
+    let clif = d.split("\nVCode").next().unwrap_or(&d);
+    clif.lines().filter(|l| l.contains(" cold:")).count()
+}
+
+#[test]
+fn one_label_selected_for_two_tables_is_checked_once() {
+    // for i { Bind k := selected(z[i]) naming A { A[0][k] += 1 };
+    // Bind k := selected(z[i]) naming h { h[k] += 1 } }: the second
+    // selection has the first's value and range (only the variable its
+    // message names differs), so it reuses the first's checked value: as
+    // many failure exits as one binding around both updates. A label out
+    // of range fails at the first selection, naming `A`, in both forms.
+    let inc = |a: usize, index: Vec<Expr>| {
+        set(
+            a,
+            index.clone(),
+            Expr::bin(BinOp::Add, Expr::load(a, index), Expr::Int(1)),
+        )
+    };
+    let a_k = || vec![Expr::Int(0), var(K)];
+    let two = |apart| {
+        over_i(
+            vec![
+                bind_z("A", vec![inc(A, a_k())]),
+                bind_z("h", vec![inc(H, vec![var(K)])]),
+            ],
+            apart,
+        )
+    };
+    let one = over_i(
+        vec![bind_z("A", vec![inc(A, a_k()), inc(H, vec![var(K)])])],
+        false,
+    );
+    let f = two(false);
+    assert_eq!(cold_blocks(&f), cold_blocks(&one), "{}", f.to_c());
+    assert!(cold_blocks(&two(true)) > cold_blocks(&f));
+    for params in PARAMS {
+        for seed in 0..3 {
+            // random labels (0..10: some outside 0..K, a failure naming A)
+            same_runs(&f, &two(true), &params, seed);
+            same_runs(&f, &one, &params, seed);
+        }
+    }
+    agrees_with_apart(&f, &two(true));
 }

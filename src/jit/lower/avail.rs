@@ -26,7 +26,10 @@
 //!   blocks that do not dominate one another.
 //!
 //! Failing is not a concern: an access whose check fails returns from the
-//! function, so a value that is reused got past its checks.
+//! function, so a value that is reused got past its checks. Two
+//! selections of the same value in the same range are one entry whatever
+//! result variable they name (DMM's and LDA's count updates select the
+//! same label for each of their tables).
 //!
 //! Only expressions without locals, draws or external calls are entries
 //! ([`cacheable`]): their value is fixed by the loop variables (constant
@@ -62,7 +65,7 @@ impl Avail {
         self.entries
             .iter()
             .rev()
-            .find(|x| x.value.is_some() && x.expr == *e)
+            .find(|x| x.value.is_some() && same_value(&x.expr, e))
             .and_then(|x| x.value)
     }
 
@@ -121,6 +124,20 @@ impl Avail {
         } else {
             self.paused = self.paused.saturating_sub(1);
         }
+    }
+}
+
+/// `a` and `b` compute the same value with the same checks: structurally
+/// equal, except that two selections need only the same value and range
+/// (the variable and index they name are for the error message alone: one
+/// that got past its check proves the other's, which would fail only where
+/// the first did — and the first failure ends the run).
+fn same_value(a: &Expr, b: &Expr) -> bool {
+    match (a, b) {
+        (Expr::Selection(x), Expr::Selection(y)) => {
+            x.value == y.value && x.lower == y.lower && x.upper == y.upper
+        }
+        _ => a == b,
     }
 }
 

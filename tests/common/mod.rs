@@ -8,7 +8,9 @@
 #![allow(dead_code)]
 
 pub mod cleanup;
+pub mod kernels;
 pub mod loops;
+pub mod opt;
 
 /// The four option sets compiled programs are compared under: optimized
 /// or not, checked or not.

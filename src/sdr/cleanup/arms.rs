@@ -29,8 +29,7 @@
 //! read is evaluated, in the reference interpreter too).
 
 use super::super::{DecisionKind, SdrError};
-use super::known::{child_known, inside, nth_known, same, walk_reads_known, Known};
-use super::reads::{child_contexts, nth_context};
+use super::known::{children_known_mut, inside, same, walk_reads_known, Known};
 use super::{eq_domain, Cx};
 use crate::ir::*;
 use crate::vocab::Distribution;
@@ -91,23 +90,7 @@ fn rewrite(
             return Ok(());
         }
     }
-    let ctxs = child_contexts(e, ctx)?;
-    let knowns = child_known(e, known, ctx)?;
-    let mut k = 0;
-    let mut res = Ok(());
-    e.for_each_child_mut(&mut |c| {
-        if res.is_ok() {
-            res = rewrite(
-                s,
-                c,
-                nth_context(&ctxs, ctx, k),
-                nth_known(&knowns, known, k),
-                made,
-            );
-        }
-        k += 1;
-    });
-    res
+    children_known_mut(e, ctx, known, &mut |c, cx, kn| rewrite(s, c, cx, kn, made))
 }
 
 /// `if c then a else b` (of type `ty`) qualifies: int or bool atoms that

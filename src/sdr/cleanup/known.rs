@@ -135,12 +135,52 @@ pub(crate) fn child_known(
 }
 
 /// Child `k`'s known conditions from [`child_known`]' answer.
-pub(crate) fn nth_known<'a>(
-    knowns: &'a Option<Vec<Known>>,
-    known: &'a Known,
-    k: usize,
-) -> &'a Known {
+fn nth_known<'a>(knowns: &'a Option<Vec<Known>>, known: &'a Known, k: usize) -> &'a Known {
     knowns.as_ref().and_then(|v| v.get(k)).unwrap_or(known)
+}
+
+/// Calls `f(child, ctx, known)` on each direct child of `e` (in the order
+/// of [`Expr::for_each_child`]), with the child's context and known
+/// conditions when `e` is evaluated over `ctx` where `known` holds; stops
+/// at the first error.
+pub(crate) fn children_known(
+    e: &Expr,
+    ctx: &Set,
+    known: &Known,
+    f: &mut dyn FnMut(&Expr, &Set, &Known) -> Result<(), SdrError>,
+) -> Result<(), SdrError> {
+    let ctxs = child_contexts(e, ctx)?;
+    let knowns = child_known(e, known, ctx)?;
+    let mut k = 0;
+    let mut res = Ok(());
+    e.for_each_child(&mut |c| {
+        if res.is_ok() {
+            res = f(c, nth_context(&ctxs, ctx, k), nth_known(&knowns, known, k));
+        }
+        k += 1;
+    });
+    res
+}
+
+/// [`children_known`] on a mutable expression (`f` may rewrite each child;
+/// the contexts and known conditions are those of `e` before).
+pub(crate) fn children_known_mut(
+    e: &mut Expr,
+    ctx: &Set,
+    known: &Known,
+    f: &mut dyn FnMut(&mut Expr, &Set, &Known) -> Result<(), SdrError>,
+) -> Result<(), SdrError> {
+    let ctxs = child_contexts(e, ctx)?;
+    let knowns = child_known(e, known, ctx)?;
+    let mut k = 0;
+    let mut res = Ok(());
+    e.for_each_child_mut(&mut |c| {
+        if res.is_ok() {
+            res = f(c, nth_context(&ctxs, ctx, k), nth_known(&knowns, known, k));
+        }
+        k += 1;
+    });
+    res
 }
 
 /// Calls `f(node, ctx, known)` on every affine or indirect read in `e`
@@ -160,24 +200,9 @@ pub(crate) fn walk_reads_known(
             }
             f(e, ctx, known)
         }
-        _ => {
-            let ctxs = child_contexts(e, ctx)?;
-            let knowns = child_known(e, known, ctx)?;
-            let mut k = 0;
-            let mut res = Ok(());
-            e.for_each_child(&mut |c| {
-                if res.is_ok() {
-                    res = walk_reads_known(
-                        c,
-                        nth_context(&ctxs, ctx, k),
-                        nth_known(&knowns, known, k),
-                        f,
-                    );
-                }
-                k += 1;
-            });
-            res
-        }
+        _ => children_known(e, ctx, known, &mut |c, cx, kn| {
+            walk_reads_known(c, cx, kn, f)
+        }),
     }
 }
 
@@ -199,24 +224,9 @@ pub(crate) fn rewrite_reads_known(
             }
             f(e, ctx, known)
         }
-        _ => {
-            let ctxs = child_contexts(e, ctx)?;
-            let knowns = child_known(e, known, ctx)?;
-            let mut k = 0;
-            let mut res = Ok(());
-            e.for_each_child_mut(&mut |c| {
-                if res.is_ok() {
-                    res = rewrite_reads_known(
-                        c,
-                        nth_context(&ctxs, ctx, k),
-                        nth_known(&knowns, known, k),
-                        f,
-                    );
-                }
-                k += 1;
-            });
-            res
-        }
+        _ => children_known_mut(e, ctx, known, &mut |c, cx, kn| {
+            rewrite_reads_known(c, cx, kn, f)
+        }),
     }
 }
 

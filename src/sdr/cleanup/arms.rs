@@ -38,6 +38,10 @@ use crate::vocab::Distribution;
 /// comment); one decision per equation changed.
 pub(crate) fn run(cx: &mut Cx, s: &mut System) -> Result<(), SdrError> {
     for k in 0..s.equations.len() {
+        // The contexts and known conditions only where a choice may qualify.
+        if !has_candidate(s, &s.equations[k].expr) {
+            continue;
+        }
         let ctx = eq_domain(s, &s.equations[k])?;
         let mut expr = s.equations[k].expr.clone();
         let mut made = Vec::new();
@@ -132,6 +136,25 @@ fn qualifies(
         Ok(())
     })?;
     Ok(proven)
+}
+
+/// `e` has a choice between two different int or bool atoms whose
+/// condition reads a reduction-defined local (the syntactic part of
+/// [`qualifies`]).
+fn has_candidate(s: &System, e: &Expr) -> bool {
+    if let ExprKind::If(c, a, b) = &e.kind {
+        if matches!(e.ty, ElemType::Int | ElemType::Bool)
+            && atom(a)
+            && atom(b)
+            && !same(a, b)
+            && reads_reduction(s, c)
+        {
+            return true;
+        }
+    }
+    let mut found = false;
+    e.for_each_child(&mut |c| found = found || has_candidate(s, c));
+    found
 }
 
 /// A constant, an affine function of the indices or an affine read.

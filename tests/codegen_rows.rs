@@ -140,6 +140,85 @@ fn an_accumulation_under_an_invariant_data_condition_leaves_the_loop() {
     }
 }
 
+#[test]
+fn a_loop_of_several_statements_is_copied_per_value_of_an_invariant_data_choice() {
+    // for v < V { for k < K {
+    //   F[v][k] = float(A[w[v]][k]);
+    //   h[0] += (w[v] >= 1) ? A[z[v]][k] : 0;
+    // } }
+    // → the `k` loop copied under `if (w[v] >= 1)`: `h[0] += A[z[v]][k]`
+    // in one copy (a row the JIT checks once), `h[0] += 0` in the other.
+    // The first statement may fail before the choice is evaluated (an
+    // out-of-range `w[v]`): every run, fast and checked, ends as before.
+    let first = Stmt::Assign {
+        array: F,
+        index: vec![var(V), var(K)],
+        value: Expr::Cast(
+            Cast::IntToFloat,
+            Box::new(Expr::load(A, vec![Expr::load(W, vec![var(V)]), var(K)])),
+        ),
+    };
+    let acc = Stmt::Accumulate(alphac::codegen::loop_ast::Accumulation {
+        array: H,
+        index: vec![Expr::Int(0)],
+        op: alphac::codegen::loop_ast::ReduceOp::Add,
+        value: Expr::select(
+            ge(Expr::load(W, vec![var(V)]), Expr::Int(1)),
+            Expr::load(A, vec![Expr::load(Z, vec![var(V)]), var(K)]),
+            Expr::Int(0),
+        ),
+    });
+    let f = func(vec![for_(
+        V,
+        (zero(), below(1, 1)),
+        vec![for_(K, (zero(), below(2, 1)), vec![first, acc])],
+    )]);
+    let mut g = f.clone();
+    assert!(opt::unswitch_guards(&mut g) >= 1, "{}", g.to_c());
+    let text = g.to_c();
+    assert!(text.contains("if (w[v] >= 1) {"), "{text}");
+    assert!(text.contains("h[0] += A[z[v]][k];"), "{text}");
+    assert!(text.contains("h[0] += 0;"), "{text}");
+    assert_eq!(text.matches("for (k =").count(), 2, "{text}");
+    for seed in 0..8 {
+        same_all(&f, &g, seed);
+    }
+    let (ok, failed) = fast_as_checked(&g, 16);
+    assert!(ok > 0 && failed.iter().any(|a| a == "A"), "{ok} {failed:?}");
+    // the whole optimizer: the same runs too
+    let h = opt::optimize(&f).expect("optimizes");
+    for seed in 0..8 {
+        same_all(&f, &h, seed);
+    }
+    // a condition the loop writes, or that varies with `k`, is kept
+    for c in [
+        ge(Expr::load(H, vec![Expr::Int(0)]), Expr::Int(1)),
+        ge(Expr::load(A, vec![var(V), var(K)]), Expr::Int(1)),
+    ] {
+        let Stmt::For(outer) = &f.body[0] else {
+            panic!("a loop")
+        };
+        let Stmt::For(inner) = &outer.body[0] else {
+            panic!("a loop")
+        };
+        let mut body = inner.body.clone();
+        let Stmt::Accumulate(a) = &mut body[1] else {
+            panic!("the accumulation")
+        };
+        let Expr::Select(k, _, _) = &mut a.value else {
+            panic!("a choice")
+        };
+        **k = c;
+        let f = func(vec![for_(
+            V,
+            (zero(), below(1, 1)),
+            vec![for_(K, (zero(), below(2, 1)), body)],
+        )]);
+        let mut g = f.clone();
+        assert_eq!(opt::unswitch_guards(&mut g), 0, "{}", g.to_c());
+    }
+}
+
 /// `for v < V { for k < K { F[v][k] = value } }`.
 fn assign_vk(value: Expr) -> Function {
     func(vec![for_(

@@ -38,7 +38,10 @@
 //!    it (`for i { if (t == 0) S }` → `if (t == 0) { for i { S } }`); a
 //!    one-statement body choosing by a condition invariant in the loop
 //!    (affine comparisons, or affine loads of data the loop does not
-//!    write) becomes two loops under that choice.
+//!    write) becomes two loops under that choice, and so does a small
+//!    body of several statements (no nested loop) with such a `?:` or
+//!    `if` anywhere in it (DMM-LW's `(z in 0..K) ? n[z][a] : 0` beside
+//!    the per-term predictive).
 //! 7. [`skip_zero_terms`]: a float sum term `f(u') − f(u)` (`f` one of
 //!    `lgamma`, `log`, `exp`) where `u'` is `u` plus an int datum `R` is
 //!    skipped where `R == 0` and `f(u)` is finite (DMM's per-term

@@ -587,9 +587,20 @@ fn set_y(v: i64) -> Stmt {
 
 /// Inner loop bodies of the unswitching tests, from two conditions:
 /// two guarded statements sharing `a` (`if (a && b) Y = 1; if (a) Y =
-/// 2`), an `if`/`else` on `a`, a `select` on `a`.
+/// 2`), an `if`/`else` on `a`, a `select` on `a`, and the last two
+/// beside another statement (`Y = 3`, after and before).
 fn unswitch_body(shape: usize, a: Expr, b: Expr) -> Vec<Stmt> {
     match shape {
+        3 => {
+            let mut body = unswitch_body(1, a, b);
+            body.push(set_y(3));
+            body
+        }
+        4 => {
+            let mut body = vec![set_y(3)];
+            body.extend(unswitch_body(2, a, b));
+            body
+        }
         0 => vec![
             Stmt::If {
                 cond: Expr::bin(BinOp::And, a.clone(), b),
@@ -624,7 +635,7 @@ proptest! {
     fn unswitched_guards_keep_the_trace(
         lo in lower_bounds(),
         hi in upper_bounds(),
-        shape in 0usize..3,
+        shape in 0usize..5,
         a in cmp_strategy(),
         b in cond_strategy(),
     ) {

@@ -26,7 +26,10 @@ use crate::vocab::{ElemType, UnOp};
 /// (an `if` left without conjuncts becomes its then-branch). Two-way
 /// form: a body that is one `if`/`else`, or one assignment of a `?:`,
 /// whose condition is made of such comparisons only, becomes an
-/// `if`/`else` of two copies of the loop (see [`two_way`]).
+/// `if`/`else` of two copies of the loop (see [`two_way`]), and a small
+/// body of several statements holding such a choice anywhere becomes two
+/// copies of the loop with the choice decided in each
+/// ([`choose_in_body`]).
 ///
 /// Why this is exact: a conjunct of `G` is an affine comparison, which
 /// cannot fail and has no effect, and it has the same value at every
@@ -69,7 +72,13 @@ impl StmtRewrite for Unswitch {
             Err(l) => l,
         };
         let Some(common) = common_invariant_conjuncts(&l.body, &inner) else {
-            out.push(Stmt::For(l));
+            match choose_in_body(l, &inner) {
+                Ok(s) => {
+                    self.moved += 1;
+                    out.push(s);
+                }
+                Err(l) => out.push(Stmt::For(l)),
+            }
             return;
         };
         self.moved += common.len();
@@ -242,6 +251,160 @@ fn two_way(l: ForLoop, inner: &[LoopVar], types: &[ElemType]) -> Result<Stmt, Fo
             els: Vec::new(),
         },
     })
+}
+
+/// Largest body ([`size_stmts`]) [`choose_in_body`] copies.
+const CHOICE_MAX_BODY: usize = 80;
+
+/// The form of the rule of [`unswitch_guards`] for a body of several
+/// statements: let `c` be the first condition of a `?:` or of an `if`
+/// (in the statements' evaluation order, the loop's own body only: no
+/// nested loop or binding in it) whose conjuncts are all invariant
+/// affine comparisons or invariant data ([`invariant_data`]) that does
+/// not select a value of a loop variable. Then
+///
+/// ```text
+/// for v { B }  →  if (c) { for v { B[c := true] } } else { for v { B[c := false] } }
+/// ```
+///
+/// where `B[c := x]` replaces each `c ? a : b` by the arm `x` takes and
+/// each `if (c) T else E` by its statements `T` or `E` (only conditions
+/// syntactically equal to `c`). When `c` reads data the result is guarded
+/// by the loop's non-emptiness, as in [`two_way`].
+///
+/// Why this is exact: `c` cannot fail, has no effect and has one value
+/// over the whole loop (nothing it reads is written in it, it mentions no
+/// variable bound there), so wherever the original evaluates `c` it gets
+/// the value tested once before the loop, and `?:` and `if` are lazy: the
+/// arm not taken was never evaluated. Every other operation runs as
+/// before, in the same order; a `c` that the original never evaluates
+/// changes nothing either. What it buys: DMM's `nt += (z in 0..K) ? n[z][a]
+/// : 0` beside the per-term predictive tests the label's range once per
+/// document, and the load of `n[z][a]`, now in every iteration, gets its
+/// row checked once before the loop (`jit::lower::rows`).
+///
+/// `Err(l)` when the body has one statement (see [`two_way`]), holds a
+/// loop or a binding, is larger than [`CHOICE_MAX_BODY`], or has no such
+/// condition.
+fn choose_in_body(l: ForLoop, inner: &[LoopVar]) -> Result<Stmt, ForLoop> {
+    fn nested(body: &[Stmt]) -> bool {
+        body.iter().any(|s| match s {
+            Stmt::For(_) | Stmt::Bind(_) => true,
+            Stmt::If { then, els, .. } => nested(then) || nested(els),
+            Stmt::Block(b) => nested(b),
+            _ => false,
+        })
+    }
+    if l.body.len() < 2 || nested(&l.body) || size_stmts(&l.body) > CHOICE_MAX_BODY {
+        return Err(l);
+    }
+    let written = Writes::of(&l.body);
+    // The `?:` conditions first (in evaluation order), then the `if`s'.
+    let mut selects = Vec::new();
+    visit_exprs(&l.body, &mut |e| {
+        if let Expr::Select(c, _, _) = e {
+            selects.push((**c).clone());
+        }
+    });
+    let mut ifs = Vec::new();
+    if_conditions(&l.body, &mut ifs);
+    let chosen = selects
+        .iter()
+        .chain(ifs)
+        .find_map(|c| choice_reads_data(c, inner, &written).map(|data| (c.clone(), data)));
+    let Some((c, reads_data)) = chosen else {
+        return Err(l);
+    };
+    let copy = |value: bool| {
+        Stmt::For(ForLoop {
+            var: l.var,
+            lower: l.lower.clone(),
+            upper: l.upper.clone(),
+            body: decide_stmts(l.body.clone(), &c, value),
+            parallel: l.parallel,
+        })
+    };
+    let two = Stmt::If {
+        cond: c.clone(),
+        then: vec![copy(true)],
+        els: vec![copy(false)],
+    };
+    if !reads_data {
+        return Ok(two);
+    }
+    Ok(match nonempty_cond(&l.lower, &l.upper) {
+        Guard::Always => two,
+        Guard::Never => Stmt::Block(Vec::new()),
+        Guard::Cond(g) => Stmt::If {
+            cond: g,
+            then: vec![two],
+            els: Vec::new(),
+        },
+    })
+}
+
+/// For a condition `c` [`choose_in_body`] may decide (every conjunct an
+/// invariant affine comparison or invariant data that does not select a
+/// value of a loop variable): whether it reads data.
+fn choice_reads_data(c: &Expr, inner: &[LoopVar], written: &Writes) -> Option<bool> {
+    let mut data = false;
+    for x in conjuncts(c) {
+        if invariant_comparison(x, inner) {
+            continue;
+        }
+        // `znew[t] == k` is left to the sparse updates' selected loops.
+        if selects_loop_var(x) || !invariant_data(x, inner, written) {
+            return None;
+        }
+        data = true;
+    }
+    Some(data)
+}
+
+/// The conditions of the `if`s of `body`, outermost first.
+fn if_conditions<'a>(body: &'a [Stmt], out: &mut Vec<&'a Expr>) {
+    for s in body {
+        match s {
+            Stmt::If { cond, then, els } => {
+                out.push(cond);
+                if_conditions(then, out);
+                if_conditions(els, out);
+            }
+            Stmt::Block(b) => if_conditions(b, out),
+            _ => {}
+        }
+    }
+}
+
+/// `body` with `c` decided to be `value` (see [`choose_in_body`]; no loop
+/// or binding in `body`).
+fn decide_stmts(body: Vec<Stmt>, c: &Expr, value: bool) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(body.len());
+    for s in body {
+        match s {
+            Stmt::If { cond, then, els } if cond == *c => {
+                out.extend(decide_stmts(if value { then } else { els }, c, value))
+            }
+            Stmt::If { cond, then, els } => out.push(Stmt::If {
+                cond: decide_expr(cond, c, value),
+                then: decide_stmts(then, c, value),
+                els: decide_stmts(els, c, value),
+            }),
+            Stmt::Block(b) => out.push(Stmt::Block(decide_stmts(b, c, value))),
+            s => match map_leaf_exprs(s, |e| decide_expr(e, c, value)) {
+                Ok(s) | Err(s) => out.push(s),
+            },
+        }
+    }
+    out
+}
+
+/// `e` with each `c ? a : b` replaced by the arm `value` takes.
+fn decide_expr(e: Expr, c: &Expr, value: bool) -> Expr {
+    match e {
+        Expr::Select(k, a, b) if *k == *c => decide_expr(if value { *a } else { *b }, c, value),
+        e => map_children(e, |x| decide_expr(x, c, value)),
+    }
 }
 
 /// `e` is made of affine loads whose indices mention none of `inner`, of

@@ -314,3 +314,102 @@ fn a_checked_row_read_at_a_fixed_offset_is_loaded_once() {
     let (ok, failed) = fast_as_checked(&assign_vk(value), 16);
     assert!(ok > 0 && !failed.is_empty(), "{ok} {failed:?}");
 }
+
+/// `for v < V { for k < K { S1; h[0] += A[z[v]][k] } }`.
+fn then_row(first: Stmt) -> Function {
+    let acc = Stmt::Accumulate(alphac::codegen::loop_ast::Accumulation {
+        array: H,
+        index: vec![Expr::Int(0)],
+        op: alphac::codegen::loop_ast::ReduceOp::Add,
+        value: Expr::load(A, vec![Expr::load(Z, vec![var(V)]), var(K)]),
+    });
+    func(vec![for_(
+        V,
+        (zero(), below(1, 1)),
+        vec![for_(K, (zero(), below(2, 1)), vec![first, acc])],
+    )])
+}
+
+/// The number of cold blocks (failure exits) in the optimized IR of `f`.
+fn cold_blocks(f: &Function) -> usize {
+    let d = alphac::jit::JitFunction::disassemble(f, alphac::jit::JitOptions { checked: false })
+        .expect("compiles");
+    let clif = d.split("\nVCode").next().unwrap_or(&d);
+    clif.lines().filter(|l| l.contains(" cold:")).count()
+}
+
+#[test]
+fn a_row_read_after_lazy_reads_of_itself_is_checked_once() {
+    // S1 = if (Bo[v][k] || !(A[z[v]][k] >= 0)) F[v][k] = float(A[z[v]][k] + A[v][k]):
+    // before the last statement's `A[z[v]][k]` only loads of that row may
+    // fail (the `+` only after one): the JIT checks `z[v]` once before
+    // the `k` loop, and every `A[z[v]][k]` reads the checked row.
+    let row = || Expr::load(A, vec![Expr::load(Z, vec![var(V)]), var(K)]);
+    let first = Stmt::If {
+        cond: Expr::bin(
+            BinOp::Or,
+            Expr::load(B, vec![var(V), var(K)]),
+            Expr::Unary(alphac::vocab::UnOp::Not, Box::new(ge(row(), Expr::Int(0)))),
+        ),
+        then: vec![Stmt::Assign {
+            array: F,
+            index: vec![var(V), var(K)],
+            value: Expr::Cast(
+                Cast::IntToFloat,
+                Box::new(Expr::bin(BinOp::Add, row(), at_vk(A))),
+            ),
+        }],
+        els: vec![],
+    };
+    let covered = then_row(first);
+    let (ok, failed) = fast_as_checked(&covered, 24);
+    assert!(ok > 0 && failed.iter().any(|a| a == "A"), "{ok} {failed:?}");
+    // The same first statement before a last one that reads another row
+    // (`A[v][k]`, affine): each lazy `A[z[v]][k]` keeps its own check.
+    let Stmt::For(outer) = &covered.body[0] else {
+        panic!("a loop")
+    };
+    let Stmt::For(inner) = &outer.body[0] else {
+        panic!("a loop")
+    };
+    let mut body = inner.body.clone();
+    let Stmt::Accumulate(acc) = &mut body[1] else {
+        panic!("the accumulation")
+    };
+    acc.value = at_vk(A);
+    let apart = func(vec![for_(
+        V,
+        (zero(), below(1, 1)),
+        vec![for_(K, (zero(), below(2, 1)), body)],
+    )]);
+    assert!(
+        cold_blocks(&covered) < cold_blocks(&apart),
+        "{} against {}",
+        cold_blocks(&covered),
+        cold_blocks(&apart)
+    );
+}
+
+#[test]
+fn a_row_read_after_another_row_that_may_fail_is_checked_where_it_is() {
+    // S1 = if (Bo[v][k]) F[v][k] = float(A[w[v]][k]): a load of another
+    // row may fail first. Checking `z[v]` before the loop would report
+    // `A` at `[z[v], 0]` where the program fails at `[w[v], k]`: the
+    // fast variant must end every run as the checked one (the same
+    // failing point), both rows failing in some runs.
+    let first = Stmt::If {
+        cond: Expr::load(B, vec![var(V), var(K)]),
+        then: vec![Stmt::Assign {
+            array: F,
+            index: vec![var(V), var(K)],
+            value: Expr::Cast(
+                Cast::IntToFloat,
+                Box::new(Expr::load(A, vec![Expr::load(W, vec![var(V)]), var(K)])),
+            ),
+        }],
+        els: vec![],
+    };
+    let f = then_row(first);
+    let (ok, failed) = fast_as_checked(&f, 24);
+    assert!(ok > 0 && failed.iter().any(|a| a == "A"), "{ok} {failed:?}");
+}

@@ -181,16 +181,21 @@ impl Lower<'_, '_> {
         if !self.check_all {
             let scope = self.loop_scope(l);
             let mut rows = Vec::new();
-            self.body_row_loads(body, &scope, &mut rows);
+            let whole = self.body_row_loads(body, &scope, &mut rows);
             if let Some(&sel @ Expr::Select(c, _, _)) = rows.last() {
                 rows.pop();
                 if self.resolved.len() < MAX_COPIES_LOG2 {
                     return self.loop_per_value(l, lo, hi, (sel, c), &rows);
                 }
+            } else if !whole {
+                // A row read later, whatever fails before it is covered
+                // (`covered`).
+                rows.extend(self.covered_row(body, &scope, &rows));
             }
             // Rows first: a load of a checked row whose offset does not
             // move is an invariant part too (`invariant`).
             let vars = self.declare_rows(&rows, var);
+            self.share_rows(body, &rows, &vars, var);
             let mut parts = Vec::new();
             self.loop_invariants(body, &scope, &mut parts);
             if !rows.is_empty() || !parts.is_empty() {

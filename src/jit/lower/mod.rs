@@ -36,6 +36,7 @@
 //! `fmax` (`expr::float_extremum`).
 
 mod avail;
+mod covered;
 mod draws;
 mod expr;
 mod invariant;

@@ -388,6 +388,32 @@ fn a_row_read_after_lazy_reads_of_itself_is_checked_once() {
         cold_blocks(&covered),
         cold_blocks(&apart)
     );
+    // The `||` evaluates its checked-row operand eagerly, and the then-branch
+    // and the last statement reuse that load: fewer int loads than when
+    // the condition is `Bo[v][k]` alone (the then-branch's load is then
+    // under the `if`, and the last statement loads again).
+    let mut body = inner.body.clone();
+    let Stmt::If { cond, .. } = &mut body[0] else {
+        panic!("the if")
+    };
+    *cond = Expr::load(B, vec![var(V), var(K)]);
+    let plain = func(vec![for_(
+        V,
+        (zero(), below(1, 1)),
+        vec![for_(K, (zero(), below(2, 1)), body)],
+    )]);
+    let (lc, lp) = (int_loads(&covered), int_loads(&plain));
+    assert!(lc < lp, "{lc} against {lp}");
+    let (ok, failed) = fast_as_checked(&plain, 8);
+    assert!(ok > 0 && failed.iter().any(|a| a == "A"), "{ok} {failed:?}");
+}
+
+/// The number of int loads in the optimized IR of `f` (fast variant).
+fn int_loads(f: &Function) -> usize {
+    let d = alphac::jit::JitFunction::disassemble(f, alphac::jit::JitOptions { checked: false })
+        .expect("compiles");
+    let clif = d.split("\nVCode").next().unwrap_or(&d);
+    clif.lines().filter(|l| l.contains("= load.i64")).count()
 }
 
 #[test]

@@ -260,6 +260,16 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
+    /// A load with indices `index` reads a row checked before its loop
+    /// ([`Lower::declare_rows`]; never in the checked variant).
+    pub(super) fn has_row(&self, index: &[Expr]) -> bool {
+        !self.check_all
+            && self
+                .rows
+                .iter()
+                .any(|(p, _, _)| std::ptr::eq(*p, index.as_ptr()))
+    }
+
     /// The address of a load recorded by [`Lower::declare_rows`]: its
     /// row's address plus the offsets of the indices that mention the
     /// running variable (affine). `None` for another access, and always in

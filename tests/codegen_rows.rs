@@ -439,3 +439,53 @@ fn a_row_read_after_another_row_that_may_fail_is_checked_where_it_is() {
     let (ok, failed) = fast_as_checked(&f, 24);
     assert!(ok > 0 && failed.iter().any(|a| a == "A"), "{ok} {failed:?}");
 }
+
+#[test]
+fn a_guard_reading_invariant_data_leaves_the_loop_under_its_non_emptiness() {
+    // for v < V { for k < K { if (w[v] >= 1) h[0] += A[z[v]][k] } }
+    // → for v < V { if (0 <= K − 1) { if (w[v] >= 1) { for k { … } } } }:
+    // the guard read once per `v`, only where the loop runs.
+    let guarded = |c: Expr| {
+        func(vec![for_(
+            V,
+            (zero(), below(1, 1)),
+            vec![for_(
+                K,
+                (zero(), below(2, 1)),
+                vec![Stmt::If {
+                    cond: c,
+                    then: vec![Stmt::Accumulate(alphac::codegen::loop_ast::Accumulation {
+                        array: H,
+                        index: vec![Expr::Int(0)],
+                        op: alphac::codegen::loop_ast::ReduceOp::Add,
+                        value: Expr::load(A, vec![Expr::load(Z, vec![var(V)]), var(K)]),
+                    })],
+                    els: vec![],
+                }],
+            )],
+        )])
+    };
+    let f = guarded(ge(Expr::load(W, vec![var(V)]), Expr::Int(1)));
+    let mut g = f.clone();
+    assert!(opt::unswitch_guards(&mut g) >= 1, "{}", g.to_c());
+    let text = g.to_c();
+    let guard = text.find("if (w[v] >= 1) {").expect("moved");
+    let inner = text.find("for (k =").expect("the loop");
+    assert!(guard < inner, "{text}");
+    for seed in 0..8 {
+        same_all(&f, &g, seed);
+    }
+    let (ok, failed) = fast_as_checked(&g, 16);
+    assert!(ok > 0 && failed.iter().any(|a| a == "A"), "{ok} {failed:?}");
+    // A guard selecting a value of an enclosing loop's variable is the
+    // sparse updates' (a binding), a guard reading what the loop writes
+    // or varying with `k` stays.
+    for c in [
+        eq(Expr::load(W, vec![Expr::Int(0)]), var(V)),
+        ge(Expr::load(H, vec![Expr::Int(0)]), Expr::Int(1)),
+        ge(Expr::load(A, vec![var(V), var(K)]), Expr::Int(1)),
+    ] {
+        let mut g = guarded(c);
+        assert_eq!(opt::unswitch_guards(&mut g), 0, "{}", g.to_c());
+    }
+}

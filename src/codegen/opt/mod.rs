@@ -6,8 +6,9 @@
 //! domains, guards, interchange, interchange for reuse, fusion, invariant
 //! guards out of loops, sparse
 //! updates, invariant bindings out of loops, accumulators, zero terms,
-//! guards again (the non-emptiness guards hoisting adds), bindings peeled
-//! out of their loop (and the guards once more when it did):
+//! guards again (the non-emptiness guards hoisting adds), invariant guards
+//! again (those of the guarded updates), bindings peeled out of their
+//! loop (and the guards once more when either did):
 //! 1. [`remove_degenerate_loops`]: a `for` whose lower and upper bounds are
 //!    syntactically the same single affine value `e` (one term each,
 //!    divisor 1, equal after merging terms) runs exactly once with
@@ -38,7 +39,8 @@
 //!    it (`for i { if (t == 0) S }` → `if (t == 0) { for i { S } }`); a
 //!    one-statement body choosing by a condition invariant in the loop
 //!    (affine comparisons, or affine loads of data the loop does not
-//!    write) becomes two loops under that choice, and so does a small
+//!    write; a guard of data also when every statement is under it, then
+//!    only where the loop runs) becomes two loops under that choice, and so does a small
 //!    body of several statements (no nested loop) with such a `?:` or
 //!    `if` anywhere in it (DMM-LW's `(z in 0..K) ? n[z][a] : 0` beside
 //!    the per-term predictive).
@@ -212,7 +214,7 @@ pub struct OptStats {
 /// Applies the rewrites of this module in order (degenerate loops,
 /// splitting, degenerate loops, implied domains, guards, interchange,
 /// interchange for reuse, fusion, invariant guards, sparse updates, invariant bindings, accumulators,
-/// zero terms, guards) to a copy
+/// zero terms, guards, invariant guards, peeled bindings, guards) to a copy
 /// of `f`. The result computes the same
 /// array contents as `f` for every parameter vector of the context, bit for
 /// bit (the same operations on the same values in the same order).
@@ -264,10 +266,16 @@ pub fn optimize_with_stats(f: &Function) -> Result<(Function, OptStats), OptErro
     // After hoisting (an update under an `if` is not hoisted).
     stats.zero_terms = skip_zero_terms(&mut g);
     stats.guard_conjuncts += simplify_guards(&mut g);
+    // The guarded updates the sparse updates made (`if (c) A[x] += d`),
+    // once the guards proved true are gone, have invariant guards too
+    // (CoxPH's `event[i] == 1` around its information matrix's entries);
+    // the guards of the loops' non-emptiness it adds are proved next.
+    let unswitched = unswitch_guards(&mut g);
+    stats.unswitched_guards += unswitched;
     // After the guards (they prove the bindings' ranges non-empty); the
     // bindings it moves out of their loop are then proved again.
     let peeled = peel_bindings(&mut g);
-    if peeled > 0 {
+    if peeled + unswitched > 0 {
         stats.hoisted_bindings += peeled;
         stats.guard_conjuncts += simplify_guards(&mut g);
     }

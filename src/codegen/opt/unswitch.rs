@@ -71,7 +71,7 @@ impl StmtRewrite for Unswitch {
             }
             Err(l) => l,
         };
-        let Some(common) = common_invariant_conjuncts(&l.body, &inner) else {
+        let Some((common, reads_data)) = common_invariant_conjuncts(&l.body, &inner) else {
             match choose_in_body(l, &inner) {
                 Ok(s) => {
                     self.moved += 1;
@@ -107,11 +107,26 @@ impl StmtRewrite for Unswitch {
             }
             kept
         });
-        out.push(Stmt::If {
+        let (lower, upper) = (l.lower.clone(), l.upper.clone());
+        let moved = Stmt::If {
             cond: Expr::chain(BinOp::And, common, Expr::Bool(true)),
             then: vec![Stmt::For(l)],
             els: Vec::new(),
-        });
+        };
+        if !reads_data {
+            out.push(moved);
+            return;
+        }
+        // Data is read only where the loop runs (as in `two_way`).
+        match nonempty_cond(&lower, &upper) {
+            Guard::Always => out.push(moved),
+            Guard::Never => {}
+            Guard::Cond(c) => out.push(Stmt::If {
+                cond: c,
+                then: vec![moved],
+                els: Vec::new(),
+            }),
+        }
     }
 }
 
@@ -451,9 +466,14 @@ fn selects_loop_var(e: &Expr) -> bool {
 
 /// The conjuncts `G` of the rule of [`unswitch_guards`] for a loop body
 /// `body` whose loop and inner variables are `inner`, in the order of the
-/// first `if`; `None` when the body is not all `if`s without `else` or
-/// `G` is empty.
-fn common_invariant_conjuncts(body: &[Stmt], inner: &[LoopVar]) -> Option<Vec<Expr>> {
+/// first `if`, and whether one reads data; `None` when the body is not
+/// all `if`s without `else` or `G` is empty. Besides affine comparisons,
+/// a conjunct may be invariant data ([`invariant_data`], not selecting a
+/// value of a loop variable: those are the sparse updates'), as in
+/// [`two_way`]: the moved guard is then evaluated only where the loop
+/// runs (CoxPH's `event[i] == 1` around its information matrix's row
+/// loop).
+fn common_invariant_conjuncts(body: &[Stmt], inner: &[LoopVar]) -> Option<(Vec<Expr>, bool)> {
     let conds: Vec<&Expr> = body
         .iter()
         .map(|s| match s {
@@ -462,13 +482,22 @@ fn common_invariant_conjuncts(body: &[Stmt], inner: &[LoopVar]) -> Option<Vec<Ex
         })
         .collect::<Option<_>>()?;
     let first = conds.first()?;
+    let written = Writes::of(body);
+    let mut reads_data = false;
     let common: Vec<Expr> = conjuncts(first)
         .into_iter()
-        .filter(|c| invariant_comparison(c, inner))
         .filter(|c| conds[1..].iter().all(|d| conjuncts(d).contains(c)))
+        .filter(|c| {
+            if invariant_comparison(c, inner) {
+                return true;
+            }
+            let data = !selects_loop_var(c) && invariant_data(c, inner, &written);
+            reads_data |= data;
+            data
+        })
         .cloned()
         .collect();
-    (!common.is_empty()).then_some(common)
+    (!common.is_empty()).then_some((common, reads_data))
 }
 
 /// `e` is `a op b` with `a`, `b` affine ints mentioning none of `inner`

@@ -109,21 +109,12 @@ fn rows_checked_before_the_loop_fail_where_the_loop_would() {
 fn an_accumulation_under_an_invariant_data_condition_leaves_the_loop() {
     // for v < V { for k < K { h[0] += (w[v] >= 1) ? A[z[v]][k] : 0 } }
     // → for v < V { if (0 <= K − 1) { if (w[v] >= 1) { for k { h[0] += A[z[v]][k] } } } }
-    let acc = Stmt::Accumulate(alphac::codegen::loop_ast::Accumulation {
-        array: H,
-        index: vec![Expr::Int(0)],
-        op: alphac::codegen::loop_ast::ReduceOp::Add,
-        value: Expr::select(
-            ge(Expr::load(W, vec![var(V)]), Expr::Int(1)),
-            Expr::load(A, vec![Expr::load(Z, vec![var(V)]), var(K)]),
-            Expr::Int(0),
-        ),
-    });
-    let f = func(vec![for_(
-        V,
-        (zero(), below(1, 1)),
-        vec![for_(K, (zero(), below(2, 1)), vec![acc])],
-    )]);
+    let acc = add_to_h(Expr::select(
+        ge(Expr::load(W, vec![var(V)]), Expr::Int(1)),
+        Expr::load(A, vec![Expr::load(Z, vec![var(V)]), var(K)]),
+        Expr::Int(0),
+    ));
+    let f = vk(vec![acc]);
     let mut g = f.clone();
     assert!(opt::unswitch_guards(&mut g) >= 1, "{}", g.to_c());
     let text = g.to_c();
@@ -158,21 +149,12 @@ fn a_loop_of_several_statements_is_copied_per_value_of_an_invariant_data_choice(
             Box::new(Expr::load(A, vec![Expr::load(W, vec![var(V)]), var(K)])),
         ),
     };
-    let acc = Stmt::Accumulate(alphac::codegen::loop_ast::Accumulation {
-        array: H,
-        index: vec![Expr::Int(0)],
-        op: alphac::codegen::loop_ast::ReduceOp::Add,
-        value: Expr::select(
-            ge(Expr::load(W, vec![var(V)]), Expr::Int(1)),
-            Expr::load(A, vec![Expr::load(Z, vec![var(V)]), var(K)]),
-            Expr::Int(0),
-        ),
-    });
-    let f = func(vec![for_(
-        V,
-        (zero(), below(1, 1)),
-        vec![for_(K, (zero(), below(2, 1)), vec![first, acc])],
-    )]);
+    let acc = add_to_h(Expr::select(
+        ge(Expr::load(W, vec![var(V)]), Expr::Int(1)),
+        Expr::load(A, vec![Expr::load(Z, vec![var(V)]), var(K)]),
+        Expr::Int(0),
+    ));
+    let f = vk(vec![first, acc]);
     let mut g = f.clone();
     assert!(opt::unswitch_guards(&mut g) >= 1, "{}", g.to_c());
     let text = g.to_c();
@@ -195,13 +177,7 @@ fn a_loop_of_several_statements_is_copied_per_value_of_an_invariant_data_choice(
         ge(Expr::load(H, vec![Expr::Int(0)]), Expr::Int(1)),
         ge(Expr::load(A, vec![var(V), var(K)]), Expr::Int(1)),
     ] {
-        let Stmt::For(outer) = &f.body[0] else {
-            panic!("a loop")
-        };
-        let Stmt::For(inner) = &outer.body[0] else {
-            panic!("a loop")
-        };
-        let mut body = inner.body.clone();
+        let mut body = inner_body(&f);
         let Stmt::Accumulate(a) = &mut body[1] else {
             panic!("the accumulation")
         };
@@ -209,31 +185,49 @@ fn a_loop_of_several_statements_is_copied_per_value_of_an_invariant_data_choice(
             panic!("a choice")
         };
         **k = c;
-        let f = func(vec![for_(
-            V,
-            (zero(), below(1, 1)),
-            vec![for_(K, (zero(), below(2, 1)), body)],
-        )]);
+        let f = vk(body);
         let mut g = f.clone();
         assert_eq!(opt::unswitch_guards(&mut g), 0, "{}", g.to_c());
     }
 }
 
-/// `for v < V { for k < K { F[v][k] = value } }`.
-fn assign_vk(value: Expr) -> Function {
+/// `for v < V { for k < K { body } }`.
+fn vk(body: Vec<Stmt>) -> Function {
     func(vec![for_(
         V,
         (zero(), below(1, 1)),
-        vec![for_(
-            K,
-            (zero(), below(2, 1)),
-            vec![Stmt::Assign {
-                array: F,
-                index: vec![var(V), var(K)],
-                value,
-            }],
-        )],
+        vec![for_(K, (zero(), below(2, 1)), body)],
     )])
+}
+
+/// A copy of the body of the `k` loop of [`vk`].
+fn inner_body(f: &Function) -> Vec<Stmt> {
+    let [Stmt::For(outer)] = &f.body[..] else {
+        panic!("a loop")
+    };
+    let [Stmt::For(inner)] = &outer.body[..] else {
+        panic!("a loop")
+    };
+    inner.body.clone()
+}
+
+/// `h[0] += value`.
+fn add_to_h(value: Expr) -> Stmt {
+    Stmt::Accumulate(alphac::codegen::loop_ast::Accumulation {
+        array: H,
+        index: vec![Expr::Int(0)],
+        op: alphac::codegen::loop_ast::ReduceOp::Add,
+        value,
+    })
+}
+
+/// `for v < V { for k < K { F[v][k] = value } }`.
+fn assign_vk(value: Expr) -> Function {
+    vk(vec![Stmt::Assign {
+        array: F,
+        index: vec![var(V), var(K)],
+        value,
+    }])
 }
 
 /// Runs `f`'s fast and checked variants on `seeds` seeds of every
@@ -317,25 +311,8 @@ fn a_checked_row_read_at_a_fixed_offset_is_loaded_once() {
 
 /// `for v < V { for k < K { S1; h[0] += A[z[v]][k] } }`.
 fn then_row(first: Stmt) -> Function {
-    let acc = Stmt::Accumulate(alphac::codegen::loop_ast::Accumulation {
-        array: H,
-        index: vec![Expr::Int(0)],
-        op: alphac::codegen::loop_ast::ReduceOp::Add,
-        value: Expr::load(A, vec![Expr::load(Z, vec![var(V)]), var(K)]),
-    });
-    func(vec![for_(
-        V,
-        (zero(), below(1, 1)),
-        vec![for_(K, (zero(), below(2, 1)), vec![first, acc])],
-    )])
-}
-
-/// The number of cold blocks (failure exits) in the optimized IR of `f`.
-fn cold_blocks(f: &Function) -> usize {
-    let d = alphac::jit::JitFunction::disassemble(f, alphac::jit::JitOptions { checked: false })
-        .expect("compiles");
-    let clif = d.split("\nVCode").next().unwrap_or(&d);
-    clif.lines().filter(|l| l.contains(" cold:")).count()
+    let acc = add_to_h(Expr::load(A, vec![Expr::load(Z, vec![var(V)]), var(K)]));
+    vk(vec![first, acc])
 }
 
 #[test]
@@ -366,22 +343,12 @@ fn a_row_read_after_lazy_reads_of_itself_is_checked_once() {
     assert!(ok > 0 && failed.iter().any(|a| a == "A"), "{ok} {failed:?}");
     // The same first statement before a last one that reads another row
     // (`A[v][k]`, affine): each lazy `A[z[v]][k]` keeps its own check.
-    let Stmt::For(outer) = &covered.body[0] else {
-        panic!("a loop")
-    };
-    let Stmt::For(inner) = &outer.body[0] else {
-        panic!("a loop")
-    };
-    let mut body = inner.body.clone();
+    let mut body = inner_body(&covered);
     let Stmt::Accumulate(acc) = &mut body[1] else {
         panic!("the accumulation")
     };
     acc.value = at_vk(A);
-    let apart = func(vec![for_(
-        V,
-        (zero(), below(1, 1)),
-        vec![for_(K, (zero(), below(2, 1)), body)],
-    )]);
+    let apart = vk(body);
     assert!(
         cold_blocks(&covered) < cold_blocks(&apart),
         "{} against {}",
@@ -392,28 +359,16 @@ fn a_row_read_after_lazy_reads_of_itself_is_checked_once() {
     // and the last statement reuse that load: fewer int loads than when
     // the condition is `Bo[v][k]` alone (the then-branch's load is then
     // under the `if`, and the last statement loads again).
-    let mut body = inner.body.clone();
+    let mut body = inner_body(&covered);
     let Stmt::If { cond, .. } = &mut body[0] else {
         panic!("the if")
     };
     *cond = Expr::load(B, vec![var(V), var(K)]);
-    let plain = func(vec![for_(
-        V,
-        (zero(), below(1, 1)),
-        vec![for_(K, (zero(), below(2, 1)), body)],
-    )]);
+    let plain = vk(body);
     let (lc, lp) = (int_loads(&covered), int_loads(&plain));
     assert!(lc < lp, "{lc} against {lp}");
     let (ok, failed) = fast_as_checked(&plain, 8);
     assert!(ok > 0 && failed.iter().any(|a| a == "A"), "{ok} {failed:?}");
-}
-
-/// The number of int loads in the optimized IR of `f` (fast variant).
-fn int_loads(f: &Function) -> usize {
-    let d = alphac::jit::JitFunction::disassemble(f, alphac::jit::JitOptions { checked: false })
-        .expect("compiles");
-    let clif = d.split("\nVCode").next().unwrap_or(&d);
-    clif.lines().filter(|l| l.contains("= load.i64")).count()
 }
 
 #[test]
@@ -446,24 +401,14 @@ fn a_guard_reading_invariant_data_leaves_the_loop_under_its_non_emptiness() {
     // → for v < V { if (0 <= K − 1) { if (w[v] >= 1) { for k { … } } } }:
     // the guard read once per `v`, only where the loop runs.
     let guarded = |c: Expr| {
-        func(vec![for_(
-            V,
-            (zero(), below(1, 1)),
-            vec![for_(
-                K,
-                (zero(), below(2, 1)),
-                vec![Stmt::If {
-                    cond: c,
-                    then: vec![Stmt::Accumulate(alphac::codegen::loop_ast::Accumulation {
-                        array: H,
-                        index: vec![Expr::Int(0)],
-                        op: alphac::codegen::loop_ast::ReduceOp::Add,
-                        value: Expr::load(A, vec![Expr::load(Z, vec![var(V)]), var(K)]),
-                    })],
-                    els: vec![],
-                }],
-            )],
-        )])
+        vk(vec![Stmt::If {
+            cond: c,
+            then: vec![add_to_h(Expr::load(
+                A,
+                vec![Expr::load(Z, vec![var(V)]), var(K)],
+            ))],
+            els: vec![],
+        }])
     };
     let f = guarded(ge(Expr::load(W, vec![var(V)]), Expr::Int(1)));
     let mut g = f.clone();

@@ -116,13 +116,6 @@ fn floats(b: &Buffer) -> &[f64] {
     }
 }
 
-/// The number of int loads in the optimized IR of `f` (fast variant).
-fn int_loads(f: &Function) -> usize {
-    let d = JitFunction::disassemble(f, JitOptions { checked: false }).expect("compiles");
-    let clif = d.split("\nVCode").next().unwrap_or(&d);
-    clif.lines().filter(|l| l.contains("= load.i64")).count()
-}
-
 #[test]
 fn labels_read_by_several_statements_of_an_iteration_are_loaded_once() {
     // for i { for k { G[0][k] = 2 }; F[w][z] = w + z; h[z] += 1;
@@ -348,13 +341,6 @@ fn bind_z(var: &str, body: Vec<Stmt>) -> Stmt {
         body,
         nonempty: true,
     })
-}
-
-/// The number of cold blocks (failure exits) in the optimized IR of `f`.
-fn cold_blocks(f: &Function) -> usize {
-    let d = JitFunction::disassemble(f, JitOptions { checked: false }).expect("compiles");
-    let clif = d.split("\nVCode").next().unwrap_or(&d);
-    clif.lines().filter(|l| l.contains(" cold:")).count()
 }
 
 #[test]

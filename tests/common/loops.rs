@@ -289,3 +289,22 @@ pub fn sparse_counts(f: &Function) -> (Function, opt::SparseCounts) {
     g.check().unwrap_or_else(|e| panic!("{e}\n{}", g.to_c()));
     (g, n)
 }
+
+/// The number of int loads in the optimized IR of `f` (fast variant).
+pub fn int_loads(f: &Function) -> usize {
+    clif_lines(f, "= load.i64")
+}
+
+/// The number of cold blocks (failure exits) in the optimized IR of `f`
+/// (fast variant).
+pub fn cold_blocks(f: &Function) -> usize {
+    clif_lines(f, " cold:")
+}
+
+/// The lines of the optimized Cranelift IR of `f` (fast variant) that
+/// contain `pattern`.
+fn clif_lines(f: &Function, pattern: &str) -> usize {
+    let d = JitFunction::disassemble(f, JitOptions { checked: false }).expect("compiles");
+    let clif = d.split("\nVCode").next().unwrap_or(&d);
+    clif.lines().filter(|l| l.contains(pattern)).count()
+}

@@ -113,20 +113,27 @@ impl StmtRewrite for Unswitch {
             then: vec![Stmt::For(l)],
             els: Vec::new(),
         };
-        if !reads_data {
-            out.push(moved);
-            return;
-        }
         // Data is read only where the loop runs (as in `two_way`).
-        match nonempty_cond(&lower, &upper) {
-            Guard::Always => out.push(moved),
-            Guard::Never => {}
-            Guard::Cond(c) => out.push(Stmt::If {
-                cond: c,
-                then: vec![moved],
-                els: Vec::new(),
-            }),
-        }
+        out.push(if reads_data {
+            where_loop_runs(&lower, &upper, moved)
+        } else {
+            moved
+        });
+    }
+}
+
+/// `s` run only where the loop with bounds `lower`, `upper` runs at least
+/// once: `s` itself when it always does, nothing when it never does,
+/// else `if (lower <= upper) { s }`.
+fn where_loop_runs(lower: &Bound, upper: &Bound, s: Stmt) -> Stmt {
+    match nonempty_cond(lower, upper) {
+        Guard::Always => s,
+        Guard::Never => Stmt::Block(Vec::new()),
+        Guard::Cond(c) => Stmt::If {
+            cond: c,
+            then: vec![s],
+            els: Vec::new(),
+        },
     }
 }
 
@@ -257,15 +264,7 @@ fn two_way(l: ForLoop, inner: &[LoopVar], types: &[ElemType]) -> Result<Stmt, Fo
     if !reads_data {
         return Ok(two);
     }
-    Ok(match nonempty_cond(&l.lower, &l.upper) {
-        Guard::Always => two,
-        Guard::Never => Stmt::Block(Vec::new()),
-        Guard::Cond(c) => Stmt::If {
-            cond: c,
-            then: vec![two],
-            els: Vec::new(),
-        },
-    })
+    Ok(where_loop_runs(&l.lower, &l.upper, two))
 }
 
 /// Largest body ([`size_stmts`]) [`choose_in_body`] copies.
@@ -347,15 +346,7 @@ fn choose_in_body(l: ForLoop, inner: &[LoopVar]) -> Result<Stmt, ForLoop> {
     if !reads_data {
         return Ok(two);
     }
-    Ok(match nonempty_cond(&l.lower, &l.upper) {
-        Guard::Always => two,
-        Guard::Never => Stmt::Block(Vec::new()),
-        Guard::Cond(g) => Stmt::If {
-            cond: g,
-            then: vec![two],
-            els: Vec::new(),
-        },
-    })
+    Ok(where_loop_runs(&l.lower, &l.upper, two))
 }
 
 /// For a condition `c` [`choose_in_body`] may decide (every conjunct an

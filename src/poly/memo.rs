@@ -15,9 +15,10 @@
 
 use super::error::PolyResult;
 use super::solver;
-use rustc_hash::FxHashMap;
+use hashbrown::Equivalent;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::cell::RefCell;
-use std::hash::Hash;
+use std::hash::{Hash, Hasher};
 use std::thread::LocalKey;
 
 /// The questions whose answers are memoized.
@@ -35,8 +36,6 @@ pub(crate) enum Question {
 /// inequalities.
 pub type SystemKey = (usize, Vec<Vec<i64>>, Vec<Vec<i64>>);
 
-type Key = (Question, SystemKey);
-
 /// A per-thread memo from keys to answers (see the module comment); used
 /// as `thread_local! { static M: Memo<K, V> = Memo::default(); }`. Keys
 /// are hashed with FxHash (`rustc_hash`): they are rows of small integers
@@ -47,11 +46,66 @@ pub type Memo<K, V> = RefCell<FxHashMap<K, V>>;
 /// The most answers one memo keeps.
 pub const CAPACITY: usize = 1 << 14;
 
+/// A question about a system, owned (as stored in a memo).
+#[derive(Debug, PartialEq, Eq)]
+struct Asked {
+    /// `None` for the integer sample.
+    q: Option<Question>,
+    nv: usize,
+    eqs: Vec<Vec<i64>>,
+    ineqs: Vec<Vec<i64>>,
+}
+
+/// A question about a system, borrowed from the asker: looked up without
+/// copying the system (a lookup that copied its rows made 60 k of the
+/// 500 k allocations of a sampler's compile); copied only to be stored.
+#[derive(Hash)]
+struct Asking<'a> {
+    q: Option<Question>,
+    nv: usize,
+    eqs: &'a [Vec<i64>],
+    ineqs: &'a [Vec<i64>],
+}
+
+impl Asking<'_> {
+    fn to_owned(&self) -> Asked {
+        Asked {
+            q: self.q,
+            nv: self.nv,
+            eqs: self.eqs.to_vec(),
+            ineqs: self.ineqs.to_vec(),
+        }
+    }
+}
+
+impl Hash for Asked {
+    /// The hash of the borrowed form (a slice hashes as the vector), so
+    /// that [`Asking`] finds it.
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        Asking {
+            q: self.q,
+            nv: self.nv,
+            eqs: &self.eqs,
+            ineqs: &self.ineqs,
+        }
+        .hash(h)
+    }
+}
+
+impl Equivalent<Asked> for Asking<'_> {
+    fn equivalent(&self, k: &Asked) -> bool {
+        self.q == k.q && self.nv == k.nv && self.eqs == &k.eqs[..] && self.ineqs == &k.ineqs[..]
+    }
+}
+
+/// A memo of questions about systems.
+type SystemMemo<V> = RefCell<hashbrown::HashMap<Asked, V, FxBuildHasher>>;
+
 thread_local! {
-    static BOOLS: Memo<Key, bool> = RefCell::new(FxHashMap::default());
-    static INDICES: Memo<Key, Vec<usize>> = RefCell::new(FxHashMap::default());
-    static SAMPLES: Memo<SystemKey, Option<Vec<i64>>> = RefCell::new(FxHashMap::default());
-    static OPT_INDICES: Memo<Key, Option<Vec<usize>>> = RefCell::new(FxHashMap::default());
+    static BOOLS: SystemMemo<bool> = RefCell::default();
+    static INDICES: SystemMemo<Vec<usize>> = RefCell::default();
+    static SAMPLES: SystemMemo<Option<Vec<i64>>> = RefCell::default();
+    static OPT_INDICES: SystemMemo<Option<Vec<usize>>> = RefCell::default();
 }
 
 /// The answer for `key`: from `memo` when it holds one, else `compute`d
@@ -84,6 +138,29 @@ where
     Ok(a)
 }
 
+/// [`memoized`] for a question about a system, looked up borrowed.
+fn asked<V: Clone + 'static>(
+    memo: &'static LocalKey<SystemMemo<V>>,
+    key: Asking<'_>,
+    compute: impl FnOnce() -> PolyResult<V>,
+) -> PolyResult<V> {
+    if solver::work_budget_active() {
+        return compute();
+    }
+    if let Some(a) = memo.with(|m| m.borrow().get(&key).cloned()) {
+        return Ok(a);
+    }
+    let a = compute()?;
+    memo.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() >= CAPACITY {
+            m.clear();
+        }
+        m.insert(key.to_owned(), a.clone());
+    });
+    Ok(a)
+}
+
 /// The memoized answer of a yes-or-no question about a system.
 pub(crate) fn bool_answer(
     q: Question,
@@ -92,7 +169,13 @@ pub(crate) fn bool_answer(
     ineqs: &[Vec<i64>],
     compute: impl FnOnce() -> PolyResult<bool>,
 ) -> PolyResult<bool> {
-    memoized(&BOOLS, || (q, (nv, eqs.to_vec(), ineqs.to_vec())), compute)
+    let key = Asking {
+        q: Some(q),
+        nv,
+        eqs,
+        ineqs,
+    };
+    asked(&BOOLS, key, compute)
 }
 
 /// The memoized integer point of a system (or `None`: no integer point).
@@ -104,7 +187,13 @@ pub(crate) fn sample_answer(
     ineqs: &[Vec<i64>],
     compute: impl FnOnce() -> PolyResult<Option<Vec<i64>>>,
 ) -> PolyResult<Option<Vec<i64>>> {
-    memoized(&SAMPLES, || (nv, eqs.to_vec(), ineqs.to_vec()), compute)
+    let key = Asking {
+        q: None,
+        nv,
+        eqs,
+        ineqs,
+    };
+    asked(&SAMPLES, key, compute)
 }
 
 /// The memoized answer of a question whose answer is a list of indices.
@@ -115,11 +204,13 @@ pub(crate) fn indices_answer(
     ineqs: &[Vec<i64>],
     compute: impl FnOnce() -> PolyResult<Vec<usize>>,
 ) -> PolyResult<Vec<usize>> {
-    memoized(
-        &INDICES,
-        || (q, (nv, eqs.to_vec(), ineqs.to_vec())),
-        compute,
-    )
+    let key = Asking {
+        q: Some(q),
+        nv,
+        eqs,
+        ineqs,
+    };
+    asked(&INDICES, key, compute)
 }
 
 /// The memoized answer of a question whose answer is a list of indices,
@@ -131,11 +222,13 @@ pub(crate) fn opt_indices_answer(
     ineqs: &[Vec<i64>],
     compute: impl FnOnce() -> PolyResult<Option<Vec<usize>>>,
 ) -> PolyResult<Option<Vec<usize>>> {
-    memoized(
-        &OPT_INDICES,
-        || (q, (nv, eqs.to_vec(), ineqs.to_vec())),
-        compute,
-    )
+    let key = Asking {
+        q: Some(q),
+        nv,
+        eqs,
+        ineqs,
+    };
+    asked(&OPT_INDICES, key, compute)
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@
 use super::error::PolyResult;
 use super::solver;
 use hashbrown::Equivalent;
-use rustc_hash::{FxBuildHasher, FxHashMap};
+use rustc_hash::FxBuildHasher;
 use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
 use std::thread::LocalKey;
@@ -41,7 +41,7 @@ pub type SystemKey = (usize, Vec<Vec<i64>>, Vec<Vec<i64>>);
 /// are hashed with FxHash (`rustc_hash`): they are rows of small integers
 /// chosen by the compiler, not by an adversary, and SipHash was 5% of
 /// compile time.
-pub type Memo<K, V> = RefCell<FxHashMap<K, V>>;
+pub type Memo<K, V> = RefCell<hashbrown::HashMap<K, V, FxBuildHasher>>;
 
 /// The most answers one memo keeps.
 pub const CAPACITY: usize = 1 << 14;
@@ -98,14 +98,11 @@ impl Equivalent<Asked> for Asking<'_> {
     }
 }
 
-/// A memo of questions about systems.
-type SystemMemo<V> = RefCell<hashbrown::HashMap<Asked, V, FxBuildHasher>>;
-
 thread_local! {
-    static BOOLS: SystemMemo<bool> = RefCell::default();
-    static INDICES: SystemMemo<Vec<usize>> = RefCell::default();
-    static SAMPLES: SystemMemo<Option<Vec<i64>>> = RefCell::default();
-    static OPT_INDICES: SystemMemo<Option<Vec<usize>>> = RefCell::default();
+    static BOOLS: Memo<Asked, bool> = Memo::default();
+    static INDICES: Memo<Asked, Vec<usize>> = Memo::default();
+    static SAMPLES: Memo<Asked, Option<Vec<i64>>> = Memo::default();
+    static OPT_INDICES: Memo<Asked, Option<Vec<usize>>> = Memo::default();
 }
 
 /// The answer for `key`: from `memo` when it holds one, else `compute`d
@@ -123,31 +120,40 @@ where
     if solver::work_budget_active() {
         return compute();
     }
-    let key = key();
-    if let Some(a) = memo.with(|m| m.borrow().get(&key).cloned()) {
-        return Ok(a);
-    }
-    let a = compute()?;
-    memo.with(|m| {
-        let mut m = m.borrow_mut();
-        if m.len() >= CAPACITY {
-            m.clear();
-        }
-        m.insert(key, a.clone());
-    });
-    Ok(a)
+    answer(memo, key(), |k| k, compute)
 }
 
 /// [`memoized`] for a question about a system, looked up borrowed.
 fn asked<V: Clone + 'static>(
-    memo: &'static LocalKey<SystemMemo<V>>,
-    key: Asking<'_>,
+    memo: &'static LocalKey<Memo<Asked, V>>,
+    q: Option<Question>,
+    nv: usize,
+    eqs: &[Vec<i64>],
+    ineqs: &[Vec<i64>],
     compute: impl FnOnce() -> PolyResult<V>,
 ) -> PolyResult<V> {
     if solver::work_budget_active() {
         return compute();
     }
-    if let Some(a) = memo.with(|m| m.borrow().get(&key).cloned()) {
+    let key = Asking { q, nv, eqs, ineqs };
+    answer(memo, key, |k| k.to_owned(), compute)
+}
+
+/// The answer stored in `memo` for a key equivalent to `q`, else the one
+/// `compute`d, stored under `own(q)` when it succeeds (the memo cleared
+/// first when it holds [`CAPACITY`] answers).
+fn answer<Q, K, V, E>(
+    memo: &'static LocalKey<Memo<K, V>>,
+    q: Q,
+    own: impl FnOnce(Q) -> K,
+    compute: impl FnOnce() -> Result<V, E>,
+) -> Result<V, E>
+where
+    Q: Hash + Equivalent<K>,
+    K: Eq + Hash + 'static,
+    V: Clone + 'static,
+{
+    if let Some(a) = memo.with(|m| m.borrow().get(&q).cloned()) {
         return Ok(a);
     }
     let a = compute()?;
@@ -156,7 +162,7 @@ fn asked<V: Clone + 'static>(
         if m.len() >= CAPACITY {
             m.clear();
         }
-        m.insert(key.to_owned(), a.clone());
+        m.insert(own(q), a.clone());
     });
     Ok(a)
 }
@@ -169,13 +175,7 @@ pub(crate) fn bool_answer(
     ineqs: &[Vec<i64>],
     compute: impl FnOnce() -> PolyResult<bool>,
 ) -> PolyResult<bool> {
-    let key = Asking {
-        q: Some(q),
-        nv,
-        eqs,
-        ineqs,
-    };
-    asked(&BOOLS, key, compute)
+    asked(&BOOLS, Some(q), nv, eqs, ineqs, compute)
 }
 
 /// The memoized integer point of a system (or `None`: no integer point).
@@ -187,13 +187,7 @@ pub(crate) fn sample_answer(
     ineqs: &[Vec<i64>],
     compute: impl FnOnce() -> PolyResult<Option<Vec<i64>>>,
 ) -> PolyResult<Option<Vec<i64>>> {
-    let key = Asking {
-        q: None,
-        nv,
-        eqs,
-        ineqs,
-    };
-    asked(&SAMPLES, key, compute)
+    asked(&SAMPLES, None, nv, eqs, ineqs, compute)
 }
 
 /// The memoized answer of a question whose answer is a list of indices.
@@ -204,13 +198,7 @@ pub(crate) fn indices_answer(
     ineqs: &[Vec<i64>],
     compute: impl FnOnce() -> PolyResult<Vec<usize>>,
 ) -> PolyResult<Vec<usize>> {
-    let key = Asking {
-        q: Some(q),
-        nv,
-        eqs,
-        ineqs,
-    };
-    asked(&INDICES, key, compute)
+    asked(&INDICES, Some(q), nv, eqs, ineqs, compute)
 }
 
 /// The memoized answer of a question whose answer is a list of indices,
@@ -222,13 +210,7 @@ pub(crate) fn opt_indices_answer(
     ineqs: &[Vec<i64>],
     compute: impl FnOnce() -> PolyResult<Option<Vec<usize>>>,
 ) -> PolyResult<Option<Vec<usize>>> {
-    let key = Asking {
-        q: Some(q),
-        nv,
-        eqs,
-        ineqs,
-    };
-    asked(&OPT_INDICES, key, compute)
+    asked(&OPT_INDICES, Some(q), nv, eqs, ineqs, compute)
 }
 
 #[cfg(test)]

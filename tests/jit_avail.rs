@@ -10,7 +10,9 @@
 
 mod common;
 
-use alphac::codegen::loop_ast::{BinOp, Binding, Cast, Expr, Function, Selection, Stmt};
+use alphac::codegen::loop_ast::{
+    BinOp, Binding, Cast, CategoricalDraw, Expr, Function, Selection, Stmt,
+};
 use alphac::jit::{Buffer, ExecError, JitFunction, JitOptions};
 use common::loops::*;
 
@@ -383,4 +385,114 @@ fn one_label_selected_for_two_tables_is_checked_once() {
         }
     }
     agrees_with_apart(&f, &two(true));
+}
+
+/// `G[0][k]` for the label `k` (the constant 0 is in `G`'s box: `V >= 1`
+/// in every parameter vector of the tests).
+fn g_at(label: Expr) -> Stmt {
+    set(G, vec![Expr::Int(0), label], Expr::Float(2.0))
+}
+
+/// `h[z[i]] += 1` (`h` is `[K + 1]`: its box along the label is `[0, K]`).
+fn inc_h_z() -> Stmt {
+    let at = || vec![data(Z, 0)];
+    set(
+        H,
+        at(),
+        Expr::bin(BinOp::Add, Expr::load(H, at()), Expr::Int(1)),
+    )
+}
+
+/// [`over_i`] with a first statement `for v < V { F[v][0] = 1 }`, which
+/// keeps the loop over `i` from being unrolled (the failure exits are
+/// then those of one copy of the body).
+fn rolled(stmts: Vec<Stmt>, apart: bool) -> Function {
+    let fill = for_(
+        V,
+        range(p(1)),
+        vec![set(F, vec![aff(V, 0), Expr::Int(0)], Expr::Float(1.0))],
+    );
+    over_i([vec![fill], stmts].concat(), apart)
+}
+
+#[test]
+fn a_label_checked_in_a_range_is_not_checked_again_in_one_containing_it() {
+    // for i { Bind k := selected(z[i], 0, K − 1) { h[k] += 1 }; G[0][z[i]]
+    // = 2 }: the selection proved 0 <= z[i] <= K − 1, `G`'s box along the
+    // label: its access is not checked again (one failure exit fewer than
+    // with the statements apart). In the other order, `G`'s check proves
+    // the selection's range. `h[z[i]] += 1` (box `[0, K]`) before `G`'s
+    // access proves too little: both checks stay, and a label `K` fails at
+    // `G`. Runs equal to the statements apart, fast and checked, failures
+    // included (labels in `[−1, max(V, K)]`).
+    let sel_h = || {
+        let h_k = || vec![var(K)];
+        let inc = Expr::bin(BinOp::Add, Expr::load(H, h_k()), Expr::Int(1));
+        bind_z("h", vec![set(H, h_k(), inc)])
+    };
+    let g = || g_at(data(Z, 0));
+    let cases = [
+        (vec![sel_h(), g()], true),
+        (vec![g(), sel_h()], true),
+        (vec![g(), inc_h_z()], true),
+        (vec![inc_h_z(), g()], false),
+    ];
+    for (stmts, saves) in cases {
+        let (f, apart) = (rolled(stmts.clone(), false), rolled(stmts, true));
+        let (n, m) = (cold_blocks(&f), cold_blocks(&apart));
+        assert_eq!(n + usize::from(saves), m, "{}", f.to_c());
+        let mut failed_at_g = false;
+        for params in PARAMS {
+            for seed in 0..6 {
+                same_runs(&f, &apart, &params, seed);
+                let (r, _) = run(&f, &params, seed, false);
+                failed_at_g |=
+                    matches!(r, Err(ExecError::OutOfBounds { array, .. }) if array == "G");
+            }
+        }
+        if !saves {
+            assert!(failed_at_g, "no run reached a label K at G\n{}", f.to_c());
+        }
+    }
+}
+
+/// `k ~ uniform(0 ..= K − 1 + extra)` (a uniform categorical draw over
+/// loop variable `j`, at the point `i`).
+fn uniform_label(extra: i64) -> Expr {
+    Expr::Categorical(Box::new(CategoricalDraw {
+        var: J,
+        lower: zero(),
+        upper: below(2, 1 - extra),
+        cond: Expr::Bool(true),
+        weight: Expr::Float(1.0),
+        seed: Expr::Int(7),
+        site: 3 << 16,
+        point: vec![var(I)],
+        array: Some(H),
+    }))
+}
+
+#[test]
+fn a_stored_uniform_label_is_read_back_without_a_check() {
+    // for i { h[0] = k ~ uniform(0 ..= K − 1); G[0][h[0]] = 2 }: the load
+    // of `h[0]` is the value just stored, a point of the draw's range,
+    // inside `G`'s box: no load, no check (one failure exit and one int
+    // load fewer than apart). Drawn over `0 ..= K` instead, the label may
+    // be `K`: the check stays, and runs fail at `G` exactly as apart.
+    let h0 = || vec![Expr::Int(0)];
+    for extra in [0, 1] {
+        let stmts = vec![
+            set(H, h0(), uniform_label(extra)),
+            g_at(Expr::load(H, h0())),
+        ];
+        let (f, apart) = (rolled(stmts.clone(), false), rolled(stmts, true));
+        let saves = usize::from(extra == 0);
+        assert_eq!(cold_blocks(&f) + saves, cold_blocks(&apart), "{}", f.to_c());
+        assert_eq!(int_loads(&f) + 1, int_loads(&apart), "{}", f.to_c());
+        for params in PARAMS {
+            for seed in 0..3 {
+                same_runs(&f, &apart, &params, seed);
+            }
+        }
+    }
 }

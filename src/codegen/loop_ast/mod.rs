@@ -209,6 +209,14 @@ impl Bound {
         self.terms.push(BoundTerm { expr: e, div: d });
         self
     }
+    /// The bound's value as an affine function when it is one (one term,
+    /// divisor 1).
+    pub fn as_affine(&self) -> Option<&Affine> {
+        match self.terms.as_slice() {
+            [t] if t.div == 1 => Some(&t.expr),
+            _ => None,
+        }
+    }
     /// True when the bound is exactly the value of the affine expression
     /// `e` (one term, divisor 1, the same function).
     pub fn is_value_of(&self, e: &Expr) -> bool {

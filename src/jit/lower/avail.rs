@@ -25,6 +25,22 @@
 //!   ([`Avail::pause`]): their loops evaluate an expression in several
 //!   blocks that do not dominate one another.
 //!
+//! The same stack holds the *ranges* the checks proved: after a range
+//! check of value `x` against `[lo, hi]` (an array's box along one
+//! dimension, a selection's range) passes, or after a uniform
+//! categorical draw gives `x` in its range, `lo <= x <= hi` holds in the
+//! code that check dominates, and a later check of the same SSA value
+//! against a range containing `[lo, hi]` is left out ([`Avail::within`]).
+//! Only ranges whose bounds are affine functions of the parameters are
+//! kept (fixed for the whole run: no loop variable to forget), compared
+//! by their canonical forms: `[lo, hi]` is inside `[lo', hi']` when `lo −
+//! lo'` and `hi' − hi` are constants `>= 0`. A store kills no range (a
+//! range is about a value, not about memory). LDA-MH's acceptance ratio
+//! reads six counts at the token's word, document and labels, which the
+//! count updates before it checked (and the proposal `kp`, drawn in
+//! `0..K`, whose store the next load of `kp` reuses: a store of `v` to
+//! `A[x]` makes `v` the available value of `A[x]`).
+//!
 //! Failing is not a concern: an access whose check fails returns from the
 //! function, so a value that is reused got past its checks. Two
 //! selections of the same value in the same range are one entry whatever
@@ -38,15 +54,31 @@
 //! Must not know about: Cranelift's instructions (entries hold values).
 
 use super::draws::mentions;
-use crate::codegen::loop_ast::{ArrayId, Expr, LoopVar};
+use crate::codegen::loop_ast::{Affine, ArrayId, Expr, LoopVar, Sym};
 use cranelift_codegen::ir::Value;
 
-/// The available loads (see the module comment).
+/// The available loads and ranges (see the module comment).
 #[derive(Default)]
 pub(super) struct Avail {
     entries: Vec<Entry>,
+    ranges: Vec<Range>,
     /// Number of enclosing paused regions (draws, vector copies).
     paused: usize,
+}
+
+/// The start of a scope: what [`Avail::truncate`] goes back to.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Mark {
+    entries: usize,
+    ranges: usize,
+}
+
+/// `lo <= value <= hi`, the bounds canonical affine functions of the
+/// parameters.
+struct Range {
+    value: Value,
+    lo: Affine,
+    hi: Affine,
 }
 
 struct Entry {
@@ -84,6 +116,19 @@ impl Avail {
         });
     }
 
+    /// After a store of `v` to `a[index]` (and [`Avail::kill`] of `a`):
+    /// `v` is the value of the load `a[index]` until the next store to
+    /// `a` (when that load is [`cacheable`]).
+    pub fn stored(&mut self, a: ArrayId, index: &[Expr], v: Value) {
+        if self.paused == 0 {
+            let load = Expr::Load {
+                array: a,
+                index: index.to_vec(),
+            };
+            self.insert(&load, v);
+        }
+    }
+
     /// Kill the entries that read array `a`.
     pub fn kill(&mut self, a: ArrayId) {
         for x in &mut self.entries {
@@ -94,23 +139,56 @@ impl Avail {
     }
 
     /// The start of a scope.
-    pub fn mark(&self) -> usize {
-        self.entries.len()
+    pub fn mark(&self) -> Mark {
+        Mark {
+            entries: self.entries.len(),
+            ranges: self.ranges.len(),
+        }
     }
 
-    /// The end of the scope started at `mark`: its entries are dropped.
-    pub fn truncate(&mut self, mark: usize) {
-        self.entries.truncate(mark);
+    /// The end of the scope started at `mark`: its entries and ranges are
+    /// dropped.
+    pub fn truncate(&mut self, mark: Mark) {
+        self.entries.truncate(mark.entries);
+        self.ranges.truncate(mark.ranges);
+    }
+
+    /// Remember `lo <= v <= hi` (a check of it passed here), when both
+    /// bounds are affine functions of the parameters and the cache is not
+    /// paused.
+    pub fn ranged(&mut self, v: Value, lo: &Affine, hi: &Affine) {
+        if self.paused > 0 || !lo.is_param_only() || !hi.is_param_only() {
+            return;
+        }
+        if let (Some(lo), Some(hi)) = (lo.canonical(), hi.canonical()) {
+            self.ranges.push(Range { value: v, lo, hi });
+        }
+    }
+
+    /// Whether `lo <= v <= hi` is known here: a remembered range of `v`
+    /// lies inside `[lo, hi]` (see the module comment).
+    pub fn within(&self, v: Value, lo: &Affine, hi: &Affine) -> bool {
+        if self.paused > 0 {
+            return false;
+        }
+        let (Some(lo), Some(hi)) = (lo.canonical(), hi.canonical()) else {
+            return false;
+        };
+        self.ranges.iter().any(|r| {
+            r.value == v
+                && const_excess(&r.lo, &lo).is_some_and(|d| d >= 0)
+                && const_excess(&hi, &r.hi).is_some_and(|d| d >= 0)
+        })
     }
 
     /// Drop the entries from `mark` on that mention `var`: at the end of
     /// a stretch whose code dominates what follows but which bound `var`
     /// (no scope started after `mark` is open), and with `mark` 0 where
     /// `var` takes a new value.
-    pub fn forget(&mut self, mark: usize, var: LoopVar) {
+    pub fn forget(&mut self, mark: Mark, var: LoopVar) {
         let mut i = 0;
         self.entries.retain(|x| {
-            let keep = i < mark || !mentions(&x.expr, var);
+            let keep = i < mark.entries || !mentions(&x.expr, var);
             i += 1;
             keep
         });
@@ -124,6 +202,22 @@ impl Avail {
         } else {
             self.paused = self.paused.saturating_sub(1);
         }
+    }
+}
+
+/// `a − b` when it is a constant (`a`, `b` canonical: the same terms),
+/// else `None` (also on overflow).
+fn const_excess(a: &Affine, b: &Affine) -> Option<i64> {
+    (a.terms == b.terms).then(|| a.constant.checked_sub(b.constant))?
+}
+
+/// The affine function of the parameters `e` is, if it is one: an
+/// integer or an affine expression without loop variables.
+pub(super) fn param_affine(e: &Expr) -> Option<Affine> {
+    match e {
+        Expr::Int(c) => Some(Affine::cst(*c)),
+        Expr::Aff(a) if a.terms.iter().all(|(s, _)| matches!(s, Sym::Param(_))) => Some(a.clone()),
+        _ => None,
     }
 }
 

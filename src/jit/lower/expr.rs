@@ -3,6 +3,7 @@
 //! family), selects, casts, math functions and calls of external
 //! functions; and which expressions may be evaluated speculatively.
 
+use super::avail::param_affine;
 use super::{cl_type, mem, Lower};
 use crate::codegen::loop_ast::{BinOp, Cast, Expr, MathFn, UnOp};
 use crate::jit::abi::{rt, status};
@@ -56,6 +57,13 @@ impl Lower<'_, '_> {
             }
             Expr::Selection(s) => {
                 let v = self.expr(&s.value)?;
+                let range = param_affine(&s.lower).zip(param_affine(&s.upper));
+                // A value an earlier check proved inside the range here.
+                if let Some((lo, hi)) = &range {
+                    if self.avail.within(v, lo, hi) {
+                        return Ok(v);
+                    }
+                }
                 let lo = self.expr(&s.lower)?;
                 let hi = self.expr(&s.upper)?;
                 let ok = if s.nonempty {
@@ -73,6 +81,9 @@ impl Lower<'_, '_> {
                     .position(|&t| t == (s.var.as_str(), s.index.as_str()))
                     .unwrap_or(usize::MAX >> 1);
                 self.guard(ok, status::SELECTION, Some(target), &[v, lo, hi]);
+                if let Some((lo, hi)) = &range {
+                    self.avail.ranged(v, lo, hi);
+                }
                 v
             }
             Expr::Unary(op, a) => {
@@ -176,7 +187,17 @@ impl Lower<'_, '_> {
             },
             // A draw's loops evaluate its weight in blocks that do not
             // dominate one another: no available loads inside.
-            Expr::Categorical(c) => self.without_avail(|l| l.categorical(c))?,
+            Expr::Categorical(c) => {
+                let v = self.without_avail(|l| l.categorical(c))?;
+                // A uniform draw gives a point of its range (it fails on
+                // an empty one).
+                if c.is_uniform() {
+                    if let (Some(lo), Some(hi)) = (c.lower.as_affine(), c.upper.as_affine()) {
+                        self.avail.ranged(v, lo, hi);
+                    }
+                }
+                v
+            }
             Expr::External { index, args } => self.external(*index, args)?,
             Expr::Random(r) => self.without_avail(|l| l.random(r))?,
         })

@@ -1,6 +1,7 @@
 //! Lowering of statements, and the shape of loops: rotation, unrolling of
 //! small innermost loops, and the choice of the vector form (`vector`).
 
+use super::avail::Mark;
 use super::rows::Scope;
 use super::vector::{vectorizable, Known, LANES};
 use super::{mem, Lower};
@@ -132,6 +133,7 @@ impl Lower<'_, '_> {
                 let addr = self.address(*array, index)?;
                 self.b.ins().store(mem(*array), v, addr, 0);
                 self.avail.kill(*array);
+                self.avail.stored(*array, index, v);
             }
             Stmt::Accumulate(acc) => {
                 let array = acc.array;
@@ -153,6 +155,7 @@ impl Lower<'_, '_> {
                 };
                 self.b.ins().store(mem(array), v, addr, 0);
                 self.avail.kill(array);
+                self.avail.stored(array, &acc.index, v);
             }
             Stmt::SetLocal { local, value } => {
                 let v = self.expr(value)?;
@@ -230,7 +233,7 @@ impl Lower<'_, '_> {
                 && self.rows_cover(body, var, &known);
         }
         // `var` starts again: no load in it is available.
-        self.avail.forget(0, var);
+        self.avail.forget(Mark::default(), var);
         self.b.def_var(self.loop_vars[var.0], lo);
         // Main loop over blocks of UNROLL iterations while
         // `i <= hi − (UNROLL − 1)`, then the remainder loop. Scalar
@@ -551,7 +554,7 @@ impl Lower<'_, '_> {
         // Not an unrolled copy of a loop over `var`: no offset.
         let saved = self.offsets[b.var.0];
         self.offsets[b.var.0] = 0;
-        self.avail.forget(0, b.var);
+        self.avail.forget(Mark::default(), b.var);
         self.b.def_var(self.loop_vars[b.var.0], x);
         self.enclosing.push(b.var);
         let r = self.stmts(&b.body);

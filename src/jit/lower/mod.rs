@@ -795,22 +795,39 @@ impl Lower<'_, '_> {
         }
         let data_dependent = !index.iter().all(Expr::is_data_free_index);
         if data_dependent || self.check_all {
-            let mut ok = self.b.ins().iconst(types::I8, 1);
+            let mut ok = None;
+            let mut checked = Vec::new();
             for (k, &x) in xs.iter().enumerate() {
                 // An affine index of a data-dependent access is proven in
                 // the box by `analysis` for the fast variant.
                 if !self.check_all && index[k].is_data_free_index() {
                     continue;
                 }
+                // A value an earlier check proved inside the box here.
+                let range = self.box_range(array, k);
+                if let Some((lo, hi)) = &range {
+                    if self.avail.within(x, lo, hi) {
+                        continue;
+                    }
+                }
                 let c = self.in_box(array, k, x)?;
-                ok = self.b.ins().band(ok, c);
+                ok = Some(match ok {
+                    None => c,
+                    Some(o) => self.b.ins().band(o, c),
+                });
+                checked.extend(range.map(|r| (x, r)));
             }
             let code = if data_dependent {
                 status::OUT_OF_BOUNDS
             } else {
                 status::CONTRACT
             };
-            self.guard(ok, code, Some(array), &xs);
+            if let Some(ok) = ok {
+                self.guard(ok, code, Some(array), &xs);
+            }
+            for (x, (lo, hi)) in checked {
+                self.avail.ranged(x, &lo, &hi);
+            }
             if data_dependent {
                 if let Some(dom) = &self.f.arrays[array].domain {
                     // Inside the box, the constraints cannot overflow
@@ -852,6 +869,18 @@ impl Lower<'_, '_> {
         let positions: Vec<(usize, Value)> = xs.into_iter().enumerate().collect();
         let off = self.offset_of(array, &positions, None)?;
         self.byte_address(array, off)
+    }
+
+    /// The box of `array` along dimension `k` as the range `[lo_k, lo_k +
+    /// extent_k − 1]` of affine functions (`None` on overflow of the
+    /// constant). Exact as a range of an index that passed the box check:
+    /// that check passes only for `lo_k <= x < lo_k + max(extent_k, 0)`.
+    fn box_range(&self, array: ArrayId, k: usize) -> Option<(Affine, Affine)> {
+        let d = self.f.arrays.get(array)?.dims.get(k)?;
+        let mut hi = d.lower.clone();
+        hi.terms.extend(d.extent.terms.iter().copied());
+        hi.constant = hi.constant.checked_add(d.extent.constant)?.checked_sub(1)?;
+        Some((d.lower.clone(), hi))
     }
 
     /// `lo_k <= x < lo_k + extent_k` for dimension `k` of `array`'s box

@@ -11,6 +11,7 @@
 //! [`Lower::body_row_loads`], [`Lower::declare_rows`] and
 //! [`Lower::check_rows`]).
 
+use super::avail::Mark;
 use super::draws::mentions;
 use super::Lower;
 use crate::codegen::loop_ast::{ArrayId, BinOp, Expr, LocalId, LoopVar, ReduceOp, Stmt, UnOp};
@@ -229,7 +230,7 @@ impl Lower<'_, '_> {
     ) -> Result<(), JitError> {
         let kv = self.loop_vars[k.0];
         // `k` takes the value `lo`: no load in it is available.
-        self.avail.forget(0, k);
+        self.avail.forget(Mark::default(), k);
         self.b.def_var(kv, lo);
         let loads = loads.iter().filter_map(|e| match e {
             Expr::Load { array, index } => Some((*array, index)),

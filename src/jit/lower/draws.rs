@@ -527,9 +527,9 @@ impl Lower<'_, '_> {
         let nf = self.b.ins().fcvt_from_sint(types::F64, n);
         let u = self.uniform01(key);
         let t = self.b.ins().fmul(u, nf);
-        // 0 <= t <= n < 2^53: the floor converts exactly.
-        let fl = self.b.ins().floor(t);
-        let ki = self.b.ins().fcvt_to_sint(types::I64, fl);
+        // 0 <= t <= n < 2^53: the conversion (truncating toward zero) is
+        // the floor, and exact.
+        let ki = self.b.ins().fcvt_to_sint(types::I64, t);
         let k = self.b.ins().smin(ki, span);
         Ok(self.b.ins().iadd(lo, k))
     }

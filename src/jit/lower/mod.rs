@@ -15,7 +15,8 @@
 //! data-selected loads checked once per loop (`rows`), the loads a
 //! loop body computes once before its first iteration (`invariant`) and
 //! the loads computed earlier in an iteration that are reused while no
-//! store touches their arrays (`avail`). The calling convention and the
+//! store touches their arrays, and the range checks that passed
+//! (`avail`). The calling convention and the
 //! host routines' symbols are `super::abi`'s.
 //!
 //! Must not know about: buffers and parameters of a particular run (those

@@ -13,7 +13,7 @@ mod common;
 use alphac::codegen::loop_ast::{
     BinOp, Binding, Cast, CategoricalDraw, Expr, Function, Selection, Stmt,
 };
-use alphac::jit::{Buffer, ExecError, JitFunction, JitOptions};
+use alphac::jit::{ExecError, JitFunction, JitOptions};
 use common::loops::*;
 
 fn fl(e: Expr) -> Expr {
@@ -54,33 +54,6 @@ fn over_i(stmts: Vec<Stmt>, apart: bool) -> Function {
     func(vec![for_(I, range(p(0)), body)])
 }
 
-/// The buffers of `seed` with the labels `w`, `z` in range (`w < V`,
-/// `z < K`), so that runs get past the data-selected accesses.
-fn in_range(j: &JitFunction, params: &[i64], seed: u64) -> Vec<Buffer> {
-    let mut bufs = buffers(j, params, seed);
-    for (a, m) in [(W, params[1]), (Z, params[2])] {
-        if let Buffer::Int(v) = &mut bufs[a] {
-            v.iter_mut().for_each(|x| *x = x.rem_euclid(m));
-        }
-    }
-    bufs
-}
-
-/// Runs `f` (checked or not) on [`in_range`] buffers: the outcome, the
-/// buffers before and after.
-fn run_in_range(
-    f: &Function,
-    params: &[i64],
-    seed: u64,
-    checked: bool,
-) -> (Result<(), ExecError>, Vec<Buffer>, Vec<Buffer>) {
-    let j = JitFunction::compile_with(f, JitOptions { checked }).expect("compiles");
-    let before = in_range(&j, params, seed);
-    let mut after = before.clone();
-    let r = j.run(params, &mut after);
-    (r, before, after)
-}
-
 /// `f` and `apart` (its statements under `if (true)`) agree, fast and
 /// checked, on every parameter vector and a few seeds; `f` passes
 /// Cranelift's verifier (its values are used only where defined).
@@ -101,20 +74,6 @@ fn agrees_with_apart(f: &Function, apart: &Function) {
                 );
             }
         }
-    }
-}
-
-fn ints(b: &Buffer) -> &[i64] {
-    match b {
-        Buffer::Int(v) => v,
-        _ => panic!("an int buffer"),
-    }
-}
-
-fn floats(b: &Buffer) -> &[f64] {
-    match b {
-        Buffer::Float(v) => v,
-        _ => panic!("a float buffer"),
     }
 }
 

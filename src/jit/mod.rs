@@ -163,6 +163,9 @@ pub struct JitFunction {
     /// sampler runs the same parameters sweep after sweep, and the exact
     /// proofs of skewed accesses cost solver calls).
     last_verdict: Mutex<Option<(Vec<i64>, analysis::Boxes, Verdict)>>,
+    /// The count arrays (`analysis::counts`), whose bounds the verdict
+    /// checks for each run's parameters.
+    counts: analysis::Counts,
 }
 
 /// The box of every array for given parameters: `(lo, extent)` per
@@ -218,6 +221,7 @@ impl JitFunction {
             par_loops: lower::parallel_loops(f).into(),
             checked: OnceLock::new(),
             last_verdict: Mutex::new(None),
+            counts: analysis::Counts::of(f),
         })
     }
 
@@ -300,7 +304,7 @@ impl JitFunction {
                 }
             }
         }
-        let v = analysis::analyse(&self.func, params, bx);
+        let v = analysis::analyse(&self.func, &self.counts, params, bx);
         if let Ok(mut last) = self.last_verdict.lock() {
             *last = Some((params.to_vec(), bx.clone(), v));
         }

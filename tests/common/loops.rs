@@ -290,6 +290,49 @@ pub fn sparse_counts(f: &Function) -> (Function, opt::SparseCounts) {
     (g, n)
 }
 
+/// The buffers of `seed` with the labels `w`, `z` in range (`w < V`,
+/// `z < K`), so that runs get past the data-selected accesses.
+pub fn in_range(j: &JitFunction, params: &[i64], seed: u64) -> Vec<Buffer> {
+    let mut bufs = buffers(j, params, seed);
+    for (a, m) in [(W, params[1]), (Z, params[2])] {
+        if let Buffer::Int(v) = &mut bufs[a] {
+            v.iter_mut().for_each(|x| *x = x.rem_euclid(m));
+        }
+    }
+    bufs
+}
+
+/// Runs `f` (checked or not) on [`in_range`] buffers: the outcome, the
+/// buffers before and after.
+pub fn run_in_range(
+    f: &Function,
+    params: &[i64],
+    seed: u64,
+    checked: bool,
+) -> (Result<(), ExecError>, Vec<Buffer>, Vec<Buffer>) {
+    let j = JitFunction::compile_with(f, JitOptions { checked }).expect("compiles");
+    let before = in_range(&j, params, seed);
+    let mut after = before.clone();
+    let r = j.run(params, &mut after);
+    (r, before, after)
+}
+
+/// The values of an int buffer.
+pub fn ints(b: &Buffer) -> &[i64] {
+    match b {
+        Buffer::Int(v) => v,
+        _ => panic!("an int buffer"),
+    }
+}
+
+/// The values of a float buffer.
+pub fn floats(b: &Buffer) -> &[f64] {
+    match b {
+        Buffer::Float(v) => v,
+        _ => panic!("a float buffer"),
+    }
+}
+
 /// The number of int loads in the optimized IR of `f` (fast variant).
 pub fn int_loads(f: &Function) -> usize {
     clif_lines(f, "= load.i64")
@@ -299,6 +342,12 @@ pub fn int_loads(f: &Function) -> usize {
 /// (fast variant).
 pub fn cold_blocks(f: &Function) -> usize {
     clif_lines(f, " cold:")
+}
+
+/// The number of overflow tests of int arithmetic in the optimized IR of
+/// `f` (fast variant).
+pub fn overflow_tests(f: &Function) -> usize {
+    clif_lines(f, "_overflow")
 }
 
 /// The lines of the optimized Cranelift IR of `f` (fast variant) that

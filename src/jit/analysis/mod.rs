@@ -27,10 +27,18 @@
 //! not prove in bounds gets an exact proof from the affine facts of its
 //! enclosing loops and guards (`facts`: integer emptiness, as precise as
 //! the loop bounds), which skewed schedules need.
+//!
+//! The walk also bounds the number of executions of each step of a count
+//! array (`counts`: the product of the enclosing loops' trip counts); when
+//! some count array's bound exceeds `counts::LIMIT`, the run needs the
+//! checked variant (the fast one adds to count arrays without overflow
+//! tests).
 
 use crate::codegen::loop_ast::{Accumulation, Affine, Bound, Expr, Function, Stmt, Sym};
 
+mod counts;
 mod facts;
+pub(crate) use counts::{small as small_step, Counts};
 use facts::Facts;
 
 /// An integer interval `[lo, hi]`.
@@ -71,6 +79,11 @@ struct An<'a> {
     facts: Facts<'a>,
     overflow: bool,
     unproven: bool,
+    /// The count arrays (`counts`), the product of the trip counts of the
+    /// enclosing loops, and per array `Σ m_s · runs(s)` over its steps.
+    counts: &'a Counts,
+    trips: i128,
+    growth: Vec<i128>,
 }
 
 /// Analyses `f` for parameter values `params` and array boxes `boxes`.
@@ -84,7 +97,7 @@ pub(crate) fn gives_no_facts(cond: &Expr) -> bool {
     facts::comparisons(cond).is_empty() && facts::negated_comparisons(cond).is_empty()
 }
 
-pub(crate) fn analyse(f: &Function, params: &[i64], boxes: &Boxes) -> Verdict {
+pub(crate) fn analyse(f: &Function, counts: &Counts, params: &[i64], boxes: &Boxes) -> Verdict {
     let mut an = An {
         f,
         params,
@@ -93,9 +106,16 @@ pub(crate) fn analyse(f: &Function, params: &[i64], boxes: &Boxes) -> Verdict {
         facts: Facts::new(params, f.loop_vars.len()),
         overflow: false,
         unproven: false,
+        counts,
+        trips: 1,
+        growth: vec![0; f.arrays.len()],
     };
     an.domains();
     an.stmts(&f.body);
+    // The fast variant adds to count arrays without overflow tests.
+    if !an.counts.fit(&an.growth) {
+        an.unproven = true;
+    }
     if an.overflow {
         Verdict::MayOverflow
     } else if an.unproven {
@@ -294,7 +314,11 @@ impl An<'_> {
                 self.env[l.var.0] = Some(range);
                 let mark = self.facts.mark();
                 self.facts.range(l.var.0, &l.lower, &l.upper);
+                let outer = self.trips;
+                let n = range.hi.saturating_sub(range.lo).saturating_add(1).max(0);
+                self.trips = outer.saturating_mul(n);
                 self.stmts(&l.body);
+                self.trips = outer;
                 self.facts.restore(mark);
                 self.env[l.var.0] = saved;
             }
@@ -326,6 +350,12 @@ impl An<'_> {
             }) => {
                 self.expr(value);
                 self.access(*array, index);
+                if let Some((a, m)) = counts::step(s) {
+                    if self.counts.contains(a) {
+                        let g = &mut self.growth[a];
+                        *g = g.saturating_add(m.saturating_mul(self.trips));
+                    }
+                }
             }
             Stmt::SetLocal { value, .. } => self.expr(value),
             Stmt::Block(b) => self.stmts(b),

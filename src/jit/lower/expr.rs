@@ -7,7 +7,7 @@ use super::avail::param_affine;
 use super::{cl_type, mem, Lower};
 use crate::codegen::loop_ast::{BinOp, Cast, Expr, MathFn, UnOp};
 use crate::jit::abi::{rt, status};
-use crate::jit::analysis::gives_no_facts;
+use crate::jit::analysis::{gives_no_facts, small_step};
 use crate::jit::{host_fns, JitError};
 use crate::vocab::ElemType;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -108,7 +108,13 @@ impl Lower<'_, '_> {
                 let ty = self.expr_type(a);
                 let av = self.expr(a)?;
                 let bv = self.expr(b)?;
-                self.arith(*op, ty, av, bv)
+                match op {
+                    // A count plus or minus a small value cannot overflow
+                    // (`analysis::counts`).
+                    BinOp::Add if self.count_sum(a, b) => self.b.ins().iadd(av, bv),
+                    BinOp::Sub if self.count_sum(a, b) => self.b.ins().isub(av, bv),
+                    _ => self.arith(*op, ty, av, bv),
+                }
             }
             Expr::Select(c, a, b) => {
                 if let Some(then) = self.resolution(e) {
@@ -201,6 +207,13 @@ impl Lower<'_, '_> {
             Expr::External { index, args } => self.external(*index, args)?,
             Expr::Random(r) => self.without_avail(|l| l.random(r))?,
         })
+    }
+
+    /// One of `a`, `b` is a load of a count array and the other a small
+    /// value (`analysis::counts`), in the fast variant.
+    pub(super) fn count_sum(&self, a: &Expr, b: &Expr) -> bool {
+        let count = |e: &Expr| matches!(e, Expr::Load { array, .. } if self.counts.get(*array).copied().unwrap_or(false));
+        (count(a) && small_step(b).is_some()) || (count(b) && small_step(a).is_some())
     }
 
     /// `lower(self)` with the available loads paused (`avail`).

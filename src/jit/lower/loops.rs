@@ -11,6 +11,7 @@ use crate::codegen::loop_ast::{
 };
 use crate::codegen::loop_ast::{bound_vars, Affine, Writes};
 use crate::jit::abi::{rt, status};
+use crate::jit::analysis::small_step;
 use crate::jit::parallel::MIN_PARALLEL_WORK;
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -147,6 +148,15 @@ impl Lower<'_, '_> {
                     ReduceOp::And | ReduceOp::Or => {
                         let is_and = acc.op == ReduceOp::And;
                         self.lazy_logic(old, &acc.value, is_and)?
+                    }
+                    // A count plus a small value cannot overflow
+                    // (`analysis::counts`).
+                    ReduceOp::Add
+                        if self.counts.get(array).copied().unwrap_or(false)
+                            && small_step(&acc.value).is_some() =>
+                    {
+                        let v = self.expr(&acc.value)?;
+                        self.b.ins().iadd(old, v)
                     }
                     op => {
                         let v = self.expr(&acc.value)?;

@@ -268,6 +268,12 @@ fn compile_inner(
     };
     // The entry function, then the parts (when there are several), then
     // one function per parallel loop.
+    let counts: Vec<bool> = {
+        let c = crate::jit::analysis::Counts::of(f);
+        (0..f.arrays.len())
+            .map(|a| !check_all && c.contains(a))
+            .collect()
+    };
     let mut roles = vec![Role::Entry];
     if parts.len() > 1 {
         roles.extend(parts.iter().cloned().map(Role::Part));
@@ -324,6 +330,7 @@ fn compile_inner(
                 f,
                 b,
                 check_all,
+                counts: &counts,
                 ptr_ty,
                 params: Vec::new(),
                 arrays: Vec::new(),
@@ -490,6 +497,10 @@ struct Lower<'a, 'b> {
     f: &'a Function,
     b: FunctionBuilder<'b>,
     check_all: bool,
+    /// Per array: a count array whose sums with a small value the fast
+    /// variant does not test for overflow (`analysis::Counts`; none in
+    /// the checked variant).
+    counts: &'a [bool],
     ptr_ty: Type,
     params: Vec<Value>,
     /// Per array, its buffer's address and box, computed in the entry

@@ -14,6 +14,7 @@ mod common;
 use alphac::codegen::loop_ast::{BinOp, Cast, Expr, Function, Stmt};
 use alphac::jit::{ExecError, JitFunction};
 use common::loops::*;
+use proptest::prelude::*;
 
 fn set(array: usize, index: Vec<Expr>, value: Expr) -> Stmt {
     Stmt::Assign {
@@ -135,4 +136,58 @@ fn counts_whose_bound_does_not_fit_take_the_checked_variant() {
     assert_eq!(r, Ok(()));
     assert_eq!(ints(&after[A]), &[3 * big]);
     fast_is_checked(&f);
+}
+
+/// A small value of the count property tests: near 0, or near the
+/// largest step (`2^61`), so that some runs overflow.
+fn small_value() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        -3i64..=3,
+        Just(1i64 << 60),
+        Just(1i64 << 61),
+        Just(-(1i64 << 61))
+    ]
+}
+
+/// One statement over the tokens: a step `A[w][z] = A[w][z] ± c` (`c +
+/// A[w][z]` too), or a read `x[i] = float(A[w][z] ± c)`.
+fn token_stmt() -> impl Strategy<Value = Stmt> {
+    (0..4u8, small_value()).prop_map(|(kind, c)| {
+        let load = || Expr::load(A, a_wz());
+        match kind {
+            0 => over_i(Expr::bin(BinOp::Add, load(), Expr::Int(c))),
+            1 => over_i(Expr::bin(BinOp::Sub, load(), Expr::Int(c))),
+            2 => over_i(Expr::bin(BinOp::Add, Expr::Int(c), load())),
+            _ => {
+                let v = Expr::cast(
+                    Cast::IntToFloat,
+                    Expr::bin(BinOp::Sub, load(), Expr::Int(c)),
+                );
+                for_(I, range(p(0)), vec![set(X, vec![var(I)], v)])
+            }
+        }
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Counts cleared to `c0`, then random steps and reads: the fast
+    /// variant (sums untested while the run's bound fits, the checked
+    /// variant otherwise) runs exactly as the checked one, overflows
+    /// included, on every parameter vector.
+    #[test]
+    fn random_steps_run_as_the_checked_variant(
+        c0 in small_value(),
+        stmts in proptest::collection::vec(token_stmt(), 1..5),
+        seed in 0u64..1000,
+    ) {
+        let f = func([vec![init_a(c0, 1)], stmts].concat());
+        for params in PARAMS {
+            let (rf, _, bf) = run_in_range(&f, &params, seed, false);
+            let (rc, _, bc) = run_in_range(&f, &params, seed, true);
+            prop_assert_eq!(&rf, &rc, "params {:?}\n{}", params, f.to_c());
+            prop_assert!(bitwise_equal(&bf, &bc), "params {:?}\n{}", params, f.to_c());
+        }
+    }
 }

@@ -25,14 +25,6 @@ fn at_wz(a: usize) -> Expr {
     Expr::load(a, vec![data(W, 0), data(Z, 0)])
 }
 
-fn set(array: usize, index: Vec<Expr>, value: Expr) -> Stmt {
-    Stmt::Assign {
-        array,
-        index,
-        value,
-    }
-}
-
 fn set_wz(array: usize, value: Expr) -> Stmt {
     set(array, vec![data(W, 0), data(Z, 0)], value)
 }

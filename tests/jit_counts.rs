@@ -16,14 +16,6 @@ use alphac::jit::{ExecError, JitFunction};
 use common::loops::*;
 use proptest::prelude::*;
 
-fn set(array: usize, index: Vec<Expr>, value: Expr) -> Stmt {
-    Stmt::Assign {
-        array,
-        index,
-        value,
-    }
-}
-
 /// `A[v][k] = c` for `v < V`, `k <= K − less` (`less = 1`: `A`'s box).
 fn init_a(c: i64, less: i64) -> Stmt {
     let a_vk = set(A, vec![var(V), var(K)], Expr::Int(c));

@@ -317,6 +317,15 @@ pub fn run_in_range(
     (r, before, after)
 }
 
+/// `array[index] = value`.
+pub fn set(array: usize, index: Vec<Expr>, value: Expr) -> Stmt {
+    Stmt::Assign {
+        array,
+        index,
+        value,
+    }
+}
+
 /// The values of an int buffer.
 pub fn ints(b: &Buffer) -> &[i64] {
     match b {

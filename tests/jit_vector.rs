@@ -357,3 +357,55 @@ fn a_loop_copy_per_value_of_a_fixed_condition_runs_as_vectors() {
     assert!(vectorized(&f), "{}", f.to_c());
     assert_eq!(fast_matches_checked(&f), 0);
 }
+
+#[test]
+fn min_and_max_with_an_operand_fixed_along_the_loop_are_the_ieee_ones() {
+    // F[v][k] = op(G[v][k], x[v]) and op(x[v], G[v][k]): `x[v]` is computed
+    // before the loop over `k`, which is copied under the test that it is
+    // neither a NaN nor a zero (`fcmp one`), the copy using one x86
+    // min/max instruction. Every special value on both sides, fast and
+    // checked, gives the interpreter's IEEE value; an operand that varies
+    // along `k` gets no such test.
+    let n = SPECIAL.len();
+    let params = [n as i64, n as i64, 5];
+    for op in [BinOp::Min, BinOp::Max] {
+        for flip in [false, true] {
+            let (a, b) = (at_vk(G), Expr::load(X, vec![var(V)]));
+            let value = if flip {
+                Expr::bin(op, b, a)
+            } else {
+                Expr::bin(op, a, b)
+            };
+            let f = nest(0, assign_f(value));
+            let clif =
+                JitFunction::disassemble(&f, JitOptions { checked: false }).expect("compiles");
+            assert!(clif.contains("fcmp one"), "{}", f.to_c());
+            for checked in [false, true] {
+                let j = JitFunction::compile_with(&f, JitOptions { checked }).expect("compiles");
+                let mut bufs = buffers(&j, &params, 1);
+                if let Buffer::Float(v) = &mut bufs[X] {
+                    v.copy_from_slice(&SPECIAL);
+                }
+                let g = |v: usize, k: usize| SPECIAL[(v + 3 * k + 1) % n];
+                if let Buffer::Float(v) = &mut bufs[G] {
+                    for (i, x) in v.iter_mut().enumerate() {
+                        *x = g(i / 5, i % 5);
+                    }
+                }
+                j.run(&params, &mut bufs).expect("runs");
+                for (i, &out) in floats(&bufs, F).iter().enumerate() {
+                    let (y, c) = (g(i / 5, i % 5), SPECIAL[i / 5]);
+                    let (l, r) = if flip { (c, y) } else { (y, c) };
+                    assert!(
+                        is_ieee(op, l, r, out),
+                        "{op:?}({l}, {r}) = {out} (checked {checked})\n{}",
+                        f.to_c()
+                    );
+                }
+            }
+        }
+    }
+    let varying = nest(0, assign_f(Expr::bin(BinOp::Min, at_vk(G), at_vk(F))));
+    let clif = JitFunction::disassemble(&varying, JitOptions { checked: false }).expect("compiles");
+    assert!(!clif.contains("fcmp one"), "{}", varying.to_c());
+}

@@ -240,6 +240,20 @@ pub struct Dim {
     pub extent: Affine,
 }
 
+impl Dim {
+    /// The last index `lower + extent − 1` (`None` on overflow of the
+    /// constant).
+    pub fn upper(&self) -> Option<Affine> {
+        let mut hi = self.lower.clone();
+        hi.terms.extend(self.extent.terms.iter().copied());
+        hi.constant = hi
+            .constant
+            .checked_add(self.extent.constant)?
+            .checked_sub(1)?;
+        Some(hi)
+    }
+}
+
 /// An array argument of the function.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Array {

@@ -115,6 +115,11 @@ impl Counts {
         self.arrays.iter().any(|x| x.0 == a)
     }
 
+    /// Per array of `n`, whether it is a count array (none unless `on`).
+    pub(crate) fn mask(&self, n: usize, on: bool) -> Vec<bool> {
+        (0..n).map(|a| on && self.contains(a)).collect()
+    }
+
     /// Whether every count array's bound fits: `growth[a]` is `Σ_s m_s ·
     /// runs(s)` over the steps of `a` (saturating).
     pub(crate) fn fit(&self, growth: &[i128]) -> bool {
@@ -214,7 +219,7 @@ fn initialization(f: &Function, s: &Stmt, a: ArrayId) -> Option<Base> {
     let mut used = vec![false; loops.len()];
     for (x, d) in index.iter().zip(dims) {
         let lo = d.lower.canonical()?;
-        let hi = plus(&d.lower, &d.extent, -1)?.canonical()?;
+        let hi = d.upper()?.canonical()?;
         let x = match x {
             Expr::Int(c) => Affine::cst(*c),
             Expr::Aff(e) => e.canonical()?,
@@ -247,14 +252,6 @@ fn initialization(f: &Function, s: &Stmt, a: ArrayId) -> Option<Base> {
         }
         _ => None,
     }
-}
-
-/// `a + b + c` (`None` on overflow of the constant).
-fn plus(a: &Affine, b: &Affine, c: i64) -> Option<Affine> {
-    let mut s = a.clone();
-    s.terms.extend(b.terms.iter().copied());
-    s.constant = s.constant.checked_add(b.constant)?.checked_add(c)?;
-    Some(s)
 }
 
 /// The bound is the single affine value `e` (canonical).

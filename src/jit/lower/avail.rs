@@ -54,7 +54,7 @@
 //! Must not know about: Cranelift's instructions (entries hold values).
 
 use super::draws::mentions;
-use crate::codegen::loop_ast::{Affine, ArrayId, Expr, LoopVar, Sym};
+use crate::codegen::loop_ast::{Affine, ArrayId, Expr, Function, LoopVar, Sym};
 use cranelift_codegen::ir::Value;
 
 /// The available loads and ranges (see the module comment).
@@ -265,4 +265,13 @@ fn arrays_read(e: &Expr, out: &mut Vec<ArrayId>) {
     for x in e.children() {
         arrays_read(x, out);
     }
+}
+
+/// The box of `array` along dimension `k` as the range `[lo_k, lo_k +
+/// extent_k − 1]` of affine functions (`None` on overflow of the
+/// constant). Exact as a range of an index that passed the box check:
+/// that check passes only for `lo_k <= x < lo_k + max(extent_k, 0)`.
+pub(super) fn box_range(f: &Function, array: ArrayId, k: usize) -> Option<(Affine, Affine)> {
+    let d = f.arrays.get(array)?.dims.get(k)?;
+    Some((d.lower.clone(), d.upper()?))
 }

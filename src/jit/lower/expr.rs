@@ -336,7 +336,7 @@ impl Lower<'_, '_> {
                 Mul => self.b.ins().fmul(a, b),
                 Div => self.b.ins().fdiv(a, b),
                 Rem => self.call(rt::FMOD, &[a, b]),
-                Min | Max => float_extremum(&mut self.b, op, a, b),
+                Min | Max => float_extremum(&mut self.b, op, a, b, &self.plain_floats),
                 // Comparisons are lowered above.
                 Eq | Ne | Lt | Le | Gt | Ge => a,
                 // Rejected by `Function::check` for floats.
@@ -571,11 +571,25 @@ fn folded_math(f: MathFn, args: &[Expr]) -> Option<f64> {
 /// has `c`'s bits (equal floats other than the zeros are identical); and
 /// otherwise the comparison picks the smaller (larger). The operands
 /// commute (the IEEE `minimum` and `maximum` are symmetric on values).
-pub(super) fn float_extremum(b: &mut FunctionBuilder, op: BinOp, x: Value, y: Value) -> Value {
-    let plain = |c: Option<f64>| c.is_some_and(|c| !c.is_nan() && c != 0.0);
-    let (c, y) = if plain(float_constant(b, x)) {
+///
+/// `plain` lists values known to be neither a NaN nor a zero (a loop's
+/// invariant operand, tested before the loop: `Lower::versioned_loop`);
+/// they, and their splats, count as such constants.
+pub(super) fn float_extremum(
+    b: &mut FunctionBuilder,
+    op: BinOp,
+    x: Value,
+    y: Value,
+    plain: &[Value],
+) -> Value {
+    let known = |b: &FunctionBuilder, v: Value| {
+        float_constant(b, v).is_some_and(|c| !c.is_nan() && c != 0.0)
+            || plain.contains(&v)
+            || splat_of(b, v).is_some_and(|a| plain.contains(&a))
+    };
+    let (c, y) = if known(b, x) {
         (x, y)
-    } else if plain(float_constant(b, y)) {
+    } else if known(b, y) {
         (y, x)
     } else {
         return match op {
@@ -600,9 +614,27 @@ pub(super) fn float_extremum(b: &mut FunctionBuilder, op: BinOp, x: Value, y: Va
     }
 }
 
+/// The scalar `v` is a `splat` of, if it is one.
+fn splat_of(b: &FunctionBuilder, v: Value) -> Option<Value> {
+    let dfg = &b.func.dfg;
+    let ValueDef::Result(inst, 0) = dfg.value_def(v) else {
+        return None;
+    };
+    match dfg.insts[inst] {
+        InstructionData::Unary {
+            opcode: Opcode::Splat,
+            arg,
+        } => Some(arg),
+        _ => None,
+    }
+}
+
 /// The value of `v` when it is a float constant (`f64const`, or its
 /// `splat` into a vector).
 fn float_constant(b: &FunctionBuilder, v: Value) -> Option<f64> {
+    if let Some(a) = splat_of(b, v) {
+        return float_constant(b, a);
+    }
     let dfg = &b.func.dfg;
     let ValueDef::Result(inst, 0) = dfg.value_def(v) else {
         return None;
@@ -612,10 +644,6 @@ fn float_constant(b: &FunctionBuilder, v: Value) -> Option<f64> {
             opcode: Opcode::F64const,
             imm,
         } => Some(f64::from_bits(imm.bits())),
-        InstructionData::Unary {
-            opcode: Opcode::Splat,
-            arg,
-        } => float_constant(b, arg),
         _ => None,
     }
 }

@@ -7,14 +7,15 @@ use super::vector::{vectorizable, Known, LANES};
 use super::{mem, Lower};
 use crate::codegen::loop_ast::parallel::static_work;
 use crate::codegen::loop_ast::{
-    acc_bin_op, Accumulation, Binding, Expr, ForLoop, LoopVar, ReduceOp, Stmt,
+    acc_bin_op, for_each_stmt_expr, Accumulation, BinOp, Binding, Expr, ForLoop, LoopVar, ReduceOp,
+    Stmt,
 };
 use crate::codegen::loop_ast::{bound_vars, Affine, Writes};
 use crate::jit::abi::{rt, status};
 use crate::jit::analysis::small_step;
 use crate::jit::parallel::MIN_PARALLEL_WORK;
 use crate::jit::JitError;
-use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, InstBuilder, MemFlags, StackSlotData, StackSlotKind, Value};
 
 /// Unroll factor of innermost loops (a multiple of `LANES`).
@@ -242,13 +243,45 @@ impl Lower<'_, '_> {
                 && vectorizable(self.f, var, body, &known)
                 && self.rows_cover(body, var, &known);
         }
+        let plain = if once {
+            Vec::new()
+        } else {
+            self.plain_candidates(body)
+        };
+        if plain.is_empty() {
+            self.loop_forms(var, lo, hi, body, vector, once)?;
+        } else {
+            self.versioned_loop(&plain, |l| l.loop_forms(var, lo, hi, body, vector, once))?;
+        }
+        self.rows.truncate(mark);
+        if let Some(join) = cont {
+            // The invariant values are defined in `pre`, which dominates
+            // the loop only.
+            self.invariant.truncate(inv_mark);
+            self.b.ins().jump(join, &[]);
+            self.b.seal_block(join);
+            self.b.switch_to_block(join);
+        }
+        Ok(())
+    }
+
+    /// The iterations of a loop over `var` from `lo` to `hi`: a main loop
+    /// over blocks of `UNROLL` iterations while `i <= hi − (UNROLL − 1)`
+    /// (scalar copies in order, or the vector form where iterations
+    /// commute: `vector`), then the remainder loop (one iteration when the
+    /// loop runs at most `once`).
+    fn loop_forms(
+        &mut self,
+        var: LoopVar,
+        lo: Value,
+        hi: Value,
+        body: &[Stmt],
+        vector: bool,
+        once: bool,
+    ) -> Result<(), JitError> {
         // `var` starts again: no load in it is available.
         self.avail.forget(Mark::default(), var);
         self.b.def_var(self.loop_vars[var.0], lo);
-        // Main loop over blocks of UNROLL iterations while
-        // `i <= hi − (UNROLL − 1)`, then the remainder loop. Scalar
-        // copies run the iterations in order; the vector form is
-        // used only where iterations commute (`vectorizable`).
         if vector {
             let hi_main = self.b.ins().iadd_imm(hi, -(UNROLL - 1));
             self.begin_extrema(body, (UNROLL / LANES) as usize);
@@ -263,15 +296,77 @@ impl Lower<'_, '_> {
         } else {
             self.rotated_loop(var, hi, body, 1, 1)?;
         }
-        self.rows.truncate(mark);
-        if let Some(join) = cont {
-            // The invariant values are defined in `pre`, which dominates
-            // the loop only.
-            self.invariant.truncate(inv_mark);
-            self.b.ins().jump(join, &[]);
-            self.b.seal_block(join);
-            self.b.switch_to_block(join);
+        Ok(())
+    }
+
+    /// The float values computed before the loop (`invariant`) that are
+    /// an operand of a `min` or `max` in `body` (fast variant only).
+    fn plain_candidates(&self, body: &[Stmt]) -> Vec<Value> {
+        fn walk(l: &Lower, e: &Expr, out: &mut Vec<Value>) {
+            if let Expr::Binary(BinOp::Min | BinOp::Max, a, b) = e {
+                for x in [&**a, &**b] {
+                    let hit = l.invariant.iter().find(|&&(p, v)| {
+                        std::ptr::eq(p, x) && l.b.func.dfg.value_type(v) == types::F64
+                    });
+                    if let Some(&(_, v)) = hit {
+                        if !out.contains(&v) {
+                            out.push(v);
+                        }
+                    }
+                }
+            }
+            e.children().into_iter().for_each(|x| walk(l, x, out));
         }
+        let mut out = Vec::new();
+        if !self.check_all {
+            for_each_stmt_expr(body, &mut |e| walk(self, e, &mut out));
+        }
+        out
+    }
+
+    /// `lower` twice under a test of the floats `plain` computed before
+    /// the loop: where each is neither a NaN nor a zero (`fcmp one` with
+    /// `0.0`), a copy in which a `min` or `max` with one of them is the one
+    /// x86 instruction (`expr::float_extremum`: exact for such an operand,
+    /// whatever the other), else the general copy. LBP's messages are
+    /// `min(h[k], hmin + λ) − hmin` with `hmin + λ` fixed along `k`.
+    fn versioned_loop(
+        &mut self,
+        plain: &[Value],
+        lower: impl Fn(&mut Self) -> Result<(), JitError>,
+    ) -> Result<(), JitError> {
+        let zero = self.b.ins().f64const(0.0);
+        let mut ok = None;
+        for &h in plain {
+            let c = self.b.ins().fcmp(FloatCC::OrderedNotEqual, h, zero);
+            ok = Some(match ok {
+                None => c,
+                Some(o) => self.b.ins().band(o, c),
+            });
+        }
+        let Some(ok) = ok else {
+            return lower(self);
+        };
+        let fast = self.b.create_block();
+        let general = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(ok, fast, &[], general, &[]);
+        self.b.seal_block(fast);
+        self.b.seal_block(general);
+        for (blk, known) in [(fast, plain), (general, &[][..])] {
+            self.b.switch_to_block(blk);
+            let saved = self.plain_floats.len();
+            self.plain_floats.extend_from_slice(known);
+            // Each copy is a scope of the available loads.
+            let mark = self.avail.mark();
+            let r = lower(self);
+            self.avail.truncate(mark);
+            self.plain_floats.truncate(saved);
+            r?;
+            self.b.ins().jump(join, &[]);
+        }
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
         Ok(())
     }
 

@@ -34,7 +34,10 @@
 //! `min`/`max` keeps partial extrema per lane, combined after the loop).
 //! `min` and `max` of floats are the IEEE `minimum` and `maximum`: with a
 //! constant operand one x86 instruction, otherwise Cranelift's `fmin`,
-//! `fmax` (`expr::float_extremum`).
+//! `fmax` (`expr::float_extremum`); a loop whose `min`/`max` has an
+//! operand computed before it is copied, the copy with one instruction
+//! run when that operand is neither a NaN nor a zero
+//! (`loops::versioned_loop`).
 
 mod avail;
 mod covered;
@@ -268,12 +271,7 @@ fn compile_inner(
     };
     // The entry function, then the parts (when there are several), then
     // one function per parallel loop.
-    let counts: Vec<bool> = {
-        let c = crate::jit::analysis::Counts::of(f);
-        (0..f.arrays.len())
-            .map(|a| !check_all && c.contains(a))
-            .collect()
-    };
+    let counts = crate::jit::analysis::Counts::of(f).mask(f.arrays.len(), !check_all);
     let mut roles = vec![Role::Entry];
     if parts.len() > 1 {
         roles.extend(parts.iter().cloned().map(Role::Part));
@@ -354,6 +352,7 @@ fn compile_inner(
                 enclosing: Vec::new(),
                 key_prefixes: Vec::new(),
                 invariant: Vec::new(),
+                plain_floats: Vec::new(),
                 rows: Vec::new(),
                 resolved: Vec::new(),
                 avail: avail::Avail::default(),
@@ -550,6 +549,10 @@ struct Lower<'a, 'b> {
     /// (`draws::invariant_parts`); of the loop bodies being lowered, the
     /// invariant loads, before the loop's first iteration (`invariant`).
     invariant: Vec<(*const Expr, Value)>,
+    /// Floats known to be neither a NaN nor a zero where they are used
+    /// (the invariant `min`/`max` operands of the loop copy being lowered,
+    /// tested before it: `Lower::versioned_loop`).
+    plain_floats: Vec<Value>,
     /// The loads of the categorical weights and loop bodies being lowered
     /// whose data-dependent indices do not change while the drawn index or
     /// the loop variable `k` runs: by the address of their index list,
@@ -816,7 +819,7 @@ impl Lower<'_, '_> {
                     continue;
                 }
                 // A value an earlier check proved inside the box here.
-                let range = self.box_range(array, k);
+                let range = avail::box_range(self.f, array, k);
                 if let Some((lo, hi)) = &range {
                     if self.avail.within(x, lo, hi) {
                         continue;
@@ -881,18 +884,6 @@ impl Lower<'_, '_> {
         let positions: Vec<(usize, Value)> = xs.into_iter().enumerate().collect();
         let off = self.offset_of(array, &positions, None)?;
         self.byte_address(array, off)
-    }
-
-    /// The box of `array` along dimension `k` as the range `[lo_k, lo_k +
-    /// extent_k − 1]` of affine functions (`None` on overflow of the
-    /// constant). Exact as a range of an index that passed the box check:
-    /// that check passes only for `lo_k <= x < lo_k + max(extent_k, 0)`.
-    fn box_range(&self, array: ArrayId, k: usize) -> Option<(Affine, Affine)> {
-        let d = self.f.arrays.get(array)?.dims.get(k)?;
-        let mut hi = d.lower.clone();
-        hi.terms.extend(d.extent.terms.iter().copied());
-        hi.constant = hi.constant.checked_add(d.extent.constant)?.checked_sub(1)?;
-        Some((d.lower.clone(), hi))
     }
 
     /// `lo_k <= x < lo_k + extent_k` for dimension `k` of `array`'s box

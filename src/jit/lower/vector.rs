@@ -316,7 +316,7 @@ impl Lower<'_, '_> {
                 };
                 let v = vars[self.vector_copy];
                 let acc = self.b.use_var(v);
-                let new = float_extremum(&mut self.b, op, acc, x);
+                let new = float_extremum(&mut self.b, op, acc, x, &self.plain_floats);
                 self.b.def_var(v, new);
                 continue;
             }
@@ -381,13 +381,13 @@ impl Lower<'_, '_> {
                 let mut acc = self.b.use_var(vars[0]);
                 for &v in &vars[1..] {
                     let x = self.b.use_var(v);
-                    acc = float_extremum(&mut self.b, op, acc, x);
+                    acc = float_extremum(&mut self.b, op, acc, x, &self.plain_floats);
                 }
                 // Lane 0 of `acc op [acc₁, ·]`: branch-free (the lanes are
                 // often equal, which the scalar form's branch mispredicts).
                 let hi = self.b.ins().extractlane(acc, 1);
                 let hi = self.b.ins().scalar_to_vector(types::F64X2, hi);
-                let both = float_extremum(&mut self.b, op, acc, hi);
+                let both = float_extremum(&mut self.b, op, acc, hi, &self.plain_floats);
                 let r = self.b.ins().extractlane(both, 0);
                 self.b.def_var(self.locals[local], r);
             }
@@ -446,7 +446,9 @@ impl Lower<'_, '_> {
                     BinOp::Add => self.b.ins().fadd(x, y),
                     BinOp::Sub => self.b.ins().fsub(x, y),
                     BinOp::Mul => self.b.ins().fmul(x, y),
-                    BinOp::Min | BinOp::Max => float_extremum(&mut self.b, *op, x, y),
+                    BinOp::Min | BinOp::Max => {
+                        float_extremum(&mut self.b, *op, x, y, &self.plain_floats)
+                    }
                     _ => self.b.ins().fdiv(x, y),
                 }
             }

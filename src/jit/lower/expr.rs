@@ -5,7 +5,7 @@
 
 use super::avail::param_affine;
 use super::{cl_type, mem, Lower};
-use crate::codegen::loop_ast::{BinOp, Cast, Expr, MathFn, UnOp};
+use crate::codegen::loop_ast::{ArrayId, BinOp, Cast, Expr, MathFn, UnOp};
 use crate::jit::abi::{rt, status};
 use crate::jit::analysis::{gives_no_facts, small_step};
 use crate::jit::{host_fns, JitError};
@@ -212,8 +212,14 @@ impl Lower<'_, '_> {
     /// One of `a`, `b` is a load of a count array and the other a small
     /// value (`analysis::counts`), in the fast variant.
     pub(super) fn count_sum(&self, a: &Expr, b: &Expr) -> bool {
-        let count = |e: &Expr| matches!(e, Expr::Load { array, .. } if self.counts.get(*array).copied().unwrap_or(false));
+        let count = |e: &Expr| matches!(e, Expr::Load { array, .. } if self.is_count(*array));
         (count(a) && small_step(b).is_some()) || (count(b) && small_step(a).is_some())
+    }
+
+    /// Whether `array` is a count array whose sums the fast variant does
+    /// not test (`analysis::counts`).
+    pub(super) fn is_count(&self, array: ArrayId) -> bool {
+        self.counts.get(array).copied().unwrap_or(false)
     }
 
     /// `lower(self)` with the available loads paused (`avail`).

@@ -152,10 +152,7 @@ impl Lower<'_, '_> {
                     }
                     // A count plus a small value cannot overflow
                     // (`analysis::counts`).
-                    ReduceOp::Add
-                        if self.counts.get(array).copied().unwrap_or(false)
-                            && small_step(&acc.value).is_some() =>
-                    {
+                    ReduceOp::Add if self.is_count(array) && small_step(&acc.value).is_some() => {
                         let v = self.expr(&acc.value)?;
                         self.b.ins().iadd(old, v)
                     }
@@ -248,11 +245,7 @@ impl Lower<'_, '_> {
         } else {
             self.plain_candidates(body)
         };
-        if plain.is_empty() {
-            self.loop_forms(var, lo, hi, body, vector, once)?;
-        } else {
-            self.versioned_loop(&plain, |l| l.loop_forms(var, lo, hi, body, vector, once))?;
-        }
+        self.versioned_loop(&plain, |l| l.loop_forms(var, lo, hi, body, vector, once))?;
         self.rows.truncate(mark);
         if let Some(join) = cont {
             // The invariant values are defined in `pre`, which dominates
@@ -324,8 +317,8 @@ impl Lower<'_, '_> {
         out
     }
 
-    /// `lower` twice under a test of the floats `plain` computed before
-    /// the loop: where each is neither a NaN nor a zero (`fcmp one` with
+    /// `lower` twice (once when `plain` is empty) under a test of the
+    /// floats `plain` computed before the loop: where each is neither a NaN nor a zero (`fcmp one` with
     /// `0.0`), a copy in which a `min` or `max` with one of them is the one
     /// x86 instruction (`expr::float_extremum`: exact for such an operand,
     /// whatever the other), else the general copy. LBP's messages are
@@ -335,6 +328,9 @@ impl Lower<'_, '_> {
         plain: &[Value],
         lower: impl Fn(&mut Self) -> Result<(), JitError>,
     ) -> Result<(), JitError> {
+        if plain.is_empty() {
+            return lower(self);
+        }
         let zero = self.b.ins().f64const(0.0);
         let mut ok = None;
         for &h in plain {
@@ -347,26 +343,43 @@ impl Lower<'_, '_> {
         let Some(ok) = ok else {
             return lower(self);
         };
-        let fast = self.b.create_block();
-        let general = self.b.create_block();
         let join = self.b.create_block();
-        self.b.ins().brif(ok, fast, &[], general, &[]);
-        self.b.seal_block(fast);
-        self.b.seal_block(general);
-        for (blk, known) in [(fast, plain), (general, &[][..])] {
+        self.copy_per_branch(ok, join, |me, fast| {
+            let saved = me.plain_floats.len();
+            if fast {
+                me.plain_floats.extend_from_slice(plain);
+            }
+            let r = lower(me);
+            me.plain_floats.truncate(saved);
+            r
+        })?;
+        self.b.seal_block(join);
+        self.b.switch_to_block(join);
+        Ok(())
+    }
+
+    /// `if (c) copy(true) else copy(false)`, both then jumping to `join`
+    /// (which the caller seals and continues in). Each copy is a scope of
+    /// the available loads.
+    fn copy_per_branch(
+        &mut self,
+        c: Value,
+        join: cranelift_codegen::ir::Block,
+        mut copy: impl FnMut(&mut Self, bool) -> Result<(), JitError>,
+    ) -> Result<(), JitError> {
+        let then_b = self.b.create_block();
+        let else_b = self.b.create_block();
+        self.b.ins().brif(c, then_b, &[], else_b, &[]);
+        self.b.seal_block(then_b);
+        self.b.seal_block(else_b);
+        for (blk, taken) in [(then_b, true), (else_b, false)] {
             self.b.switch_to_block(blk);
-            let saved = self.plain_floats.len();
-            self.plain_floats.extend_from_slice(known);
-            // Each copy is a scope of the available loads.
             let mark = self.avail.mark();
-            let r = lower(self);
+            let r = copy(self, taken);
             self.avail.truncate(mark);
-            self.plain_floats.truncate(saved);
             r?;
             self.b.ins().jump(join, &[]);
         }
-        self.b.seal_block(join);
-        self.b.switch_to_block(join);
         Ok(())
     }
 
@@ -398,22 +411,12 @@ impl Lower<'_, '_> {
         let join = self.enter_when_nonempty(lo, hi);
         self.check_rows(rows, &vars, l.var, lo)?;
         let cv = self.expr(c)?;
-        let then_b = self.b.create_block();
-        let else_b = self.b.create_block();
-        self.b.ins().brif(cv, then_b, &[], else_b, &[]);
-        self.b.seal_block(then_b);
-        self.b.seal_block(else_b);
-        for (blk, then) in [(then_b, true), (else_b, false)] {
-            self.b.switch_to_block(blk);
-            self.resolved.push((sel as *const Expr, then));
-            // Each copy is a scope of the available loads.
-            let mark = self.avail.mark();
-            let r = self.for_loop(l, lo, hi);
-            self.avail.truncate(mark);
-            self.resolved.pop();
-            r?;
-            self.b.ins().jump(join, &[]);
-        }
+        self.copy_per_branch(cv, join, |me, then| {
+            me.resolved.push((sel as *const Expr, then));
+            let r = me.for_loop(l, lo, hi);
+            me.resolved.pop();
+            r
+        })?;
         self.rows.truncate(mark);
         self.b.seal_block(join);
         self.b.switch_to_block(join);

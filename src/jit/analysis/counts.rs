@@ -51,8 +51,8 @@ pub(crate) const SMALL: i128 = 1 << 61;
 /// See [`SMALL`].
 pub(crate) const LIMIT: i128 = 1 << 61;
 
-/// The count arrays of a function, in the order of their
-/// initializations (see the module comment).
+/// The count arrays of a function, each with what its initialization
+/// stores (see the module comment).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Counts {
     arrays: Vec<(ArrayId, Base)>,

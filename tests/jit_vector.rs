@@ -222,7 +222,9 @@ fn floats(b: &[Buffer], a: usize) -> Vec<f64> {
 #[test]
 fn min_and_max_with_a_constant_are_the_ieee_ones_in_both_forms() {
     // F[v][k] = op(G[v][k], c) and op(c, G[v][k]) for special G and c
-    // (a constant operand is lowered as one x86 min/max instruction).
+    // (a constant operand neither a NaN nor a zero is lowered as one x86
+    // min/max instruction; the zeros and the NaN take the general vector
+    // form, `expr::vector_extremum`, against every special value).
     for op in [BinOp::Min, BinOp::Max] {
         for c in [3.0, -3.0, 0.5, f64::INFINITY, 0.0, -0.0, f64::NAN] {
             for flip in [false, true] {

@@ -568,9 +568,9 @@ fn folded_math(f: MathFn, args: &[Expr]) -> Option<f64> {
 }
 
 /// `min(x, y)` or `max(x, y)`, the IEEE 754-2019 `minimum` and `maximum`,
-/// of two floats or two `f64x2` vectors. In general Cranelift's `fmin` and
-/// `fmax` (scalar: a compare and branches; vector: a branch-free
-/// sequence). When one operand is a constant `c` that is neither a NaN nor
+/// of two floats or two `f64x2` vectors. In general, for floats Cranelift's
+/// `fmin` and `fmax` (a compare and branches), for vectors
+/// [`vector_extremum`] (branch-free). When one operand is a constant `c` that is neither a NaN nor
 /// a zero, the x86 form `c < y ? c : y` (`minsd`; `maxsd` for `y < c ? c :
 /// y`): it is the IEEE result for every `y`. A NaN `y` fails the
 /// comparison and is the result, as it must be; `y = c` gives `y`, which
@@ -597,12 +597,53 @@ pub(super) fn float_extremum(
         (x, y)
     } else if known(b, y) {
         (y, x)
+    } else if b.func.dfg.value_type(x).is_vector() {
+        return vector_extremum(b, op, x, y);
     } else {
         return match op {
             BinOp::Min => b.ins().fmin(x, y),
             _ => b.ins().fmax(x, y),
         };
     };
+    x86_extremum(b, op, c, y)
+}
+
+/// IEEE 754-2019 `minimum` (`maximum`) of two `f64x2` vectors, lane by
+/// lane, in three (five) x86 instructions where Cranelift's `fmin`
+/// (`fmax`) takes seven (eight): the same value, a NaN's sign and payload
+/// bits aside (they carry no meaning in the language; Cranelift's extra
+/// instructions only make a NaN result the canonical one).
+///
+/// With `p = x86min(x, y)` (`x < y ? x : y`, [`x86_extremum`]) and `q =
+/// x86min(y, x)`: when neither is a NaN and they are not zeros of
+/// opposite signs, `p = q` is the IEEE minimum (equal floats other than
+/// the zeros have the same bits), and so is `p | q`. Zeros of opposite
+/// signs: `p | q` has the sign bit, `−0`, the IEEE minimum. A NaN
+/// operand fails the comparison in both, so `{p, q} = {x, y}` and `p |
+/// q` has the NaN's all-ones exponent and non-zero fraction (or-ed with
+/// anything): a NaN. Maximum, with `p = x86max(x, y)`, `q =
+/// x86max(y, x)` and `d = p ^ q`: `(p | d) − d`. Equal `p`, `q`: `d = +0`
+/// and `p − (+0) = p` (also for `p = −0`). Zeros of opposite signs: `d =
+/// −0` (the sign bit), `p | d = −0`, and `−0 − (−0) = +0`, the IEEE
+/// maximum. A NaN operand: `{p, q} = {x, y}`, `p | d = p | q` is a NaN
+/// (as above), and so is the difference.
+fn vector_extremum(b: &mut FunctionBuilder, op: BinOp, x: Value, y: Value) -> Value {
+    let p = x86_extremum(b, op, x, y);
+    let q = x86_extremum(b, op, y, x);
+    match op {
+        BinOp::Min => b.ins().bor(p, q),
+        _ => {
+            let d = b.ins().bxor(p, q);
+            let o = b.ins().bor(p, d);
+            b.ins().fsub(o, d)
+        }
+    }
+}
+
+/// The x86 `min`/`max` of two floats or `f64x2` vectors: `c < y ? c : y`
+/// (`minsd`, `minpd`), or `y < c ? c : y` (`maxsd`, `maxpd`): `y` when
+/// the comparison fails (a NaN operand, equal operands).
+fn x86_extremum(b: &mut FunctionBuilder, op: BinOp, c: Value, y: Value) -> Value {
     // Cranelift's x86 backend matches these exact forms (`select` of
     // `fcmp lt` on the same operands; for vectors, `bitselect` of its
     // mask) as one `min`/`max` instruction.

@@ -164,10 +164,10 @@ fn disjoint_rows(a: &[Expr], b: &[Expr], var: LoopVar) -> bool {
 /// branch this copy of the loop takes (`known.taken`: its condition was
 /// evaluated before the loop, as in `loops::loop_per_value`) is that
 /// branch. `min` and `max` are the IEEE
-/// 754-2019 `minimum` and `maximum` in both forms (Cranelift's `fmin` and
-/// `fmax`: on `f64x2` a branch-free sequence, where the scalar one
-/// compares and branches); a NaN result may differ in its sign and payload
-/// bits, never in being a NaN. Then distinct iterations touch disjoint
+/// 754-2019 `minimum` and `maximum` in both forms (on `f64x2` a
+/// branch-free sequence, `expr::vector_extremum`, where the scalar form,
+/// Cranelift's `fmin` and `fmax`, compares and branches); a NaN result may
+/// differ in its sign and payload bits, never in being a NaN. Then distinct iterations touch disjoint
 /// written elements and read nothing written (an accumulation reads only
 /// its own element), so they commute, and each lane performs the scalar
 /// operations in the scalar order.

@@ -103,6 +103,49 @@ fn a_data_selected_row_runs_as_vectors_after_its_check() {
 }
 
 #[test]
+fn a_row_whose_fixed_index_may_overflow_is_checked_once() {
+    // F[v][k] = G[z[v]][k] * x[v] + G[z[v] + w[v]][k]: the int sum
+    // `z[v] + w[v]` may overflow, but it is fixed along `k`, so its row is
+    // checked before the loop with the other one (CoxPH's `R2[first[i] +
+    // m[i]][a][b]`), and the loop runs as vectors.
+    let z = || Expr::load(Z, vec![var(V)]);
+    let sum = Expr::bin(BinOp::Add, z(), Expr::load(W, vec![var(V)]));
+    let value = Expr::bin(
+        BinOp::Add,
+        Expr::bin(BinOp::Mul, Expr::load(G, vec![z(), var(K)]), data_v(X)),
+        Expr::load(G, vec![sum, var(K)]),
+    );
+    let f = nest(0, assign_f(value));
+    assert!(vectorized(&f), "{}", f.to_c());
+    assert!(
+        fast_matches_checked(&f) > 0,
+        "the data puts some rows out of range"
+    );
+    // The sum overflowing at v = 2, after or before the first row's check
+    // fails: the same outcome (error and point) and the same buffers
+    // written before it, fast and checked.
+    let params = [9, 4, 4];
+    for z2 in [1, -1] {
+        let mut outcomes = Vec::new();
+        for checked in [false, true] {
+            let j = JitFunction::compile_with(&f, JitOptions { checked }).expect("compiles");
+            let mut bufs = buffers(&j, &params, 1);
+            for (a, val) in [(Z, z2), (W, i64::MAX)] {
+                if let Buffer::Int(v) = &mut bufs[a] {
+                    v.iter_mut().for_each(|x| *x = 0);
+                    v[2] = val;
+                }
+            }
+            let r = j.run(&params, &mut bufs);
+            assert!(r.is_err(), "z[2] = {z2}: {r:?}");
+            outcomes.push((r, bufs));
+        }
+        assert_eq!(outcomes[0].0, outcomes[1].0, "z[2] = {z2}");
+        assert!(bitwise_equal(&outcomes[0].1, &outcomes[1].1), "z[2] = {z2}");
+    }
+}
+
+#[test]
 fn rows_of_a_written_array_are_read_only_when_disjoint() {
     // F[v][k] = F[v − 1][k] + x[v]: row v − 1 is never the row written.
     let prev = Expr::load(F, vec![aff(V, -1), var(K)]);

@@ -85,7 +85,10 @@ impl Lower<'_, '_> {
     /// (in evaluation order) nothing may fail. The walk stops at the first
     /// operation that may fail (int arithmetic, another data-dependent
     /// load, an int `abs`, a draw or external call) or that is evaluated
-    /// lazily (`?:`, `&&`, `||`). Returns `false` when it stopped. A `?:`
+    /// lazily (`?:`, `&&`, `||`), except inside a fixed index of a row
+    /// (`first[i] + m[i]`): [`Lower::check_rows`] evaluates a row's
+    /// indices whole, failures included, in the order the load evaluates
+    /// them. Returns `false` when it stopped. A `?:`
     /// whose branch this copy of the loop takes ([`Lower::resolution`])
     /// is its branch; in a loop's walk (`scope.whole`), a `?:` whose
     /// condition is fixed and walked through is pushed last, after the
@@ -106,19 +109,29 @@ impl Lower<'_, '_> {
         match e {
             Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) | Expr::Aff(_) | Expr::Local(_) => true,
             Expr::Load { array, index } => {
+                let row = !index.iter().all(Expr::is_affine)
+                    && self.f.arrays[*array].domain.is_none()
+                    && (scope.whole || index.iter().any(|x| mentions(x, scope.var)))
+                    && index.iter().all(|x| x.is_affine() || scope.fixed(x));
+                if row
+                    && !index
+                        .iter()
+                        .all(|x| self.row_loads(x, scope, &mut Vec::new()))
+                {
+                    // A fixed index that may fail (CoxPH's `R2[first[i]
+                    // + m[i]][a][b]`: an int sum): `check_rows` evaluates
+                    // the row's indices whole, in the order the load
+                    // does, their failures included.
+                    out.push(e);
+                    return true;
+                }
                 if !index.iter().all(|x| self.row_loads(x, scope, out)) {
                     return false;
                 }
-                if index.iter().all(Expr::is_affine) {
-                    return true;
-                }
-                let row = self.f.arrays[*array].domain.is_none()
-                    && (scope.whole || index.iter().any(|x| mentions(x, scope.var)))
-                    && index.iter().all(|x| x.is_affine() || scope.fixed(x));
                 if row {
                     out.push(e);
                 }
-                row
+                row || index.iter().all(Expr::is_affine)
             }
             Expr::Unary(UnOp::Not, a) => self.row_loads(a, scope, out),
             Expr::Select(c, a, b) => {

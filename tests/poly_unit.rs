@@ -299,3 +299,74 @@ fn solve_each_reports_each_determined_variable() {
         None
     );
 }
+
+#[test]
+fn contains_box_is_sound_and_holds_for_box_domains() {
+    // (set, holds on its bounding box at every parameter value where it
+    // is not empty: one piece, every constraint on one dimension)
+    let cases = [
+        ("[N] -> { [i, j] : 0 <= i < N and 0 <= j <= 3 }", true),
+        (
+            "[N] -> { [i, j] : j = 2 and 0 <= i <= N and 2i >= 1 }",
+            true,
+        ),
+        ("[N] -> { [i] : N >= 5 and 0 <= i < N }", true),
+        ("[N] -> { [i, j] : 0 <= j <= i < N }", false),
+        ("[N] -> { [i] : 0 <= i <= 2 or 4 <= i <= N }", false),
+        (
+            "[N] -> { [i, j] : 0 <= i < N and 0 <= j < N and i + j <= 4 }",
+            false,
+        ),
+    ];
+    for (text, boxy) in cases {
+        let s = set(text);
+        let d = s.n_dims();
+        for n in 0..7 {
+            let params = [n];
+            // Soundness: every box answered `true` has all its points in
+            // the set (boxes around the set, empty ones included).
+            let mut corners = vec![vec![]];
+            for _ in 0..2 * d {
+                corners = corners
+                    .into_iter()
+                    .flat_map(|c: Vec<i64>| {
+                        (-1..=6).map(move |x| {
+                            let mut c = c.clone();
+                            c.push(x);
+                            c
+                        })
+                    })
+                    .collect();
+            }
+            for c in &corners {
+                let (lo, hi) = c.split_at(d);
+                if !s.contains_box(&params, lo, hi) {
+                    continue;
+                }
+                let mut p = lo.to_vec();
+                if lo.iter().zip(hi).any(|(l, h)| l > h) {
+                    continue;
+                }
+                'points: loop {
+                    assert!(
+                        s.contains(&params, &p),
+                        "{text} at N = {n}: {p:?} in {lo:?}..{hi:?}"
+                    );
+                    for k in (0..d).rev() {
+                        if p[k] < hi[k] {
+                            p[k] += 1;
+                            continue 'points;
+                        }
+                        p[k] = lo[k];
+                    }
+                    break;
+                }
+            }
+            // The bounding box of a box domain is in it.
+            if let Some(b) = s.bounding_box(&params).expect("bounded") {
+                let (lo, hi): (Vec<i64>, Vec<i64>) = b.into_iter().unzip();
+                assert_eq!(s.contains_box(&params, &lo, &hi), boxy, "{text} at N = {n}");
+            }
+        }
+    }
+}

@@ -688,6 +688,10 @@ fn move_array(
         return load_array(var, params, &a, bx, buf);
     }
     *buf = a.into_data();
+    if var.domain.contains_box(params, &spec.lo, &spec.hi) {
+        // No point of the box is outside the domain.
+        return Ok(());
+    }
     for_box(&spec.lo, &spec.hi, |p| {
         if var.domain.contains(params, p) {
             return Ok(());
@@ -744,8 +748,9 @@ fn load_array(
     spec.check_array(a).map_err(RunError::Runtime)?;
     // `a` has the spec's shape; its own lower corner may differ, so its
     // elements are addressed from the spec's (no copy of `a`).
+    let whole = var.domain.contains_box(params, &spec.lo, &spec.hi);
     for_box(&spec.lo, &spec.hi, |p| {
-        if !var.domain.contains(params, p) {
+        if !whole && !var.domain.contains(params, p) {
             return Ok(());
         }
         let Some(off) = jit_offset(bx, p) else {
@@ -776,8 +781,10 @@ fn store_array(
     let mut a = Array::zeros(&spec).map_err(RunError::Runtime)?;
     let hi = a.hi();
     let lo = a.lo().to_vec();
+    // Every point of a box domain's box is in it: no test per point.
+    let whole = var.domain.contains_box(params, &lo, &hi);
     for_box(&lo, &hi, |p| {
-        if !var.domain.contains(params, p) {
+        if !whole && !var.domain.contains(params, p) {
             return Ok(());
         }
         let Some(off) = jit_offset(bx, p) else {

@@ -405,6 +405,30 @@ impl Set {
         self.simplify()
     }
 
+    /// True when every integer point `x` with `lo <= x <= hi` (each
+    /// dimension) lies in the set for `p = params`; a sufficient test,
+    /// exact for a set of one piece whose every constraint involves at
+    /// most one dimension (`false` for other sets). Such a set is, for
+    /// each `p`, a product of integer intervals `I_1 × ... × I_n` (a row
+    /// without dimensions only decides whether it is empty), so when the
+    /// corners `lo` and `hi` lie in it, `lo_d, hi_d ∈ I_d` and, intervals
+    /// being convex, `[lo_d, hi_d] ⊆ I_d` for every `d`: the box is in the
+    /// set. An empty box (`lo_d > hi_d` somewhere) is in every set.
+    pub fn contains_box(&self, params: &[i64], lo: &[i64], hi: &[i64]) -> bool {
+        if lo.iter().zip(hi).any(|(l, h)| l > h) {
+            return lo.len() == hi.len();
+        }
+        let [piece] = self.pieces.as_slice() else {
+            return false;
+        };
+        let (np, nd) = (self.space.n_params(), self.space.n_dims());
+        let one_dim = |r: &Vec<i64>| r[np..np + nd].iter().filter(|&&c| c != 0).count() <= 1;
+        piece.eqs().iter().all(one_dim)
+            && piece.ineqs().iter().all(one_dim)
+            && piece.contains(params, lo)
+            && piece.contains(params, hi)
+    }
+
     /// True when `(params, point)` lies in some piece (wrong lengths give
     /// `false`).
     pub fn contains(&self, params: &[i64], point: &[i64]) -> bool {

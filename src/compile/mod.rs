@@ -746,9 +746,15 @@ fn load_array(
     let spec =
         ArraySpec::of_domain(&var.name, var.ty, &var.domain, params).map_err(RunError::Runtime)?;
     spec.check_array(a).map_err(RunError::Runtime)?;
+    // Every point of a box domain's box is in it: no test per point.
+    let whole = var.domain.contains_box(params, &spec.lo, &spec.hi);
+    if whole && same_box(bx, &spec.lo, &spec.hi) && buf.ty() == a.ty() && buf.len() == a.len() {
+        // The array is the buffer, row-major over the same box.
+        buf.clone_from(a.data());
+        return Ok(());
+    }
     // `a` has the spec's shape; its own lower corner may differ, so its
     // elements are addressed from the spec's (no copy of `a`).
-    let whole = var.domain.contains_box(params, &spec.lo, &spec.hi);
     for_box(&spec.lo, &spec.hi, |p| {
         if !whole && !var.domain.contains(params, p) {
             return Ok(());
@@ -767,6 +773,16 @@ fn load_array(
     })
 }
 
+/// The JIT box `bx` (per dimension `(lower, extent)`) is the box from
+/// `lo` to `hi`.
+fn same_box(bx: &[(i64, i64)], lo: &[i64], hi: &[i64]) -> bool {
+    bx.len() == lo.len()
+        && bx
+            .iter()
+            .zip(lo.iter().zip(hi))
+            .all(|(&(b, ext), (&l, &h))| b == l && h.checked_sub(l) == ext.checked_sub(1))
+}
+
 /// The array of `var` (over its bounding box, as the interpreter returns
 /// it) read from the JIT buffer `buf` over the box `bx`; points of the box
 /// outside the domain are zero.
@@ -780,12 +796,7 @@ fn store_array(
         ArraySpec::of_domain(&var.name, var.ty, &var.domain, params).map_err(RunError::Runtime)?;
     // Every point of a box domain's box is in it: no test per point.
     let whole = var.domain.contains_box(params, &spec.lo, &spec.hi);
-    let same_box = bx.len() == spec.lo.len()
-        && bx
-            .iter()
-            .zip(spec.lo.iter().zip(&spec.hi))
-            .all(|(&(lo, ext), (&l, &h))| lo == l && h.checked_sub(l) == ext.checked_sub(1));
-    if whole && same_box && buf.ty() == var.ty {
+    if whole && same_box(bx, &spec.lo, &spec.hi) && buf.ty() == var.ty {
         // The buffer is the array, row-major over the same box (its
         // length is the box's: checked by `from_data`, else copied below).
         if let Ok(a) = Array::from_data(&spec, buf.clone()) {

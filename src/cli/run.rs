@@ -12,7 +12,11 @@ use crate::runtime::{data, rng, Array, Scalar};
 use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// Loading and reading back arrays that take at least this long (in
+/// seconds) are reported after the sweeps' time.
+const SETUP_SHOWN: f64 = 0.1;
 
 // What `alphac run` was asked to do (the command's arguments; the
 // command's description is its variant's, in `cli::Command`).
@@ -331,9 +335,12 @@ pub fn run(args: RunArgs) -> Result<String, CliError> {
                 );
             }
             let started = Instant::now();
-            let (outputs, trace) =
+            let (outputs, trace, swept) =
                 sweeps(&program, sys, compiled.as_ref(), &params, arrays, n, &args)?;
-            let secs = started.elapsed().as_secs_f64();
+            // The sweeps' own time; loading the arrays into the native
+            // code's buffers and reading them back is reported apart.
+            let secs = swept.as_secs_f64();
+            let setup = started.elapsed().as_secs_f64() - secs;
             if let Some(path) = &args.trace {
                 std::fs::write(path, trace.to_csv())
                     .map_err(|e| CliError::User(format!("cannot write {}: {e}", path.display())))?;
@@ -351,6 +358,11 @@ pub fn run(args: RunArgs) -> Result<String, CliError> {
                     per * 1e3,
                     if last.is_empty() { "" } else { "; last: " },
                 );
+                if setup >= SETUP_SHOWN {
+                    eprintln!(
+                        "arrays loaded and read back in {setup:.3} s (not in the sweeps' time)"
+                    );
+                }
             }
             outputs
         }
@@ -525,7 +537,8 @@ pub(crate) fn progress(n: u64, quiet: bool) -> indicatif::ProgressBar {
 
 /// `n` sweeps from `arrays`: natively with a [`crate::compile::Sweeper`]
 /// (state kept in place), else with the interpreter (outputs fed back as
-/// inputs). Returns the last sweep's outputs and the trace.
+/// inputs). Returns the last sweep's outputs, the trace and the time the
+/// sweeps took (without loading the arrays and reading them back).
 fn sweeps(
     program: &Program,
     sys: &ir::System,
@@ -534,7 +547,7 @@ fn sweeps(
     arrays: HashMap<String, Array>,
     n: u64,
     args: &RunArgs,
-) -> Result<(HashMap<String, Array>, Trace), CliError> {
+) -> Result<(HashMap<String, Array>, Trace, Duration), CliError> {
     let bar = progress(n, args.quiet);
     let user = |e: crate::compile::RunError| CliError::User(e.to_string());
     let result = match compiled {
@@ -545,13 +558,15 @@ fn sweeps(
                 .map_err(user)?
                 .starting_at(args.first_sweep);
             let names = sweeper.scalar_names();
+            let started = Instant::now();
             let trace = sweeper
                 .run(n, |_, row| {
                     bar.set_message(scalars_text(&names, row));
                     bar.inc(1);
                 })
                 .map_err(user)?;
-            (sweeper.outputs().map_err(user)?, trace)
+            let swept = started.elapsed();
+            (sweeper.outputs().map_err(user)?, trace, swept)
         }
         None => {
             let names: Vec<String> = sys
@@ -566,6 +581,7 @@ fn sweeps(
             };
             let mut state = arrays;
             let mut outputs = HashMap::new();
+            let started = Instant::now();
             for s in args.first_sweep..args.first_sweep + n {
                 if s > args.first_sweep {
                     for sw in &sys.sweeps {
@@ -597,7 +613,7 @@ fn sweeps(
                 bar.inc(1);
                 trace.rows.push((s, row));
             }
-            (outputs, trace)
+            (outputs, trace, started.elapsed())
         }
     };
     bar.finish_and_clear();

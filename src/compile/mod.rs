@@ -669,12 +669,8 @@ fn move_array(
     let spec =
         ArraySpec::of_domain(&var.name, var.ty, &var.domain, params).map_err(RunError::Runtime)?;
     spec.check_array(&a).map_err(RunError::Runtime)?;
-    let same_box = bx.len() == spec.lo.len()
-        && bx
-            .iter()
-            .zip(spec.lo.iter().zip(a.shape()))
-            .all(|(&(lo, ext), (&l, &e))| lo == l && i64::try_from(e) == Ok(ext));
-    if !same_box || a.ty() != buf.ty() {
+    // `a` has the spec's shape (checked), so its box is the spec's.
+    if !same_box(bx, &spec.lo, &spec.hi) || a.ty() != buf.ty() {
         // The box's size was accepted when the buffers were sized
         // (`JitFunction::boxes`), so the product fits.
         let len = bx

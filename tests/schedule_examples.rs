@@ -663,3 +663,27 @@ fn window_sums_after_simplification_are_scheduled_row_by_row() {
         }
     }
 }
+
+/// A band search that stops once no better member can exist
+/// (`pluto::Search::better_possible`) must not stop while one can. Here
+/// the first member the search meets, `i` (its branch `a_i >= 1` comes
+/// first), has a distance growing with `N` (`X[i, j]` reads `X[0, j - 1]`
+/// at every `i`), and a member without one, `j`, exists: the band's first
+/// row is `j`, as without the test. Stopping at the first member with a
+/// parametric distance gives `[i, j]`.
+#[test]
+fn a_member_without_parametric_distance_is_found_after_one_with() {
+    let src = "affine bcast [N] -> {: N >= 1}
+    inputs  A : float [N + 1];
+    outputs X : float {[i, j] : 0 <= i <= N and 0 <= j <= N};
+    let
+        X[i, j] = case {
+            {: j == 0} : A[i];
+            {: j > 0} : X[0, j - 1] + 1.0;
+        };
+.
+";
+    let program = alphac::compile::parse_program(src).unwrap();
+    let text = alphac::deps::schedule_text(&program, Scheduler::Pluto).unwrap();
+    assert!(text.contains("{ X[i, j] -> [j, i] }"), "{text}");
+}

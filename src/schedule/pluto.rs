@@ -302,6 +302,34 @@ impl Search<'_> {
         }
     }
 
+    /// Can a significantly better solution than `best` still exist (see
+    /// [`Self::node_eqs`])? A necessary condition, on the rational
+    /// relaxation of the root with the better solutions' rows: every
+    /// region can still be non-trivial (as in [`Self::regions_possible`]).
+    /// When it fails, no node of the rest of the search can give a new
+    /// best, and the search is over with the same answer.
+    ///
+    /// Asked when the new best has a parametric distance (`Σ|u| > 0`):
+    /// a better solution needs `Σ|u| = 0`, which the statements of a band
+    /// often cannot have at all (CoxPH's 42 statements, whose search then
+    /// tried 7 more branches, or the 2-D window sums'), and the test costs
+    /// about one solve. Measured with callgrind on one compilation:
+    /// `window_sum_2d` 7.7% fewer instructions, CoxPH 2.0%, the others
+    /// within 0.01%; `alphac emit` of every system of `examples/` is
+    /// unchanged.
+    fn better_possible(&self) -> ScheduleResult<bool> {
+        let root = self.node_system(&[], &[])?;
+        let groups = &self.groups;
+        match &root {
+            Node::Lex(lex) if lex.is_empty() => Ok(false),
+            Node::Lex(lex) => match lex.each_reaches(groups) {
+                Some(possible) => Ok(possible),
+                None => Self::reach(&self.prepared(&[], &[])?, groups),
+            },
+            Node::Prepared(p) => Self::reach(p, groups),
+        }
+    }
+
     /// The rows of [`Self::regions_possible`]: per region, `±f − 1 >= 0`
     /// for each of its forms `f` (`n` variables).
     fn region_groups(regions: &[Region], n: usize) -> ScheduleResult<Vec<Vec<Form>>> {
@@ -481,10 +509,11 @@ impl Search<'_> {
                 .collect::<ScheduleResult<Vec<_>>>()?
                 .iter()
                 .all(|v| *v == 0);
+            let u_nonzero = Self::eval(&self.prob.objs[0], &sol)? != 0;
             self.best = Some(sol);
             self.generation += 1;
             self.first_found.get_or_insert(self.solves);
-            if sig_zero {
+            if sig_zero || (u_nonzero && !self.better_possible()?) {
                 self.optimal = true;
             }
             return Ok(());

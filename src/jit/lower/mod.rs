@@ -45,6 +45,7 @@ mod draws;
 mod expr;
 mod invariant;
 mod loops;
+mod machine;
 mod parts;
 mod rows;
 mod vector;
@@ -57,19 +58,16 @@ use crate::codegen::loop_ast::{
 };
 use crate::poly::ConstraintKind;
 use crate::vocab::ElemType;
-use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     types, AbiParam, AliasRegion, FuncRef, InstBuilder, MemFlags, StackSlot, Type, UserFuncName,
     Value,
 };
-use cranelift_codegen::isa::TargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleReloc};
-use rayon::prelude::*;
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use std::collections::{HashMap, HashSet};
 
 /// A finalized native function and the module that owns its code.
@@ -379,15 +377,11 @@ fn compile_inner(
         funcs.push((fid, ctx));
     }
     // Cranelift compiles the functions independently (each from its own
-    // IR, with the shared ISA): on all cores, then defined in order, so
-    // that the module's layout does not depend on the threads.
+    // IR, with the shared ISA): on all cores (`machine`), then defined in
+    // order, so that the module's layout does not depend on the threads.
     drop(t);
     let t = crate::timing::phase("machine code (all cores)");
-    let codes: Vec<Result<MachineCode, JitError>> = funcs
-        .par_iter_mut()
-        .with_max_len(1)
-        .map(|(fid, ctx)| MachineCode::generate(ctx, &*isa, *fid))
-        .collect();
+    let codes = machine::generate_all(&mut funcs, &*isa);
     drop(t);
     for ((fid, _), code) in funcs.iter().zip(codes) {
         let code = code?;
@@ -420,35 +414,6 @@ fn compile_inner(
         },
         listing,
     ))
-}
-
-/// The machine code of one function, for `define_function_bytes`.
-struct MachineCode {
-    bytes: Vec<u8>,
-    align: u64,
-    relocs: Vec<ModuleReloc>,
-}
-
-impl MachineCode {
-    /// Compiles the IR in `ctx` (function `fid`) for `isa`; `ctx` keeps
-    /// the compiled code (for a listing).
-    fn generate(ctx: &mut Context, isa: &dyn TargetIsa, fid: FuncId) -> Result<Self, JitError> {
-        ctx.compile(isa, &mut ControlPlane::default())
-            .map_err(|e| cl_err(e.inner))?;
-        let code = ctx
-            .compiled_code()
-            .ok_or_else(|| JitError::Codegen("Cranelift kept no code".into()))?;
-        Ok(MachineCode {
-            bytes: code.code_buffer().to_vec(),
-            align: u64::from(code.buffer.alignment),
-            relocs: code
-                .buffer
-                .relocs()
-                .iter()
-                .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, fid))
-                .collect(),
-        })
-    }
 }
 
 /// What one compiled function runs.

@@ -301,6 +301,21 @@ const THREE: &str = "affine three [N] -> { : N > 0 }
         Z = Y[N - 1];
 .";
 
+const FOUR: &str = "affine four [N] -> { : N > 0 }
+    inputs
+        a : float [N];
+    outputs
+        Z : float {};
+    locals
+        Y : float [N];
+    let
+        Y[i] = case {
+            {: i < 4} : a[i];
+            {: i >= 4} : Y[i - 1] * 0.5 + Y[i - 4];
+        };
+        Z = Y[N - 1];
+.";
+
 const LATER: &str = "affine later [N] -> { : N > 0 }
     inputs
         a : float [N];
@@ -385,6 +400,20 @@ fn a_three_step_recurrence_keeps_three_cells() {
     );
     assert_legal(&p, k, &s, &small());
     jit_agrees(THREE, "three", &[10]);
+}
+
+/// The largest modulus, `MAX_MODULUS = 4`: the choice tests it first
+/// (a conflict there means a conflict at every smaller one), then the
+/// smaller ones, which all conflict here.
+#[test]
+fn a_four_step_recurrence_keeps_four_cells() {
+    let (p, k, s) = scheduled(FOUR, "four", false);
+    assert_eq!(
+        storage_of(&p, k, &s, "Y"),
+        Some(vec![DimStorage::Modulo(4)])
+    );
+    assert_legal(&p, k, &s, &small());
+    jit_agrees(FOUR, "four", &[11]);
 }
 
 #[test]

@@ -687,3 +687,39 @@ fn a_member_without_parametric_distance_is_found_after_one_with() {
     let text = alphac::deps::schedule_text(&program, Scheduler::Pluto).unwrap();
     assert!(text.contains("{ X[i, j] -> [j, i] }"), "{text}");
 }
+
+/// A dimension is parallel (coincident) only when no dependence orders
+/// any pair there. `S[i, j]` reads `S[0, j - 1]` at every `i`; under the
+/// schedule `(i, j)` the piece is carried at `j` for the pairs with
+/// `i = 0` and already at `i` for the others, so neither dimension is
+/// parallel; under `(j, i)` every pair is carried at `j` and `i` is
+/// parallel. (The flags used to look only at the level where each piece
+/// ends, and called `i` parallel in `(i, j)`.)
+#[test]
+fn a_dimension_ordering_some_pairs_of_a_piece_is_not_parallel() {
+    use alphac::schedule::check::dim_flags;
+    use alphac::schedule::{DepStatus::Carried, Schedule};
+    let mut b = Builder::new(&[]);
+    let s = b.stmt("S", &["i", "j"], "0 <= i <= 4; 0 <= j <= 4");
+    b.dep(s, s, &["i0", "j0"], &["i", "j"], "i0 = 0; j = j0 + 1");
+    let flags = |rows: Vec<Vec<i64>>| {
+        let sched = Schedule {
+            rows: vec![rows],
+            dims: vec![Default::default(); 2],
+            budget_spent: false,
+        };
+        legal_and_sequential(&b, &sched);
+        let Legality::Legal(st) = check_schedule(&b.model, &sched).unwrap() else {
+            unreachable!("checked legal above")
+        };
+        let dims = dim_flags(&b.model, &sched, &st).unwrap();
+        (st, dims.iter().map(|d| d.coincident).collect::<Vec<_>>())
+    };
+    // Rows over (i, j, 1).
+    let (st, par) = flags(vec![vec![1, 0, 0], vec![0, 1, 0]]);
+    assert_eq!(st, vec![Carried(1)]);
+    assert_eq!(par, vec![false, false]);
+    let (st, par) = flags(vec![vec![0, 1, 0], vec![1, 0, 0]]);
+    assert_eq!(st, vec![Carried(0)]);
+    assert_eq!(par, vec![false, true]);
+}

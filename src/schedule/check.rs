@@ -18,10 +18,10 @@ use crate::poly::solver::{self, System};
 pub enum DepStatus {
     /// The piece has no integer instance pair (within the domains).
     Empty,
-    /// Carried at this schedule level: for every instance pair, source and
-    /// target times are equal at all earlier levels, and the pairs still
-    /// equal there are strictly ordered at this level (the first level
-    /// after which no pair is tied).
+    /// Carried at this schedule level: the first level after which no
+    /// instance pair is tied. The pairs tied at every earlier level are
+    /// strictly ordered here; others may have been ordered at an earlier
+    /// level already (see [`dim_flags`]).
     Carried(usize),
 }
 
@@ -266,15 +266,67 @@ pub fn is_sequential(model: &Model, sched: &Schedule) -> ScheduleResult<bool> {
         .all(|(s, rows)| linalg::rank(rows, s.n_dims) == s.n_dims))
 }
 
-/// The per-dimension flags of a legal schedule: a dimension is coincident
-/// when no piece is carried there, scalar when every row there is constant.
-pub fn dim_flags(model: &Model, sched: &Schedule, statuses: &[DepStatus]) -> Vec<DimInfo> {
-    (0..sched.n_dims())
+/// The per-dimension flags of a legal schedule (`statuses` its pieces'
+/// statuses, see [`check_schedule`]): scalar when every row there is
+/// constant; coincident when no piece orders any of its pairs there.
+///
+/// A piece carried at `c` orders all its pairs still tied at `c`, and it
+/// may order some of them at an earlier level `l` already: `δ_l >= 0` on
+/// the pairs tied before `l`, zero on some, positive on others (`X[i, j]`
+/// reading `X[0, j − 1]` under `(i, j)`: carried at `j` for `i = 0`, at
+/// `i` for every other `i`). So `l` is coincident when no piece is
+/// carried at `l` and, for every piece carried later, `δ_l` is zero on
+/// its pairs tied before `l`: a constant zero, or an integer-empty
+/// `P ∧ (δ_k = 0 for k < l) ∧ δ_l >= 1`.
+pub fn dim_flags(
+    model: &Model,
+    sched: &Schedule,
+    statuses: &[DepStatus],
+) -> ScheduleResult<Vec<DimInfo>> {
+    let n = sched.n_dims();
+    let mut coincident: Vec<bool> = (0..n)
+        .map(|l| !statuses.contains(&DepStatus::Carried(l)))
+        .collect();
+    for (dep, status) in model.deps.iter().zip(statuses) {
+        let DepStatus::Carried(c) = *status else {
+            continue;
+        };
+        let mut tied: Option<System> = None;
+        for (l, par) in coincident.iter_mut().enumerate().take(c) {
+            let delta = diff_row(
+                model,
+                dep,
+                &sched.rows[dep.source][l],
+                &sched.rows[dep.target][l],
+            )?;
+            let w = delta.len() - 1;
+            if delta[..w].iter().all(|&x| x == 0) {
+                // A constant: zero on the tied pairs (the piece is not
+                // carried before `c`).
+                continue;
+            }
+            let sys = match tied.as_mut() {
+                Some(sys) => sys,
+                None => tied.insert(model.dep_with_domains(dep)?),
+            };
+            if *par {
+                let mut ordered = sys.clone();
+                let mut pos = delta.clone();
+                pos[w] = pos[w].checked_sub(1).ok_or(ScheduleError::Overflow)?;
+                ordered.add_ineq(pos);
+                if solver::integer_sample(&ordered)?.is_some() {
+                    *par = false;
+                }
+            }
+            sys.add_eq(delta);
+        }
+    }
+    Ok((0..n)
         .map(|l| DimInfo {
-            coincident: !statuses.contains(&DepStatus::Carried(l)),
+            coincident: coincident[l],
             scalar: is_scalar_level(model, &sched.rows, l),
         })
-        .collect()
+        .collect())
 }
 
 /// Whether level `l` of `rows` (one row list per statement of `model`) is

@@ -512,7 +512,7 @@ pub fn schedule_with_budget(
             "computed schedule is not sequential".to_string(),
         ));
     }
-    sched.dims = dim_flags(model, &sched, &statuses);
+    sched.dims = dim_flags(model, &sched, &statuses)?;
     drop(t);
     Ok(sched)
 }

@@ -286,35 +286,26 @@ const FIB: &str = "affine fib [N] -> { : N > 0 }
         Z = Y[N - 1];
 .";
 
-const THREE: &str = "affine three [N] -> { : N > 0 }
+/// `Y[i] = Y[i - 1] * 0.5 + Y[i - k]` (`a[i]` for `i < k`), `Z = Y[N - 1]`:
+/// `Y` needs `k` cells (system `name`).
+fn k_step(name: &str, k: usize) -> String {
+    format!(
+        "affine {name} [N] -> {{ : N > 0 }}
     inputs
         a : float [N];
     outputs
-        Z : float {};
+        Z : float {{}};
     locals
         Y : float [N];
     let
-        Y[i] = case {
-            {: i < 3} : a[i];
-            {: i >= 3} : Y[i - 1] * 0.5 + Y[i - 3];
-        };
+        Y[i] = case {{
+            {{: i < {k}}} : a[i];
+            {{: i >= {k}}} : Y[i - 1] * 0.5 + Y[i - {k}];
+        }};
         Z = Y[N - 1];
-.";
-
-const FOUR: &str = "affine four [N] -> { : N > 0 }
-    inputs
-        a : float [N];
-    outputs
-        Z : float {};
-    locals
-        Y : float [N];
-    let
-        Y[i] = case {
-            {: i < 4} : a[i];
-            {: i >= 4} : Y[i - 1] * 0.5 + Y[i - 4];
-        };
-        Z = Y[N - 1];
-.";
+."
+    )
+}
 
 const LATER: &str = "affine later [N] -> { : N > 0 }
     inputs
@@ -393,13 +384,14 @@ fn a_two_step_recurrence_keeps_two_cells() {
 
 #[test]
 fn a_three_step_recurrence_keeps_three_cells() {
-    let (p, k, s) = scheduled(THREE, "three", false);
+    let three = k_step("three", 3);
+    let (p, k, s) = scheduled(&three, "three", false);
     assert_eq!(
         storage_of(&p, k, &s, "Y"),
         Some(vec![DimStorage::Modulo(3)])
     );
     assert_legal(&p, k, &s, &small());
-    jit_agrees(THREE, "three", &[10]);
+    jit_agrees(&three, "three", &[10]);
 }
 
 /// The largest modulus, `MAX_MODULUS = 4`: the choice tests it first
@@ -407,13 +399,14 @@ fn a_three_step_recurrence_keeps_three_cells() {
 /// smaller ones, which all conflict here.
 #[test]
 fn a_four_step_recurrence_keeps_four_cells() {
-    let (p, k, s) = scheduled(FOUR, "four", false);
+    let four = k_step("four", 4);
+    let (p, k, s) = scheduled(&four, "four", false);
     assert_eq!(
         storage_of(&p, k, &s, "Y"),
         Some(vec![DimStorage::Modulo(4)])
     );
     assert_legal(&p, k, &s, &small());
-    jit_agrees(FOUR, "four", &[11]);
+    jit_agrees(&four, "four", &[11]);
 }
 
 #[test]

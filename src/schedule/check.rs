@@ -182,14 +182,9 @@ fn dep_status(
         return Ok(Ok(DepStatus::Empty));
     };
     for l in 0..sched.n_dims() {
-        let delta = diff_row(
-            model,
-            dep,
-            &sched.rows[dep.source][l],
-            &sched.rows[dep.target][l],
-        )?;
+        let delta = level_delta(model, sched, dep, l)?;
         let n = delta.len() - 1;
-        if delta[..n].iter().all(|&c| c == 0) && delta[n] >= 0 {
+        if is_constant(&delta) && delta[n] >= 0 {
             if delta[n] > 0 {
                 return Ok(Ok(DepStatus::Carried(l)));
             }
@@ -203,6 +198,27 @@ fn dep_status(
         sys.add_eq(delta);
     }
     Ok(Err(split_point(model, dep, k, None, &witness)))
+}
+
+/// `δ_l = θ_T,l(t) − θ_S,l(s)` of `dep` under `sched`, as a row over the
+/// piece's variables and the constant (see [`diff_row`]).
+fn level_delta(
+    model: &Model,
+    sched: &Schedule,
+    dep: &DepPiece,
+    l: usize,
+) -> ScheduleResult<Vec<i64>> {
+    diff_row(
+        model,
+        dep,
+        &sched.rows[dep.source][l],
+        &sched.rows[dep.target][l],
+    )
+}
+
+/// Is the row (variables, then the constant) a constant?
+fn is_constant(row: &[i64]) -> bool {
+    row[..row.len() - 1].iter().all(|&c| c == 0)
 }
 
 /// One level of [`dep_status`] on the tied pairs `P` and the distance `δ`.
@@ -293,14 +309,9 @@ pub fn dim_flags(
         };
         let mut tied: Option<System> = None;
         for (l, par) in coincident.iter_mut().enumerate().take(c) {
-            let delta = diff_row(
-                model,
-                dep,
-                &sched.rows[dep.source][l],
-                &sched.rows[dep.target][l],
-            )?;
+            let delta = level_delta(model, sched, dep, l)?;
             let w = delta.len() - 1;
-            if delta[..w].iter().all(|&x| x == 0) {
+            if is_constant(&delta) {
                 // A constant: zero on the tied pairs (the piece is not
                 // carried before `c`).
                 continue;
